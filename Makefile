@@ -1,0 +1,86 @@
+# allot: build, test and check. `make help` lists the targets.
+
+GO ?= go
+
+# Static analysis, pinned; installed into bin/tools by `make check` when missing.
+STATICCHECK_VERSION := v0.8.2
+TOOLS := $(CURDIR)/bin/tools
+STATICCHECK := $(TOOLS)/staticcheck
+
+# Benchmarks: `make bench BENCH=Allocate BENCHTIME=10x` (or BENCHTIME=2s).
+BENCH ?= .
+BENCHTIME ?= 3x
+BENCHPKGS ?= ./offers/...
+
+# Fuzzing: every Fuzz target of every package, each for FUZZTIME.
+FUZZTIME ?= 30s
+FUZZPKGS ?= ./...
+
+.PHONY: all help build test check fmt-check vet staticcheck tools imports filesize tidy-check bench fuzz clean
+
+all: build
+
+help:
+	@echo 'make build      build bin/allot'
+	@echo 'make test       all tests with the race detector'
+	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, go mod tidy'
+	@echo 'make bench      allocator benchmarks (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME))'
+	@echo 'make fuzz       every Fuzz target for FUZZTIME=$(FUZZTIME)'
+	@echo 'make clean      remove bin/ and test caches'
+
+build:
+	$(GO) build -o bin/allot ./cmd/allot
+
+test:
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+check: fmt-check vet staticcheck imports filesize tidy-check
+
+fmt-check:
+	@echo '==> gofmt'
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then \
+		echo "gofmt: these files need formatting (run gofmt -w):"; echo "$$out"; exit 1; fi
+
+vet:
+	@echo '==> go vet'
+	$(GO) vet ./...
+
+staticcheck: tools
+	@echo '==> staticcheck $(STATICCHECK_VERSION)'
+	$(STATICCHECK) ./...
+
+# Installs staticcheck only when it is missing or not the pinned version.
+tools:
+	@if ! "$(STATICCHECK)" -version 2>/dev/null | grep -qF '($(STATICCHECK_VERSION:v%=%))'; then \
+		echo "installing staticcheck $(STATICCHECK_VERSION) into bin/tools"; \
+		GOBIN="$(TOOLS)" $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); \
+	fi
+
+imports:
+	@echo '==> import rules'
+	@scripts/check-imports.sh
+
+filesize:
+	@echo '==> file sizes'
+	@scripts/check-filesize.sh
+
+# `go mod tidy -diff` changes nothing on disk; it prints the diff tidy would make and fails.
+tidy-check:
+	@echo '==> go mod tidy'
+	@$(GO) mod tidy -diff || { echo 'go.mod/go.sum are not tidy: run go mod tidy'; exit 1; }
+
+bench:
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCHPKGS)
+
+fuzz:
+	@set -e; pkgs=$$($(GO) list $(FUZZPKGS)); for pkg in $$pkgs; do \
+		list=$$($(GO) test -list '^Fuzz' $$pkg); \
+		for target in $$(echo "$$list" | grep '^Fuzz' || true); do \
+			echo "==> $$pkg $$target ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+clean:
+	rm -rf bin
+	$(GO) clean -testcache

@@ -1,0 +1,25 @@
+// Command allot is the single binary of the allot cluster manager: the
+// master, the agent, the local development cluster, the simulators and the
+// operator commands. It only wires flags to the packages that do the work.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	root := &cobra.Command{
+		Use:           "allot",
+		Short:         "allot is a two-level cluster manager with hierarchical DRF offers",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(simCommand())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "allot:", err)
+		os.Exit(1)
+	}
+}

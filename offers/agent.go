@@ -1,0 +1,66 @@
+package offers
+
+import (
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// AgentInfo describes an agent to the allocator.
+type AgentInfo struct {
+	ID         protocol.AgentID
+	Hostname   string
+	Total      protocol.Resources
+	Attributes protocol.Attributes
+}
+
+// usage is what one framework runs on one agent.
+type usage struct {
+	res   vec
+	ports protocol.Ranges
+}
+
+// agent is one agent's capacity, free resources and per-framework usage.
+type agent struct {
+	id    protocol.AgentID
+	idx   int
+	info  AgentInfo
+	total vec
+	free  vec
+
+	totalPorts protocol.Ranges
+	freePorts  protocol.Ranges
+
+	usage  map[*framework]*usage
+	offers map[*offer]struct{}
+
+	// Decline filters: bit i set means framework index i is refused here
+	// until filterUntil[i] (the zero time means forever).
+	filtered    []uint64
+	filterUntil map[int]time.Time
+}
+
+func (a *agent) isFiltered(fwIdx int) bool {
+	w := fwIdx >> 6
+	return w < len(a.filtered) && a.filtered[w]&(1<<(uint(fwIdx)&63)) != 0
+}
+
+func (a *agent) setFilter(fwIdx int, until time.Time) {
+	w := fwIdx >> 6
+	for len(a.filtered) <= w {
+		a.filtered = append(a.filtered, 0)
+	}
+	a.filtered[w] |= 1 << (uint(fwIdx) & 63)
+	if a.filterUntil == nil {
+		a.filterUntil = map[int]time.Time{}
+	}
+	a.filterUntil[fwIdx] = until
+}
+
+func (a *agent) clearFilter(fwIdx int) {
+	w := fwIdx >> 6
+	if w < len(a.filtered) {
+		a.filtered[w] &^= 1 << (uint(fwIdx) & 63)
+	}
+	delete(a.filterUntil, fwIdx)
+}

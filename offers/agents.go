@@ -1,0 +1,184 @@
+package offers
+
+import (
+	"fmt"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// AddAgent adds an agent with all of its resources free.
+func (a *Allocator) AddAgent(info AgentInfo) error {
+	if !protocol.ValidID(string(info.ID)) {
+		return fmt.Errorf("%w: agent ID %q", ErrInvalid, info.ID)
+	}
+	if _, ok := a.agents[info.ID]; ok {
+		return fmt.Errorf("%w: agent %s", ErrDuplicate, info.ID)
+	}
+	if err := info.Total.Validate(); err != nil {
+		return err
+	}
+	ag := &agent{
+		id:    info.ID,
+		idx:   len(a.agentList),
+		info:  info,
+		total: a.reg.toVec(info.Total),
+		usage: map[*framework]*usage{},
+
+		offers: map[*offer]struct{}{},
+	}
+	ag.free = ag.total.clone()
+	ag.totalPorts = info.Total.Ranges[protocol.ResPorts].Normalize()
+	ag.freePorts = ag.totalPorts
+	a.agents[info.ID] = ag
+	a.agentList = append(a.agentList, ag)
+	a.capacity = a.capacity.add(ag.total)
+	a.avail.agentAdded(ag)
+	a.ver++
+	a.changed()
+	return nil
+}
+
+// RemoveAgent removes an agent: its offers are rescinded and what frameworks
+// ran there is released from their usage.
+func (a *Allocator) RemoveAgent(id protocol.AgentID) ([]Rescind, error) {
+	ag, ok := a.agents[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownAgent, id)
+	}
+	var out []Rescind
+	for _, o := range sortedSet(ag.offers) {
+		out = append(out, a.rescind(o, "agent removed"))
+	}
+	for _, f := range a.frameworksOn(ag) {
+		u := ag.usage[f]
+		a.release(ag, f, u.res, u.ports)
+	}
+	a.avail.agentRemoved(ag)
+	a.capacity = a.capacity.sub(ag.total)
+	delete(a.agents, id)
+	last := a.agentList[len(a.agentList)-1]
+	a.agentList[ag.idx] = last
+	last.idx = ag.idx
+	a.agentList = a.agentList[:len(a.agentList)-1]
+	a.ver++
+	a.changed()
+	return out, nil
+}
+
+// AddUsage records resources a framework already runs on an agent, e.g. the
+// tasks a new leader finds in the replicated state.
+func (a *Allocator) AddUsage(fwID protocol.FrameworkID, agentID protocol.AgentID, res protocol.Resources) error {
+	f, ag, err := a.pair(fwID, agentID)
+	if err != nil {
+		return err
+	}
+	if err := res.Validate(); err != nil {
+		return err
+	}
+	v := a.reg.toVec(res)
+	ports := res.Ranges[protocol.ResPorts]
+	if !ag.free.fits(v) || !ag.freePorts.ContainsAll(ports) {
+		return fmt.Errorf("%w: agent %s cannot hold %s", ErrInsufficient, agentID, res)
+	}
+	a.take(ag, f, v, ports)
+	a.countLaunch(f, v, 1)
+	return nil
+}
+
+// Recover releases the resources of a task that ended.
+func (a *Allocator) Recover(fwID protocol.FrameworkID, agentID protocol.AgentID, res protocol.Resources) error {
+	f, ag, err := a.pair(fwID, agentID)
+	if err != nil {
+		return err
+	}
+	v := a.reg.toVec(res)
+	ports := res.Ranges[protocol.ResPorts]
+	u := ag.usage[f]
+	if u == nil || !u.res.fits(v) || !u.ports.ContainsAll(ports) {
+		return fmt.Errorf("%w: framework %s does not hold %s on %s", ErrInvalid, fwID, res, agentID)
+	}
+	a.release(ag, f, v, ports)
+	a.countLaunch(f, v, -1)
+	return nil
+}
+
+func (a *Allocator) pair(fwID protocol.FrameworkID, agentID protocol.AgentID) (*framework, *agent, error) {
+	f, err := a.framework(fwID)
+	if err != nil {
+		return nil, nil, err
+	}
+	ag, ok := a.agents[agentID]
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: %s", ErrUnknownAgent, agentID)
+	}
+	return f, ag, nil
+}
+
+// take moves resources from an agent's free pool into a framework's usage.
+func (a *Allocator) take(ag *agent, f *framework, v vec, ports protocol.Ranges) {
+	a.setFree(ag, ag.free.sub(v))
+	if len(ports) > 0 {
+		ag.freePorts = ag.freePorts.Minus(ports)
+	}
+	u := ag.usage[f]
+	if u == nil {
+		u = &usage{}
+		ag.usage[f] = u
+	}
+	u.res = u.res.add(v)
+	if len(ports) > 0 {
+		u.ports = u.ports.Union(ports)
+	}
+	f.used = f.used.add(v)
+	f.alloc = f.alloc.add(v)
+	a.tree.invalidate(f.leaf)
+}
+
+// release moves resources from a framework's usage back to the free pool.
+func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Ranges) {
+	a.setFree(ag, ag.free.add(v))
+	if len(ports) > 0 {
+		ag.freePorts = ag.freePorts.Union(ports)
+	}
+	if u := ag.usage[f]; u != nil {
+		u.res = u.res.sub(v)
+		if len(ports) > 0 {
+			u.ports = u.ports.Minus(ports)
+		}
+		if u.res.isZero() && len(u.ports) == 0 {
+			delete(ag.usage, f)
+		}
+	}
+	f.used = f.used.sub(v)
+	f.alloc = f.alloc.sub(v)
+	a.tree.invalidate(f.leaf)
+}
+
+// setFree updates an agent's free vector, keeping availability counts.
+func (a *Allocator) setFree(ag *agent, free vec) {
+	a.avail.freeChanging(ag, free)
+	ag.free = free
+}
+
+// countLaunch adjusts the running-task count of the shape matching v (used
+// for static targets) by delta.
+func (a *Allocator) countLaunch(f *framework, v vec, delta int64) {
+	if s := f.shapeFor(v); s != nil {
+		f.launched[s.key] += delta
+		if f.launched[s.key] <= 0 {
+			delete(f.launched, s.key)
+		}
+		a.static.stale = true
+	}
+}
+
+// frameworksOn returns the frameworks with usage on ag in index order.
+func (a *Allocator) frameworksOn(ag *agent) []*framework {
+	out := make([]*framework, 0, len(ag.usage))
+	for _, f := range a.fwByIdx {
+		if f != nil && ag.usage[f] != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,297 @@
+package offers
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Allocator is the allocation state machine. Create it with New and feed it
+// events; every method is deterministic in its inputs.
+type Allocator struct {
+	cfg  Config
+	reg  *registry
+	tree *tree
+
+	frameworks map[protocol.FrameworkID]*framework
+	fwByIdx    []*framework
+	freeIdx    []int
+
+	agents    map[protocol.AgentID]*agent
+	agentList []*agent // registration order; rounds start at a rotating cursor
+	cursor    int
+
+	offers   map[protocol.OfferID]*offer
+	expiryQ  []*offer // creation order; expiry is monotone for a fixed timeout
+	filterQ  filterQueue
+	offerSeq uint64
+
+	capacity vec    // sum of agent totals
+	ver      uint64 // bumped when capacity or availability changes
+	avail    availability
+	stamp    uint64 // walk stamp: marks subtrees found empty for an agent
+
+	shapes    shapeIndex
+	static    staticTargets
+	collapsed collapsedWeights
+}
+
+// New returns an empty allocator.
+func New(cfg Config) (*Allocator, error) {
+	if cfg.Policy == "" {
+		cfg.Policy = PolicyDynamic
+	}
+	if cfg.OfferIDPrefix == "" {
+		cfg.OfferIDPrefix = "o"
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &Allocator{
+		cfg:        cfg,
+		reg:        newRegistry(),
+		tree:       newTree(),
+		frameworks: map[protocol.FrameworkID]*framework{},
+		agents:     map[protocol.AgentID]*agent{},
+		offers:     map[protocol.OfferID]*offer{},
+		ver:        1,
+	}
+	a.avail.init()
+	return a, nil
+}
+
+// Policy returns the configured policy.
+func (a *Allocator) Policy() Policy { return a.cfg.Policy }
+
+// SetRole creates or updates the role at path with weight (> 0). Ancestors
+// that do not exist yet are created with weight 1.
+func (a *Allocator) SetRole(path string, weight float64) error {
+	if !(weight > 0) {
+		return fmt.Errorf("%w: role %q weight %v", ErrInvalid, path, weight)
+	}
+	n, err := a.tree.role(path, true)
+	if err != nil {
+		return err
+	}
+	if n.weight != weight {
+		n.weight = weight
+		a.tree.invalidate(n)
+		a.changed()
+	}
+	return nil
+}
+
+// AddFramework adds a framework leaf under its role.
+func (a *Allocator) AddFramework(info FrameworkInfo) error {
+	if !protocol.ValidID(string(info.ID)) {
+		return fmt.Errorf("%w: framework ID %q", ErrInvalid, info.ID)
+	}
+	if _, ok := a.frameworks[info.ID]; ok {
+		return fmt.Errorf("%w: framework %s", ErrDuplicate, info.ID)
+	}
+	if info.Weight == 0 {
+		info.Weight = 1
+	}
+	if !(info.Weight > 0) {
+		return fmt.Errorf("%w: framework weight %v", ErrInvalid, info.Weight)
+	}
+	role, err := a.tree.role(info.Role, true)
+	if err != nil {
+		return err
+	}
+	f := &framework{
+		id:         info.ID,
+		launched:   map[string]int64{},
+		offers:     map[*offer]struct{}{},
+		suppressed: info.Suppressed,
+	}
+	if n := len(a.freeIdx); n > 0 {
+		f.idx = a.freeIdx[n-1]
+		a.freeIdx = a.freeIdx[:n-1]
+		a.fwByIdx[f.idx] = f
+	} else {
+		f.idx = len(a.fwByIdx)
+		a.fwByIdx = append(a.fwByIdx, f)
+	}
+	f.leaf = a.tree.attach(role, &node{name: string(info.ID), path: string(info.ID), weight: info.Weight, fw: f})
+	a.frameworks[info.ID] = f
+	a.refresh(f)
+	a.changed()
+	return nil
+}
+
+// RemoveFramework removes a framework, rescinding its outstanding offers and
+// releasing everything it runs.
+func (a *Allocator) RemoveFramework(id protocol.FrameworkID) ([]Rescind, error) {
+	f, err := a.framework(id)
+	if err != nil {
+		return nil, err
+	}
+	var out []Rescind
+	for _, o := range sortedSet(f.offers) {
+		out = append(out, a.rescind(o, "framework removed"))
+	}
+	for _, ag := range a.agentList {
+		if u, ok := ag.usage[f]; ok {
+			a.release(ag, f, u.res, u.ports)
+		}
+		ag.clearFilter(f.idx)
+	}
+	f.suppressed, f.declared, f.shapes = true, true, nil
+	a.refresh(f)
+	a.tree.detach(f.leaf)
+	delete(a.frameworks, id)
+	a.fwByIdx[f.idx] = nil
+	a.freeIdx = append(a.freeIdx, f.idx)
+	a.changed()
+	return out, nil
+}
+
+// SetDemand replaces a framework's declared pending demand. A framework that
+// declares demand is offered one task's worth at a time; an empty list means
+// it currently wants nothing.
+func (a *Allocator) SetDemand(id protocol.FrameworkID, demand []Demand) error {
+	f, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	shapes := make([]*shape, 0, len(demand))
+	for _, d := range demand {
+		if err := d.Resources.Validate(); err != nil {
+			return err
+		}
+		if d.Count < 0 || d.Ports < 0 {
+			return fmt.Errorf("%w: negative demand", ErrInvalid)
+		}
+		var hard []protocol.Constraint
+		for _, c := range d.Constraints {
+			if err := c.Validate(); err != nil {
+				return err
+			}
+			if !c.Soft && !c.IsGroup() {
+				hard = append(hard, c)
+			}
+		}
+		res := a.reg.toVec(d.Resources)
+		if res.isZero() && d.Ports == 0 {
+			return fmt.Errorf("%w: demand asks for nothing", ErrInvalid)
+		}
+		shapes = append(shapes, &shape{key: shapeKey(d), res: res, ports: uint64(d.Ports), hard: hard, count: d.Count})
+	}
+	// Units already offered keep counting against the new declaration.
+	for _, s := range shapes {
+		for _, old := range f.shapes {
+			if old.key == s.key {
+				s.offered += old.offered
+				old.offered = 0
+			}
+		}
+	}
+	f.declared, f.shapes = true, shapes
+	a.refresh(f)
+	a.changed()
+	return nil
+}
+
+// ClearDemand returns a framework to the undeclared state, in which it is
+// offered whole agent remainders as Mesos does.
+func (a *Allocator) ClearDemand(id protocol.FrameworkID) error {
+	f, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	f.declared, f.shapes = false, nil
+	a.refresh(f)
+	a.changed()
+	return nil
+}
+
+// Suppress stops offers to a framework until Revive.
+func (a *Allocator) Suppress(id protocol.FrameworkID) error {
+	f, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	f.suppressed = true
+	a.refresh(f)
+	return nil
+}
+
+// Revive resumes offers to a framework and clears its decline filters.
+func (a *Allocator) Revive(id protocol.FrameworkID) error {
+	f, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	f.suppressed = false
+	for _, ag := range a.agentList {
+		ag.clearFilter(f.idx)
+	}
+	a.refresh(f)
+	return nil
+}
+
+func (a *Allocator) framework(id protocol.FrameworkID) (*framework, error) {
+	f, ok := a.frameworks[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownFramework, id)
+	}
+	return f, nil
+}
+
+// refresh pushes a framework's demanding/open status into the tree counters
+// and marks its leaf for re-evaluation.
+func (a *Allocator) refresh(f *framework) {
+	d, o := f.demanding(), f.open()
+	var dd, do int
+	if d != f.countedDemanding {
+		dd = btoi(d) - btoi(f.countedDemanding)
+	}
+	if o != f.countedOpen {
+		do = btoi(o) - btoi(f.countedOpen)
+	}
+	f.countedDemanding, f.countedOpen = d, o
+	a.tree.adjustCounts(f.leaf, dd, do)
+	a.tree.invalidate(f.leaf)
+	// Thresholds of Y depend only on which shapes have pending tasks.
+	if a.shapes.update(f) {
+		a.avail.demandChanged()
+	}
+	if dd != 0 || do != 0 {
+		a.collapsed.stale = true
+	}
+}
+
+// changed records that demand, capacity or the tree changed in a way that
+// invalidates the static targets.
+func (a *Allocator) changed() { a.static.stale = true; a.collapsed.stale = true }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Now-free helpers used by tests and the simulator.
+
+// Capacity returns the cluster's total scalar resources.
+func (a *Allocator) Capacity() protocol.Resources { return a.reg.toResources(a.capacity) }
+
+// Usage returns the scalars a framework runs (excluding outstanding offers).
+func (a *Allocator) Usage(id protocol.FrameworkID) (protocol.Resources, error) {
+	f, err := a.framework(id)
+	if err != nil {
+		return protocol.Resources{}, err
+	}
+	return a.reg.toResources(f.used), nil
+}
+
+// expiryOf returns the expiry for an offer made at now.
+func (a *Allocator) expiryOf(now time.Time) time.Time {
+	if a.cfg.OfferTimeout <= 0 {
+		return time.Time{}
+	}
+	return now.Add(a.cfg.OfferTimeout)
+}

@@ -1,0 +1,106 @@
+package offers
+
+// availability tracks Y, the set of resources still available to pending
+// work, which decides whether a leaf is blocked in dynamic H-DRF.
+//
+// Resource j is in Y when some agent's free amount of j is at least the
+// smallest positive per-task demand for j among pending shapes (spec
+// hdrf.md §2.9 item 8): a fragment smaller than every pending task behaves
+// as saturated. Y is computed over the whole cluster rather than per agent,
+// so the annotated tree stays valid from one agent to the next and only a
+// change of Y forces a full re-evaluation.
+type availability struct {
+	thr      vec   // per resource threshold (>= 1)
+	cnt      []int // per resource: agents whose free amount reaches thr
+	y        []bool
+	thrStale bool
+}
+
+func (av *availability) init() { av.thrStale = true }
+
+func (av *availability) grow(n int) {
+	for len(av.thr) < n {
+		av.thr = append(av.thr, 1)
+		av.cnt = append(av.cnt, 0)
+		av.y = append(av.y, false)
+	}
+}
+
+func (av *availability) agentAdded(ag *agent) {
+	av.grow(len(ag.free))
+	for j := range av.thr {
+		if ag.free.at(j) >= av.thr[j] {
+			av.cnt[j]++
+		}
+	}
+}
+
+func (av *availability) agentRemoved(ag *agent) {
+	for j := range av.thr {
+		if ag.free.at(j) >= av.thr[j] {
+			av.cnt[j]--
+		}
+	}
+}
+
+func (av *availability) freeChanging(ag *agent, next vec) {
+	av.grow(len(next))
+	for j := range av.thr {
+		was, is := ag.free.at(j) >= av.thr[j], next.at(j) >= av.thr[j]
+		if was != is {
+			av.cnt[j] += btoi(is) - btoi(was)
+		}
+	}
+}
+
+func (av *availability) demandChanged() { av.thrStale = true }
+
+// in reports whether resource j is in Y (valid after sync).
+func (av *availability) in(j int) bool { return j < len(av.y) && av.y[j] }
+
+// sync brings Y up to date and bumps the allocator's evaluation version
+// when it changed.
+func (a *Allocator) syncAvail() {
+	av := &a.avail
+	av.grow(len(a.reg.names))
+	if av.thrStale {
+		av.thrStale = false
+		thr := make(vec, len(av.thr))
+		for _, r := range a.shapes.list {
+			for j, x := range r.res {
+				if x > 0 && (thr[j] == 0 || x < thr[j]) {
+					thr[j] = x
+				}
+			}
+		}
+		for j := range thr {
+			if thr[j] == 0 {
+				thr[j] = 1
+			}
+		}
+		if !vecEqual(thr, av.thr) {
+			av.thr = thr
+			for j := range av.cnt {
+				av.cnt[j] = 0
+			}
+			for _, ag := range a.agentList {
+				for j := range av.thr {
+					if ag.free.at(j) >= av.thr[j] {
+						av.cnt[j]++
+					}
+				}
+			}
+		}
+	}
+	changed := false
+	for j := range av.y {
+		is := av.cnt[j] > 0
+		if is != av.y[j] {
+			av.y[j] = is
+			changed = true
+		}
+	}
+	if changed {
+		a.ver++
+	}
+}

@@ -1,0 +1,242 @@
+package offers
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Kind says which pool an offer comes from.
+type Kind string
+
+// Offer kinds. Leftover offers carry resources other jobs declined as
+// surplus (or fair resources nobody used); the leftover pool fills them.
+const (
+	KindFair     Kind = "fair"
+	KindLeftover Kind = "leftover"
+)
+
+// Offer is an outstanding offer as the master sends it.
+type Offer struct {
+	ID          protocol.OfferID
+	FrameworkID protocol.FrameworkID
+	AgentID     protocol.AgentID
+	Hostname    string
+	Resources   protocol.Resources
+	Attributes  protocol.Attributes
+	Kind        Kind
+	// Expires is when the offer is rescinded; zero means never.
+	Expires time.Time
+	// Tasks is how many declared task units the offer was sized for (zero
+	// for a whole-remainder offer).
+	Tasks int64
+}
+
+// Rescind tells a framework an offer is gone.
+type Rescind struct {
+	OfferID     protocol.OfferID
+	FrameworkID protocol.FrameworkID
+	AgentID     protocol.AgentID
+	Reason      string
+}
+
+// offer is the allocator's record of an outstanding offer. Its resources
+// are out of the agent's free pool and count toward the framework's share
+// until it is accepted, declined, expired or rescinded.
+type offer struct {
+	id      protocol.OfferID
+	fw      *framework
+	ag      *agent
+	res     vec
+	ports   protocol.Ranges
+	units   map[string]int64
+	n       int64
+	kind    Kind
+	expires time.Time
+}
+
+func (a *Allocator) makeOffer(ag *agent, f *framework, b *building, now time.Time) Offer {
+	a.offerSeq++
+	o := &offer{
+		id:      protocol.OfferID(a.cfg.OfferIDPrefix + "-" + strconv.FormatUint(a.offerSeq, 10)),
+		fw:      f,
+		ag:      ag,
+		res:     b.res,
+		ports:   b.ports,
+		units:   b.units,
+		n:       b.n,
+		kind:    KindFair,
+		expires: a.expiryOf(now),
+	}
+	a.offers[o.id] = o
+	f.offers[o] = struct{}{}
+	ag.offers[o] = struct{}{}
+	if !o.expires.IsZero() {
+		a.expiryQ = append(a.expiryQ, o)
+	}
+	return a.public(o)
+}
+
+func (a *Allocator) public(o *offer) Offer {
+	return Offer{
+		ID:          o.id,
+		FrameworkID: o.fw.id,
+		AgentID:     o.ag.id,
+		Hostname:    o.ag.info.Hostname,
+		Resources:   a.protocolResources(o.res, o.ports),
+		Attributes:  o.ag.info.Attributes,
+		Kind:        o.kind,
+		Expires:     o.expires,
+		Tasks:       o.n,
+	}
+}
+
+// Offer returns an outstanding offer by ID.
+func (a *Allocator) Offer(id protocol.OfferID) (Offer, bool) {
+	o, ok := a.offers[id]
+	if !ok {
+		return Offer{}, false
+	}
+	return a.public(o), true
+}
+
+// Outstanding returns every outstanding offer ordered by ID.
+func (a *Allocator) Outstanding() []Offer {
+	out := make([]Offer, 0, len(a.offers))
+	for _, o := range sortedOffers(a.offers) {
+		out = append(out, a.public(o))
+	}
+	return out
+}
+
+// dropOffer forgets an offer and returns its resources to the agent.
+func (a *Allocator) dropOffer(o *offer) {
+	delete(a.offers, o.id)
+	delete(o.fw.offers, o)
+	delete(o.ag.offers, o)
+	a.setFree(o.ag, o.ag.free.add(o.res))
+	if len(o.ports) > 0 {
+		o.ag.freePorts = o.ag.freePorts.Union(o.ports)
+	}
+	o.fw.offered = o.fw.offered.sub(o.res)
+	o.fw.alloc = o.fw.alloc.sub(o.res)
+	for key, n := range o.units {
+		for _, s := range o.fw.shapes {
+			if s.key == key {
+				s.offered = max(0, s.offered-n)
+			}
+		}
+	}
+	a.refresh(o.fw)
+}
+
+func (a *Allocator) rescind(o *offer, reason string) Rescind {
+	a.dropOffer(o)
+	return Rescind{OfferID: o.id, FrameworkID: o.fw.id, AgentID: o.ag.id, Reason: reason}
+}
+
+// Expire rescinds every offer whose expiry is at or before now.
+func (a *Allocator) Expire(now time.Time) []Rescind {
+	var out []Rescind
+	for len(a.expiryQ) > 0 {
+		o := a.expiryQ[0]
+		if _, live := a.offers[o.id]; live {
+			if o.expires.After(now) {
+				break
+			}
+			out = append(out, a.rescind(o, "offer expired"))
+		}
+		a.expiryQ[0] = nil
+		a.expiryQ = a.expiryQ[1:]
+	}
+	return out
+}
+
+// Rescind withdraws outstanding offers (for example when the master learns
+// their agent is draining); unknown IDs are ignored.
+func (a *Allocator) Rescind(ids []protocol.OfferID, reason string) []Rescind {
+	var out []Rescind
+	for _, id := range ids {
+		if o, ok := a.offers[id]; ok {
+			out = append(out, a.rescind(o, reason))
+		}
+	}
+	return out
+}
+
+// ownedOffers resolves offer IDs for a framework: each must be outstanding,
+// belong to it, appear once, and all must be on one agent.
+func (a *Allocator) ownedOffers(f *framework, ids []protocol.OfferID) ([]*offer, error) {
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: no offers named", ErrInvalid)
+	}
+	out := make([]*offer, 0, len(ids))
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			return nil, fmt.Errorf("%w: offer %s named twice", ErrInvalid, id)
+		}
+		o, ok := a.offers[id]
+		if !ok || o.fw != f {
+			// Another framework's offer is reported as unknown: its
+			// existence is none of this framework's business.
+			return nil, fmt.Errorf("%w: %s", ErrUnknownOffer, id)
+		}
+		if len(out) > 0 && o.ag != out[0].ag {
+			return nil, fmt.Errorf("%w: offers %s and %s are on different agents", ErrOfferMismatch, out[0].id, id)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// DefaultFilter asks Decline to install Config.DefaultRefuse.
+const DefaultFilter time.Duration = -1
+
+// Decline returns offers unused. A positive refuse installs a filter so the
+// framework is not offered that agent again for that long; DefaultFilter
+// uses the configured default; zero installs none.
+func (a *Allocator) Decline(fwID protocol.FrameworkID, ids []protocol.OfferID, refuse time.Duration, now time.Time) error {
+	f, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	held, err := a.ownedOffers(f, ids)
+	if err != nil {
+		return err
+	}
+	if refuse < 0 {
+		refuse = a.cfg.DefaultRefuse
+	}
+	if a.cfg.MaxRefuse > 0 && refuse > a.cfg.MaxRefuse {
+		refuse = a.cfg.MaxRefuse
+	}
+	for _, o := range held {
+		a.dropOffer(o)
+	}
+	if refuse > 0 {
+		a.addFilter(held[0].ag, f, now.Add(refuse))
+	}
+	return nil
+}
+
+func sortedOffers(m map[protocol.OfferID]*offer) []*offer {
+	out := make([]*offer, 0, len(m))
+	for _, o := range m {
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(x, y *offer) int { return strings.Compare(string(x.id), string(y.id)) })
+	return out
+}
+
+func sortedSet(m map[*offer]struct{}) []*offer {
+	out := make([]*offer, 0, len(m))
+	for o := range m {
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(x, y *offer) int { return strings.Compare(string(x.id), string(y.id)) })
+	return out
+}

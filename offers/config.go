@@ -1,0 +1,59 @@
+package offers
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Config configures an Allocator.
+type Config struct {
+	// Policy selects the fairness policy (default PolicyDynamic).
+	Policy Policy
+	// OfferTimeout is how long an offer stays outstanding before it is
+	// rescinded; zero means offers never expire.
+	OfferTimeout time.Duration
+	// DefaultRefuse is the refuse filter a decline installs when it names none.
+	DefaultRefuse time.Duration
+	// MaxRefuse caps any refuse filter (Mesos caps at 365 days).
+	MaxRefuse time.Duration
+	// MinAllocatable is the smallest remainder worth offering to a framework
+	// without declared demand: an offer is made when the remainder holds at
+	// least one of these amounts (Mesos: 0.01 CPU or 32 MiB of memory).
+	MinAllocatable map[string]int64
+	// OfferIDPrefix starts every offer ID; the leader sets it to something
+	// unique per term so IDs never repeat across leaders.
+	OfferIDPrefix string
+}
+
+// DefaultConfig returns the defaults of DESIGN.md.
+func DefaultConfig() Config {
+	return Config{
+		Policy:         PolicyDynamic,
+		OfferTimeout:   30 * time.Second,
+		DefaultRefuse:  5 * time.Second,
+		MaxRefuse:      365 * 24 * time.Hour,
+		MinAllocatable: map[string]int64{protocol.ResCPUs: 10, protocol.ResMem: 32},
+		OfferIDPrefix:  "o",
+	}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if _, err := ParsePolicy(string(c.Policy)); err != nil {
+		return err
+	}
+	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.MaxRefuse < 0 {
+		return fmt.Errorf("%w: negative duration", ErrInvalid)
+	}
+	for k, v := range c.MinAllocatable {
+		if !protocol.ValidResourceName(k) || v < 0 {
+			return fmt.Errorf("%w: min allocatable %s=%d", ErrInvalid, k, v)
+		}
+	}
+	if !protocol.ValidID(c.OfferIDPrefix) {
+		return fmt.Errorf("%w: offer ID prefix %q", ErrInvalid, c.OfferIDPrefix)
+	}
+	return nil
+}

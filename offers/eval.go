@@ -1,0 +1,154 @@
+package offers
+
+import "math"
+
+// tieTolerance is the relative difference below which two weighted shares
+// count as equal, so that rescaling round-off never decides a tie.
+const tieTolerance = 1e-9
+
+// weightOf is the weight a node is compared with among its siblings.
+// Mesos's framework sorter has no weights, so under PolicyMesos frameworks
+// within a role compare unweighted.
+func (a *Allocator) weightOf(n *node) float64 {
+	if a.cfg.Policy == PolicyMesos && n.isLeaf() {
+		return 1
+	}
+	return n.weight
+}
+
+// key is the weighted dominant share siblings are ordered by (valid after
+// eval).
+func (a *Allocator) key(n *node) float64 { return n.key }
+
+// less orders evaluated siblings: lower weighted share first, ties (within
+// tieTolerance) to the earlier-created node.
+func (a *Allocator) less(x, y *node) bool {
+	if tied(x.key, y.key) {
+		return x.seq < y.seq
+	}
+	return x.key < y.key
+}
+
+// tied reports whether two keys are equal within tieTolerance.
+func tied(x, y float64) bool {
+	return math.Abs(x-y) <= tieTolerance*math.Max(math.Abs(x), math.Abs(y))
+}
+
+// share is the dominant share of v over the cluster capacity; in the
+// paper-literal mode only resources in Y count.
+func (a *Allocator) share(v []float64, overY bool) float64 {
+	s := 0.0
+	for j, x := range v {
+		r := a.capacity.at(j)
+		if r <= 0 || x == 0 {
+			continue
+		}
+		if overY && !a.avail.in(j) {
+			continue
+		}
+		if q := x / float64(r); q > s {
+			s = q
+		}
+	}
+	return s
+}
+
+// eval brings n's cached vector, share and non-blocked flag up to date.
+//
+// Leaves hold their allocation (running plus offered). Internal nodes
+// combine their children according to the policy (spec hdrf.md §2.7-2.10):
+// plain sums for static, naive, mesos and collapsed; the scale-down rule for
+// dynamic; the paper's literal rule for paper.
+func (a *Allocator) eval(n *node) {
+	if !n.dirty && n.ver == a.ver {
+		return
+	}
+	m := len(a.reg.names)
+	if cap(n.v) < m {
+		n.v = make([]float64, m)
+	} else {
+		n.v = n.v[:m]
+		clear(n.v)
+	}
+	mode := a.cfg.Policy.rescale()
+	if n.isLeaf() {
+		f := n.fw
+		for j := range n.v {
+			n.v[j] = float64(f.alloc.at(j))
+		}
+		n.s = a.share(n.v, mode == rescaleLiteral)
+		n.nb = mode != rescalePlain && a.leafNonBlocked(f)
+	} else {
+		for _, c := range n.children {
+			a.eval(c)
+		}
+		if mode == rescalePlain {
+			for _, c := range n.children {
+				for j, x := range c.v {
+					n.v[j] += x
+				}
+			}
+			n.nb = false
+		} else {
+			a.combineRescaled(n, mode)
+		}
+		n.s = a.share(n.v, mode == rescaleLiteral)
+	}
+	n.key = n.s / a.weightOf(n)
+	n.dirty = false
+	n.ver = a.ver
+}
+
+// combineRescaled builds n's vector from its children with a rescaling
+// rule. t is the lowest weighted share among non-blocked children. Under
+// scale-down every child above t is scaled down to t (blocked or not);
+// under the literal rule only non-blocked children are, and blocked ones
+// enter unscaled.
+func (a *Allocator) combineRescaled(n *node, mode rescale) {
+	t := math.Inf(1)
+	for _, c := range n.children {
+		if c.nb && c.key < t {
+			t = c.key
+		}
+	}
+	n.nb = !math.IsInf(t, 1)
+	for _, c := range n.children {
+		f := 1.0
+		if n.nb && c.s > 0 && (mode == rescaleScaleDown || c.nb) {
+			// Computed as (t * w) / s with the product rounded first, so no
+			// fused multiply-add can make two replicas differ.
+			f = math.Min(1, float64(t*a.weightOf(c))/c.s)
+		}
+		for j, x := range c.v {
+			n.v[j] += float64(f * x)
+		}
+	}
+}
+
+// leafNonBlocked: a leaf is non-blocked when it is demanding and every
+// resource its pending shapes need is in Y; a framework without declared
+// demand is non-blocked while anything is available.
+func (a *Allocator) leafNonBlocked(f *framework) bool {
+	if f.open() {
+		for j := range a.avail.y {
+			if a.avail.y[j] {
+				return true
+			}
+		}
+		return false
+	}
+	if !f.demanding() {
+		return false
+	}
+	for _, s := range f.shapes {
+		if s.pending() == 0 {
+			continue
+		}
+		for j, x := range s.res {
+			if x > 0 && !a.avail.in(j) {
+				return false
+			}
+		}
+	}
+	return true
+}

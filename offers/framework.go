@@ -1,0 +1,131 @@
+package offers
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Unlimited is the Count of a demand whose number of tasks has no bound.
+const Unlimited int64 = math.MaxInt64
+
+// FrameworkInfo describes a framework to the allocator.
+type FrameworkInfo struct {
+	ID protocol.FrameworkID
+	// Role is the role path the framework subscribes into ("" is the root).
+	// Missing roles are created with weight 1.
+	Role string
+	// Weight of the framework's leaf among its siblings (default 1).
+	Weight float64
+	// Suppressed frameworks receive no offers until revived.
+	Suppressed bool
+}
+
+// Demand is one pending task shape a framework declares: Count tasks, each
+// needing Resources (scalars) and Ports ports, placed only on agents whose
+// attributes satisfy the hard Constraints.
+type Demand struct {
+	Resources   protocol.Resources
+	Ports       int
+	Count       int64
+	Constraints []protocol.Constraint
+}
+
+// shape is a declared demand entry with its bookkeeping.
+type shape struct {
+	key     string
+	res     vec
+	ports   uint64
+	hard    []protocol.Constraint
+	count   int64 // declared pending tasks (Unlimited for no bound)
+	offered int64 // task units of this shape in outstanding offers
+}
+
+func (s *shape) pending() int64 {
+	if s.count == Unlimited {
+		return Unlimited
+	}
+	if p := s.count - s.offered; p > 0 {
+		return p
+	}
+	return 0
+}
+
+func shapeKey(d Demand) string {
+	var b strings.Builder
+	b.WriteString(d.Resources.String())
+	fmt.Fprintf(&b, "|p%d", d.Ports)
+	for _, c := range d.Constraints {
+		if !c.Soft && !c.IsGroup() {
+			b.WriteString("|" + c.String())
+		}
+	}
+	return b.String()
+}
+
+// framework is a leaf of the role tree with its usage and demand.
+type framework struct {
+	id   protocol.FrameworkID
+	idx  int // dense index for per-agent filter bitsets
+	leaf *node
+
+	used    vec // scalars of running tasks, cluster-wide
+	offered vec // scalars in outstanding offers, cluster-wide
+	alloc   vec // used + offered: what shares are computed from
+
+	declared   bool
+	shapes     []*shape
+	launched   map[string]int64 // running tasks per shape key (static targets)
+	suppressed bool
+	offers     map[*offer]struct{}
+
+	// Flags last reported to the tree's subtree counters, and the shape keys
+	// last reported to the shape index.
+	countedDemanding, countedOpen bool
+	contrib                       []string
+}
+
+func (f *framework) shapeByKey(key string) *shape {
+	for _, s := range f.shapes {
+		if s.key == key {
+			return s
+		}
+	}
+	return nil
+}
+
+func (f *framework) demanding() bool {
+	if f.suppressed || !f.declared {
+		return false
+	}
+	for _, s := range f.shapes {
+		if s.pending() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *framework) open() bool { return !f.suppressed && !f.declared }
+
+// shapeFor finds the declared shape whose resources equal res, if any.
+func (f *framework) shapeFor(res vec) *shape {
+	for _, s := range f.shapes {
+		if vecEqual(s.res, res) {
+			return s
+		}
+	}
+	return nil
+}
+
+func vecEqual(a, b vec) bool {
+	n := max(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a.at(i) != b.at(i) {
+			return false
+		}
+	}
+	return true
+}

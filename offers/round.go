@@ -1,0 +1,172 @@
+package offers
+
+import (
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Decisions are what one call to Allocate decided: offers to send and
+// offers to rescind.
+type Decisions struct {
+	Offers   []Offer
+	Rescinds []Rescind
+}
+
+// Allocate runs one allocation round at now (DESIGN.md, "Allocation round"):
+// it first rescinds expired offers and drops expired filters, then gives
+// every agent its turn, starting from a cursor that rotates each round so no
+// agent is always served first.
+//
+// In an agent's turn, fair offers come first: the tree is walked from the
+// root, at each level taking the child with the lowest weighted dominant
+// share whose subtree has pending demand that fits the agent's free
+// resources, passes the framework's filters and the shape's hard
+// constraints, and that leaf tentatively receives one task's worth; this
+// repeats until nothing fits. The remainder then goes whole to the
+// framework without declared demand that the same walk picks, if it is at
+// least Config.MinAllocatable. Each framework gets at most one offer per
+// agent per round.
+func (a *Allocator) Allocate(now time.Time) Decisions {
+	var d Decisions
+	d.Rescinds = a.Expire(now)
+	a.expireFilters(now)
+	if a.tree.root.demanding == 0 && a.tree.root.open == 0 || len(a.agentList) == 0 {
+		return d
+	}
+	if a.cfg.Policy == PolicyStatic {
+		a.static.refresh(a)
+	}
+	if a.cfg.Policy == PolicyCollapsed {
+		a.collapsed.refresh(a)
+	}
+	n := len(a.agentList)
+	start := a.cursor % n
+	a.cursor++
+	t := &turn{hardOK: map[*shape]bool{}, shapeOf: map[*node]*shape{}, built: map[*framework]*building{}}
+	for i := 0; i < n; i++ {
+		ag := a.agentList[(start+i)%n]
+		if ag.free.isZero() && len(ag.freePorts) == 0 {
+			continue
+		}
+		t.ag = ag
+		clear(t.built)
+		clear(t.hardOK)
+		clear(t.shapeOf)
+		t.order = t.order[:0]
+		a.turnFair(t)
+		a.turnRemainder(t)
+		for _, f := range t.order {
+			d.Offers = append(d.Offers, a.makeOffer(ag, f, t.built[f], now))
+		}
+		if a.tree.root.demanding == 0 && a.tree.root.open == 0 {
+			break
+		}
+	}
+	return d
+}
+
+// turnFair hands out task units of declared demand on t.ag.
+func (a *Allocator) turnFair(t *turn) {
+	if a.tree.root.demanding == 0 {
+		return
+	}
+	t.phase = phaseFair
+	passes := []bool{false}
+	if a.cfg.Policy == PolicyStatic {
+		// Toward the static targets first; then, so that fragmentation
+		// across agents never idles a usable resource, by plain shares.
+		passes = []bool{true, false}
+	}
+	for _, targets := range passes {
+		t.targets = targets
+		a.stamp++
+		for a.shapes.anyFits(t.ag) {
+			leaf := a.pickNext(t)
+			if leaf == nil {
+				break
+			}
+			a.giveUnit(t, leaf.fw, t.shapeOf[leaf])
+		}
+	}
+}
+
+// turnRemainder offers what is left on t.ag to one framework without
+// declared demand.
+func (a *Allocator) turnRemainder(t *turn) {
+	if a.tree.root.open == 0 || !a.allocatable(t.ag) {
+		return
+	}
+	t.phase = phaseRemainder
+	t.targets = false
+	a.stamp++
+	leaf := a.pickNext(t)
+	if leaf == nil {
+		return
+	}
+	f := leaf.fw
+	b := &building{res: t.ag.free.clone(), ports: t.ag.freePorts, whole: true}
+	t.built[f] = b
+	t.order = append(t.order, f)
+	a.setFree(t.ag, make(vec, len(t.ag.free)))
+	t.ag.freePorts = nil
+	f.offered = f.offered.add(b.res)
+	f.alloc = f.alloc.add(b.res)
+	a.tree.invalidate(leaf)
+}
+
+func (a *Allocator) pickNext(t *turn) *node {
+	if a.cfg.Policy.rescale() != rescalePlain {
+		a.syncAvail()
+	}
+	if a.cfg.Policy == PolicyCollapsed {
+		return a.pickFlat(t)
+	}
+	return a.pick(a.tree.root, t)
+}
+
+// giveUnit tentatively gives one task of shape s on t.ag to f.
+func (a *Allocator) giveUnit(t *turn, f *framework, s *shape) {
+	b := t.built[f]
+	if b == nil {
+		b = &building{units: map[string]int64{}}
+		t.built[f] = b
+		t.order = append(t.order, f)
+	}
+	a.setFree(t.ag, t.ag.free.sub(s.res))
+	if s.ports > 0 {
+		p, _ := t.ag.freePorts.Take(s.ports)
+		t.ag.freePorts = t.ag.freePorts.Minus(p)
+		b.ports = b.ports.Union(p)
+	}
+	b.res = b.res.add(s.res)
+	b.units[s.key]++
+	b.n++
+	s.offered++
+	f.offered = f.offered.add(s.res)
+	f.alloc = f.alloc.add(s.res)
+	a.refresh(f)
+}
+
+// allocatable reports whether the agent's free resources reach one of the
+// minimum allocatable amounts.
+func (a *Allocator) allocatable(ag *agent) bool {
+	if len(a.cfg.MinAllocatable) == 0 {
+		return !ag.free.isZero()
+	}
+	for name, min := range a.cfg.MinAllocatable {
+		if j, ok := a.reg.index[name]; ok && ag.free.at(j) >= max(min, 1) {
+			return true
+		}
+	}
+	return false
+}
+
+// protocolResources renders a vector plus ports as protocol resources.
+func (a *Allocator) protocolResources(v vec, ports protocol.Ranges) protocol.Resources {
+	r := a.reg.toResources(v)
+	if len(ports) > 0 {
+		r.Ranges = map[string]protocol.Ranges{protocol.ResPorts: ports}
+	}
+	return r
+}

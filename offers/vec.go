@@ -1,0 +1,106 @@
+package offers
+
+import "github.com/allot-project/allot/protocol"
+
+// vec is a dense vector of scalar resource amounts indexed by the
+// allocator's resource registry. Vectors may be shorter than the registry;
+// missing entries are zero.
+type vec []int64
+
+func (v vec) at(i int) int64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
+}
+
+// grow returns v extended with zeros to length n.
+func (v vec) grow(n int) vec {
+	for len(v) < n {
+		v = append(v, 0)
+	}
+	return v
+}
+
+func (v vec) add(o vec) vec {
+	v = v.grow(len(o))
+	for i, x := range o {
+		v[i] += x
+	}
+	return v
+}
+
+func (v vec) sub(o vec) vec {
+	v = v.grow(len(o))
+	for i, x := range o {
+		v[i] -= x
+	}
+	return v
+}
+
+// fits reports whether o <= v componentwise.
+func (v vec) fits(o vec) bool {
+	for i, x := range o {
+		if x > v.at(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func (v vec) isZero() bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (v vec) clone() vec { return append(vec(nil), v...) }
+
+// registry maps scalar resource names to dense indices, in order of first use.
+type registry struct {
+	names []string
+	index map[string]int
+}
+
+func newRegistry() *registry { return &registry{index: map[string]int{}} }
+
+// id returns the index of name, registering it when new.
+func (r *registry) id(name string) int {
+	if i, ok := r.index[name]; ok {
+		return i
+	}
+	r.index[name] = len(r.names)
+	r.names = append(r.names, name)
+	return len(r.names) - 1
+}
+
+// toVec converts the scalars of res, registering unknown names.
+func (r *registry) toVec(res protocol.Resources) vec {
+	var v vec
+	for name, amt := range res.Scalars {
+		if amt == 0 {
+			continue
+		}
+		i := r.id(name)
+		v = v.grow(i + 1)
+		v[i] = amt
+	}
+	return v
+}
+
+// toResources converts v back to named scalars.
+func (r *registry) toResources(v vec) protocol.Resources {
+	out := protocol.Resources{}
+	for i, x := range v {
+		if x != 0 {
+			if out.Scalars == nil {
+				out.Scalars = map[string]int64{}
+			}
+			out.Scalars[r.names[i]] = x
+		}
+	}
+	return out
+}

@@ -1,0 +1,64 @@
+package protocol
+
+// Offer is a bundle of one agent's resources offered to one framework.
+type Offer struct {
+	ID          OfferID     `msgpack:"id" json:"id"`
+	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
+	AgentID     AgentID     `msgpack:"ag" json:"agent_id"`
+	Hostname    string      `msgpack:"host" json:"hostname"`
+	Resources   Resources   `msgpack:"res" json:"resources"`
+	Attributes  Attributes  `msgpack:"attrs,omitempty" json:"attributes,omitempty"`
+	Kind        OfferKind   `msgpack:"kind" json:"kind"`
+	// ExpiresAt is when the leader rescinds the offer if it is still held,
+	// in Unix nanoseconds; 0 means no timeout.
+	ExpiresAt int64 `msgpack:"exp,omitempty" json:"expires_at,omitempty"`
+}
+
+// OffersEvent delivers new offers to a framework.
+type OffersEvent struct {
+	Offers []Offer `msgpack:"offers" json:"offers"`
+}
+
+// RescindEvent withdraws an offer (timeout, agent lost, leader change);
+// accepting it afterwards fails with ErrOfferRescinded or ErrUnknownOffer.
+type RescindEvent struct {
+	OfferID OfferID `msgpack:"of" json:"offer_id"`
+	Reason  string  `msgpack:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// StatusUpdateEvent delivers a status update to a framework. When UUID is
+// set the framework must acknowledge it (AcknowledgeRequest); the leader
+// resends it until then.
+type StatusUpdateEvent struct {
+	Status TaskStatus `msgpack:"s" json:"status"`
+	UUID   StatusUUID `msgpack:"uuid,omitempty" json:"uuid,omitempty"`
+}
+
+// ShareUpdateEvent tells a framework where it stands in the fairness
+// hierarchy, so its planner can tell its fair share from leftover.
+type ShareUpdateEvent struct {
+	// Role is the framework's role path.
+	Role string `msgpack:"role" json:"role"`
+	// DominantShare is the framework's weighted dominant share (0 to 1+).
+	DominantShare float64 `msgpack:"dom" json:"dominant_share"`
+	// Shares is the framework's share of each resource, by name.
+	Shares map[string]float64 `msgpack:"shares,omitempty" json:"shares,omitempty"`
+	// FairShare is the amount of each scalar resource the framework is
+	// guaranteed under H-DRF at current demand.
+	FairShare map[string]int64 `msgpack:"fair,omitempty" json:"fair_share,omitempty"`
+}
+
+// ErrorEvent reports an asynchronous error to a framework (e.g. it was
+// removed after its failover timeout).
+type ErrorEvent struct {
+	Error Error `msgpack:"err" json:"error"`
+}
+
+// Err returns the event's error rebuilt with FromWire, so errors.Is works.
+func (e ErrorEvent) Err() error { return FromWire(&e.Error) }
+
+// HeartbeatEvent is sent to every subscribed framework at the interval in
+// SubscribeReply; Seq increases by one per beat from the same leader.
+type HeartbeatEvent struct {
+	Seq uint64 `msgpack:"seq" json:"seq"`
+}

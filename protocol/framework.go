@@ -1,0 +1,188 @@
+package protocol
+
+import (
+	"slices"
+	"time"
+)
+
+// Framework capabilities declared at subscribe. Unknown capabilities are
+// ignored, so newer SDKs can talk to older masters.
+const (
+	// CapAltruistic: the framework runs the Carbyne planner and declines
+	// surplus as leftover; it may receive leftover offers.
+	CapAltruistic = "altruistic"
+	// CapGang: the framework asks for all-or-nothing placement of task groups
+	// across agents.
+	CapGang = "gang"
+	// CapPartitionAware: the framework understands UNREACHABLE.
+	CapPartitionAware = "partition_aware"
+)
+
+// maxWeight bounds SubscribeRequest.Weight.
+const maxWeight = 1e6
+
+// SubscribeRequest registers a new framework (empty FrameworkID) or
+// re-subscribes an existing one after a disconnect or scheduler failover.
+type SubscribeRequest struct {
+	FrameworkID FrameworkID `msgpack:"fw,omitempty" json:"framework_id,omitempty"`
+	Name        string      `msgpack:"name" json:"name"`
+	Principal   string      `msgpack:"principal,omitempty" json:"principal,omitempty"`
+	// Role is the role path the framework joins, e.g. "eng/prod".
+	Role string `msgpack:"role" json:"role"`
+	// FailoverTimeout is how long the master keeps the framework's tasks
+	// after it disconnects; 0 kills them at once. Nanoseconds on the wire.
+	FailoverTimeout time.Duration `msgpack:"failover,omitempty" json:"failover_timeout,omitempty"`
+	Capabilities    []string      `msgpack:"caps,omitempty" json:"capabilities,omitempty"`
+	// Suppressed subscribes without wanting offers until Revive.
+	Suppressed bool `msgpack:"suppressed,omitempty" json:"suppressed,omitempty"`
+	// Weight is the framework's weight among its role's frameworks; 0 means 1.
+	Weight float64 `msgpack:"weight,omitempty" json:"weight,omitempty"`
+}
+
+// HasCapability reports whether the request declares capability c.
+func (r SubscribeRequest) HasCapability(c string) bool { return slices.Contains(r.Capabilities, c) }
+
+// Validate checks IDs, name, role, timeout, capabilities and weight.
+func (r SubscribeRequest) Validate() error {
+	if err := checkOptionalID("framework_id", r.FrameworkID); err != nil {
+		return err
+	}
+	if err := checkRequired("name", r.Name, MaxNameLen); err != nil {
+		return err
+	}
+	if err := checkText("principal", r.Principal, MaxNameLen); err != nil {
+		return err
+	}
+	if !ValidRole(r.Role) {
+		return Errorf(ErrInvalidArgument, "role %q is not a role path", truncate(r.Role))
+	}
+	if err := checkNonNegative("failover_timeout", r.FailoverTimeout); err != nil {
+		return err
+	}
+	if err := checkLen("capabilities", len(r.Capabilities), 32); err != nil {
+		return err
+	}
+	for _, c := range r.Capabilities {
+		if err := checkRequired("capability", c, MaxNameLen); err != nil {
+			return err
+		}
+	}
+	return checkFloat("weight", r.Weight, maxWeight)
+}
+
+// SubscribeReply answers a successful subscribe.
+type SubscribeReply struct {
+	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
+	// LeaderID is the Raft ID of the master that answered.
+	LeaderID string `msgpack:"leader" json:"leader_id"`
+	// HeartbeatInterval is how often the leader sends HeartbeatEvent; the
+	// SDK treats a few missed beats as a disconnect. Nanoseconds on the wire.
+	HeartbeatInterval time.Duration `msgpack:"hb" json:"heartbeat_interval"`
+}
+
+// TeardownRequest removes the framework and kills all its tasks.
+type TeardownRequest struct {
+	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
+}
+
+// Validate checks the framework ID.
+func (r TeardownRequest) Validate() error { return checkID("framework_id", r.FrameworkID) }
+
+// SuppressRequest stops offers to the framework until Revive.
+type SuppressRequest struct {
+	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
+}
+
+// Validate checks the framework ID.
+func (r SuppressRequest) Validate() error { return checkID("framework_id", r.FrameworkID) }
+
+// ReviveRequest resumes offers to the framework and clears its decline
+// filters.
+type ReviveRequest struct {
+	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
+}
+
+// Validate checks the framework ID.
+func (r ReviveRequest) Validate() error { return checkID("framework_id", r.FrameworkID) }
+
+// KillRequest asks for one task to be killed. The outcome arrives as a
+// status update (KILLED, or LOST for a task the master does not know).
+type KillRequest struct {
+	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
+	TaskID      TaskID      `msgpack:"tid" json:"task_id"`
+	// AgentID, when set, names the task's agent (helps for unknown tasks).
+	AgentID AgentID `msgpack:"ag,omitempty" json:"agent_id,omitempty"`
+	// GracePeriod overrides the task's KillGracePeriod when positive.
+	GracePeriod time.Duration `msgpack:"grace,omitempty" json:"grace_period,omitempty"`
+}
+
+// Validate checks IDs and the grace period.
+func (r KillRequest) Validate() error {
+	if err := checkID("framework_id", r.FrameworkID); err != nil {
+		return err
+	}
+	if err := checkID("task_id", r.TaskID); err != nil {
+		return err
+	}
+	if err := checkOptionalID("agent_id", r.AgentID); err != nil {
+		return err
+	}
+	return checkNonNegative("grace_period", r.GracePeriod)
+}
+
+// ReconcileTask names one task to reconcile.
+type ReconcileTask struct {
+	TaskID  TaskID  `msgpack:"tid" json:"task_id"`
+	AgentID AgentID `msgpack:"ag,omitempty" json:"agent_id,omitempty"`
+}
+
+// ReconcileRequest asks the master to resend the latest state of the listed
+// tasks (explicit) or of all the framework's tasks (implicit, empty Tasks)
+// as status updates with ReasonReconciliation. Tasks it does not know come
+// back LOST with ReasonTaskUnknown.
+type ReconcileRequest struct {
+	FrameworkID FrameworkID     `msgpack:"fw" json:"framework_id"`
+	Tasks       []ReconcileTask `msgpack:"tasks,omitempty" json:"tasks,omitempty"`
+}
+
+// Validate checks IDs and the list length.
+func (r ReconcileRequest) Validate() error {
+	if err := checkID("framework_id", r.FrameworkID); err != nil {
+		return err
+	}
+	if err := checkLen("tasks", len(r.Tasks), MaxListLen); err != nil {
+		return err
+	}
+	for _, t := range r.Tasks {
+		if err := checkID("task_id", t.TaskID); err != nil {
+			return err
+		}
+		if err := checkOptionalID("agent_id", t.AgentID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AcknowledgeRequest acknowledges one status update, so the master stops
+// resending it.
+type AcknowledgeRequest struct {
+	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
+	AgentID     AgentID     `msgpack:"ag" json:"agent_id"`
+	TaskID      TaskID      `msgpack:"tid" json:"task_id"`
+	UUID        StatusUUID  `msgpack:"uuid" json:"uuid"`
+}
+
+// Validate checks the IDs.
+func (r AcknowledgeRequest) Validate() error {
+	if err := checkID("framework_id", r.FrameworkID); err != nil {
+		return err
+	}
+	if err := checkID("agent_id", r.AgentID); err != nil {
+		return err
+	}
+	if err := checkID("task_id", r.TaskID); err != nil {
+		return err
+	}
+	return checkID("uuid", r.UUID)
+}

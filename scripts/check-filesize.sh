@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# check-filesize.sh: keep files small (house style, rule 18). Fails if a non-test .go file
+# has more than MAX_LINES lines or a _test.go file more than MAX_TEST_LINES lines, and lists
+# every offender. testdata/, bin/ and vendor/ are not checked.
+set -euo pipefail
+
+MAX_LINES=${MAX_LINES:-800}
+MAX_TEST_LINES=${MAX_TEST_LINES:-1500}
+
+cd "$(dirname "$0")/.."
+
+offenders=0
+while IFS= read -r -d '' f; do
+	f=${f#./}
+	lines=$(wc -l <"$f")
+	limit=$MAX_LINES
+	[[ $f == *_test.go ]] && limit=$MAX_TEST_LINES
+	if ((lines > limit)); then
+		echo "$f: $lines lines (limit $limit)"
+		offenders=$((offenders + 1))
+	fi
+done < <(find . \( -name .git -o -name bin -o -name vendor -o -name testdata \) -prune -o \
+	-type f -name '*.go' -print0 | sort -z)
+
+if ((offenders > 0)); then
+	echo "check-filesize: $offenders file(s) over the limit; split them by concept" >&2
+	exit 1
+fi
+echo "check-filesize: ok"

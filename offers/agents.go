@@ -116,7 +116,7 @@ func (a *Allocator) pair(fwID protocol.FrameworkID, agentID protocol.AgentID) (*
 
 // take moves resources from an agent's free pool into a framework's usage.
 func (a *Allocator) take(ag *agent, f *framework, v vec, ports protocol.Ranges) {
-	a.setFree(ag, ag.free.sub(v))
+	a.addFree(ag, v, -1)
 	if len(ports) > 0 {
 		ag.freePorts = ag.freePorts.Minus(ports)
 	}
@@ -136,7 +136,7 @@ func (a *Allocator) take(ag *agent, f *framework, v vec, ports protocol.Ranges) 
 
 // release moves resources from a framework's usage back to the free pool.
 func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Ranges) {
-	a.setFree(ag, ag.free.add(v))
+	a.addFree(ag, v, 1)
 	if len(ports) > 0 {
 		ag.freePorts = ag.freePorts.Union(ports)
 	}
@@ -154,10 +154,19 @@ func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Range
 	a.tree.invalidate(f.leaf)
 }
 
-// setFree updates an agent's free vector, keeping availability counts.
-func (a *Allocator) setFree(ag *agent, free vec) {
-	a.avail.freeChanging(ag, free)
-	ag.free = free
+// addFree adds sign*v to an agent's free vector, keeping availability
+// counts in step component by component.
+func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
+	ag.free = ag.free.grow(len(v))
+	a.avail.grow(len(v))
+	for j, x := range v {
+		if x == 0 {
+			continue
+		}
+		old := ag.free[j]
+		ag.free[j] += sign * x
+		a.avail.adjust(j, old, ag.free[j])
+	}
 }
 
 // countLaunch adjusts the running-task count of the shape matching v (used

@@ -43,13 +43,11 @@ func (av *availability) agentRemoved(ag *agent) {
 	}
 }
 
-func (av *availability) freeChanging(ag *agent, next vec) {
-	av.grow(len(next))
-	for j := range av.thr {
-		was, is := ag.free.at(j) >= av.thr[j], next.at(j) >= av.thr[j]
-		if was != is {
-			av.cnt[j] += btoi(is) - btoi(was)
-		}
+// adjust records that one agent's free amount of resource j went from old
+// to next.
+func (av *availability) adjust(j int, old, next int64) {
+	if was, is := old >= av.thr[j], next >= av.thr[j]; was != is {
+		av.cnt[j] += btoi(is) - btoi(was)
 	}
 }
 

@@ -118,7 +118,7 @@ func (a *Allocator) dropOffer(o *offer) {
 	delete(a.offers, o.id)
 	delete(o.fw.offers, o)
 	delete(o.ag.offers, o)
-	a.setFree(o.ag, o.ag.free.add(o.res))
+	a.addFree(o.ag, o.res, 1)
 	if len(o.ports) > 0 {
 		o.ag.freePorts = o.ag.freePorts.Union(o.ports)
 	}

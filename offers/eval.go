@@ -16,10 +16,6 @@ func (a *Allocator) weightOf(n *node) float64 {
 	return n.weight
 }
 
-// key is the weighted dominant share siblings are ordered by (valid after
-// eval).
-func (a *Allocator) key(n *node) float64 { return n.key }
-
 // less orders evaluated siblings: lower weighted share first, ties (within
 // tieTolerance) to the earlier-created node.
 func (a *Allocator) less(x, y *node) bool {

@@ -108,7 +108,7 @@ func (a *Allocator) turnRemainder(t *turn) {
 	b := &building{res: t.ag.free.clone(), ports: t.ag.freePorts, whole: true}
 	t.built[f] = b
 	t.order = append(t.order, f)
-	a.setFree(t.ag, make(vec, len(t.ag.free)))
+	a.addFree(t.ag, b.res, -1)
 	t.ag.freePorts = nil
 	f.offered = f.offered.add(b.res)
 	f.alloc = f.alloc.add(b.res)
@@ -133,7 +133,7 @@ func (a *Allocator) giveUnit(t *turn, f *framework, s *shape) {
 		t.built[f] = b
 		t.order = append(t.order, f)
 	}
-	a.setFree(t.ag, t.ag.free.sub(s.res))
+	a.addFree(t.ag, s.res, -1)
 	if s.ports > 0 {
 		p, _ := t.ag.freePorts.Take(s.ports)
 		t.ag.freePorts = t.ag.freePorts.Minus(p)

@@ -19,7 +19,6 @@ type turn struct {
 	targets bool // static policy: only shapes below their static target
 	built   map[*framework]*building
 	order   []*framework     // frameworks in the order they first got units
-	chosen  *shape           // shape picked for the leaf leafFits accepted last
 	hardOK  map[*shape]bool  // constraint results for this agent
 	shapeOf map[*node]*shape // shape accepted per leaf in the current pick
 }

@@ -86,7 +86,10 @@ func ParseAttributes(s string) (Attributes, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("%w: attribute %q is not key=value", ErrInvalidArgument, kv)
 		}
-		v = strings.ReplaceAll(strings.TrimSpace(v), ";", ",")
+		v = strings.TrimSpace(v)
+		if strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
+			v = strings.ReplaceAll(v, ";", ",")
+		}
 		out[k] = ParseValue(v)
 	}
 	return out, nil

@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -19,7 +20,8 @@ func main() {
 	}
 	root.AddCommand(simCommand())
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "allot:", err)
+		// One line, so scripts can show the reason as it is.
+		fmt.Fprintln(os.Stderr, "allot:", strings.ReplaceAll(err.Error(), "\n", " "))
 		os.Exit(1)
 	}
 }

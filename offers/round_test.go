@@ -1,0 +1,509 @@
+package offers
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// fwSpec describes a framework in a table: Demand nil means undeclared.
+type fwSpec struct {
+	ID         string
+	Role       string
+	Suppressed bool
+	Demand     []Demand
+}
+
+// setup builds an allocator with the given agents and frameworks.
+func setup(t testing.TB, cfg Config, agents []AgentInfo, fws []fwSpec) *Allocator {
+	t.Helper()
+	a := newAlloc(t, cfg)
+	for _, ag := range agents {
+		must(t, a.AddAgent(ag))
+	}
+	for _, f := range fws {
+		must(t, a.AddFramework(FrameworkInfo{ID: protocol.FrameworkID(f.ID), Role: f.Role, Suppressed: f.Suppressed}))
+		if f.Demand != nil {
+			demand(t, a, f.ID, f.Demand...)
+		}
+	}
+	return a
+}
+
+func agentInfo(id string, total protocol.Resources, attrs protocol.Attributes) AgentInfo {
+	return AgentInfo{ID: protocol.AgentID(id), Hostname: id + ".test", Total: total, Attributes: attrs}
+}
+
+func TestAllocator_Allocate_oneOfferPerFrameworkPerAgent(t *testing.T) {
+	small := cpuMem(500, 256)
+	unit := cpuMem(1000, 1024)
+	tests := []struct {
+		name   string
+		agents []AgentInfo
+		fws    []fwSpec
+		want   []offerKey
+	}{
+		{
+			name:   "many small tasks make one offer",
+			agents: []AgentInfo{agentInfo("a1", cpuMem(4000, 4096), nil)},
+			fws:    []fwSpec{{ID: "f1", Demand: []Demand{{Resources: small, Count: 6}}}},
+			want:   []offerKey{{"f1", "a1", "cpus:3000;mem:1536", 6}},
+		},
+		{
+			name:   "units capped by the agent",
+			agents: []AgentInfo{agentInfo("a1", cpuMem(4000, 4096), nil)},
+			fws:    []fwSpec{{ID: "f1", Demand: []Demand{{Resources: small, Count: 20}}}},
+			want:   []offerKey{{"f1", "a1", "cpus:4000;mem:2048", 8}},
+		},
+		{
+			name:   "one offer on each agent",
+			agents: []AgentInfo{agentInfo("a1", cpuMem(2000, 2048), nil), agentInfo("a2", cpuMem(2000, 2048), nil)},
+			fws:    []fwSpec{{ID: "f1", Demand: []Demand{{Resources: small, Count: 6}}}},
+			want:   []offerKey{{"f1", "a1", "cpus:2000;mem:1024", 4}, {"f1", "a2", "cpus:1000;mem:512", 2}},
+		},
+		{
+			name:   "two frameworks alternate on one agent",
+			agents: []AgentInfo{agentInfo("a1", cpuMem(4000, 4096), nil)},
+			fws: []fwSpec{
+				{ID: "f1", Demand: []Demand{{Resources: unit, Count: Unlimited}}},
+				{ID: "f2", Demand: []Demand{{Resources: unit, Count: Unlimited}}},
+			},
+			want: []offerKey{{"f1", "a1", "cpus:2000;mem:2048", 2}, {"f2", "a1", "cpus:2000;mem:2048", 2}},
+		},
+		{
+			name:   "two shapes in one offer",
+			agents: []AgentInfo{agentInfo("a1", cpuMem(4000, 4096), nil)},
+			fws:    []fwSpec{{ID: "f1", Demand: []Demand{{Resources: unit, Count: 1}, {Resources: cpuMem(500, 512), Count: 2}}}},
+			want:   []offerKey{{"f1", "a1", "cpus:2000;mem:2048", 3}},
+		},
+	}
+	for _, tc := range tests {
+		for _, p := range Policies() {
+			t.Run(tc.name+"/"+string(p), func(t *testing.T) {
+				a := setup(t, testConfig(p), tc.agents, tc.fws)
+				d := a.Allocate(t0)
+				if got := sortedKeys(d.Offers); !reflect.DeepEqual(got, tc.want) {
+					t.Fatalf("offers: got %v, want %v", got, tc.want)
+				}
+				if err := checkInvariants(a); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+func TestAllocator_Allocate_remainder(t *testing.T) {
+	unit := cpuMem(1000, 1024)
+	ag := []AgentInfo{agentInfo("a1", withPorts(cpuMem(4000, 4096), 31000, 31009), nil)}
+	tests := []struct {
+		name   string
+		min    map[string]int64 // nil keeps the default
+		agents []AgentInfo
+		fws    []fwSpec
+		want   []offerKey
+	}{
+		{
+			name:   "whole remainder with ports after declared demand",
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0"}, {ID: "f1", Demand: []Demand{{Resources: unit, Ports: 2, Count: 1}}}},
+			want: []offerKey{
+				{"f0", "a1", "cpus:3000;mem:3072;ports:[31002-31009]", 0},
+				{"f1", "a1", "cpus:1000;mem:1024;ports:[31000-31001]", 1},
+			},
+		},
+		{
+			name:   "remainder below MinAllocatable",
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0"}, {ID: "f1", Demand: []Demand{{Resources: cpuMem(3995, 4065), Count: 1}}}},
+			want:   []offerKey{{"f1", "a1", "cpus:3995;mem:4065", 1}},
+		},
+		{
+			name:   "remainder exactly MinAllocatable memory",
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0"}, {ID: "f1", Demand: []Demand{{Resources: cpuMem(4000, 4064), Count: 1}}}},
+			want: []offerKey{
+				{"f0", "a1", "mem:32;ports:[31000-31009]", 0},
+				{"f1", "a1", "cpus:4000;mem:4064", 1},
+			},
+		},
+		{
+			name:   "remainder with only ports is not offered",
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0"}, {ID: "f1", Demand: []Demand{{Resources: cpuMem(4000, 4096), Count: 1}}}},
+			want:   []offerKey{{"f1", "a1", "cpus:4000;mem:4096", 1}},
+		},
+		{
+			name:   "custom MinAllocatable",
+			min:    map[string]int64{protocol.ResCPUs: 2000},
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0"}, {ID: "f1", Demand: []Demand{{Resources: cpuMem(2001, 1), Count: 1}}}},
+			want:   []offerKey{{"f1", "a1", "cpus:2001;mem:1", 1}},
+		},
+		{
+			name:   "empty MinAllocatable offers any scalar remainder",
+			min:    map[string]int64{},
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0"}, {ID: "f1", Demand: []Demand{{Resources: cpuMem(3999, 4096), Count: 1}}}},
+			want: []offerKey{
+				{"f0", "a1", "cpus:1;ports:[31000-31009]", 0},
+				{"f1", "a1", "cpus:3999;mem:4096", 1},
+			},
+		},
+		{
+			name:   "one undeclared framework per agent",
+			agents: []AgentInfo{agentInfo("a1", cpuMem(2000, 2048), nil), agentInfo("a2", cpuMem(2000, 2048), nil)},
+			fws:    []fwSpec{{ID: "f0"}, {ID: "f2"}},
+			want:   []offerKey{{"f0", "a1", "cpus:2000;mem:2048", 0}, {"f2", "a2", "cpus:2000;mem:2048", 0}},
+		},
+		{
+			name:   "declared demand that fits nowhere leaves the whole agent",
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0"}, {ID: "f1", Demand: []Demand{{Resources: cpuMem(8000, 1), Count: 1}}}},
+			want:   []offerKey{{"f0", "a1", "cpus:4000;mem:4096;ports:[31000-31009]", 0}},
+		},
+		{
+			name:   "suppressed undeclared framework gets nothing",
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0", Suppressed: true}},
+			want:   []offerKey{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(PolicyDynamic)
+			if tc.min != nil {
+				cfg.MinAllocatable = tc.min
+			}
+			a := setup(t, cfg, tc.agents, tc.fws)
+			d := a.Allocate(t0)
+			if got := sortedKeys(d.Offers); !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("offers: got %v, want %v", got, tc.want)
+			}
+			if err := checkInvariants(a); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestAllocator_Suppress_noOffersUntilRevive(t *testing.T) {
+	tests := []struct {
+		name string
+		fw   fwSpec
+		want offerKey
+	}{
+		{"declared", fwSpec{ID: "f1", Demand: []Demand{{Resources: cpuMem(1000, 1024), Count: 1}}}, offerKey{"f1", "a1", "cpus:1000;mem:1024", 1}},
+		{"undeclared", fwSpec{ID: "f1"}, offerKey{"f1", "a1", "cpus:2000;mem:2048", 0}},
+		{"suppressed at registration", fwSpec{ID: "f1", Suppressed: true}, offerKey{"f1", "a1", "cpus:2000;mem:2048", 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := setup(t, testConfig(PolicyDynamic), []AgentInfo{agentInfo("a1", cpuMem(2000, 2048), nil)}, []fwSpec{tc.fw})
+			must(t, a.Suppress("f1"))
+			for i, now := range []time.Time{t0, at(time.Minute), at(time.Hour)} {
+				if d := a.Allocate(now); len(d.Offers) != 0 {
+					t.Fatalf("round %d while suppressed: got %v, want no offers", i, keys(d.Offers))
+				}
+			}
+			must(t, a.Revive("f1"))
+			d := a.Allocate(at(2 * time.Hour))
+			if got := keys(d.Offers); !reflect.DeepEqual(got, []offerKey{tc.want}) {
+				t.Fatalf("after revive: got %v, want %v", got, []offerKey{tc.want})
+			}
+		})
+	}
+}
+
+func TestAllocator_Allocate_hardConstraints(t *testing.T) {
+	agents := []AgentInfo{
+		agentInfo("a1", cpuMem(2000, 2048), protocol.Attributes{"rack": protocol.Text("r1"), "gpu": protocol.Text("yes")}),
+		agentInfo("a2", cpuMem(2000, 2048), protocol.Attributes{"rack": protocol.Text("r2")}),
+		agentInfo("a3", cpuMem(2000, 2048), nil),
+	}
+	tests := []struct {
+		name string
+		c    protocol.Constraint
+		want []string // agents offered
+	}{
+		{"eq", protocol.Constraint{Attribute: "rack", Op: protocol.OpEq, Value: "r2"}, []string{"a2"}},
+		{"in", protocol.Constraint{Attribute: "rack", Op: protocol.OpIn, Values: []string{"r1", "r2"}}, []string{"a1", "a2"}},
+		{"ne matches missing attribute", protocol.Constraint{Attribute: "rack", Op: protocol.OpNe, Value: "r1"}, []string{"a2", "a3"}},
+		{"exists", protocol.Constraint{Attribute: "gpu", Op: protocol.OpExists}, []string{"a1"}},
+		{"no agent matches", protocol.Constraint{Attribute: "rack", Op: protocol.OpEq, Value: "r9"}, nil},
+		{"soft does not restrict", protocol.Constraint{Attribute: "rack", Op: protocol.OpEq, Value: "r2", Soft: true}, []string{"a1", "a2", "a3"}},
+		{"group operator does not restrict", protocol.Constraint{Attribute: "rack", Op: protocol.OpUnique}, []string{"a1", "a2", "a3"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := setup(t, testConfig(PolicyDynamic), agents, []fwSpec{{ID: "f1", Demand: []Demand{
+				{Resources: cpuMem(1000, 1024), Count: Unlimited, Constraints: []protocol.Constraint{tc.c}},
+			}}})
+			var got []string
+			for _, o := range a.Allocate(t0).Offers {
+				got = append(got, string(o.AgentID))
+				if o.Tasks != 2 {
+					t.Errorf("offer on %s: got %d tasks, want 2", o.AgentID, o.Tasks)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("agents offered: got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAllocator_Allocate_ports(t *testing.T) {
+	ag := []AgentInfo{agentInfo("a1", withPorts(cpuMem(4000, 4096), 31000, 31009), nil)}
+	d2 := func(n int64) []Demand { return []Demand{{Resources: cpuMem(100, 100), Ports: 2, Count: n}} }
+	tests := []struct {
+		name string
+		fws  []fwSpec
+		want []offerKey
+	}{
+		{"two ports per task", []fwSpec{{ID: "f1", Demand: d2(1)}},
+			[]offerKey{{"f1", "a1", "cpus:100;mem:100;ports:[31000-31001]", 1}}},
+		{"frameworks get disjoint ports", []fwSpec{{ID: "f1", Demand: d2(2)}, {ID: "f2", Demand: d2(2)}},
+			[]offerKey{
+				{"f1", "a1", "cpus:200;mem:200;ports:[31000-31001,31004-31005]", 2},
+				{"f2", "a1", "cpus:200;mem:200;ports:[31002-31003,31006-31007]", 2},
+			}},
+		{"ports limit the units", []fwSpec{{ID: "f1", Demand: d2(Unlimited)}},
+			[]offerKey{{"f1", "a1", "cpus:500;mem:500;ports:[31000-31009]", 5}}},
+		{"too few ports", []fwSpec{{ID: "f1", Demand: []Demand{{Resources: cpuMem(100, 100), Ports: 11, Count: 1}}}},
+			[]offerKey{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := setup(t, testConfig(PolicyDynamic), ag, tc.fws)
+			if got := sortedKeys(a.Allocate(t0).Offers); !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("offers: got %v, want %v", got, tc.want)
+			}
+			if err := checkInvariants(a); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestAllocator_Allocate_portsNeverShared(t *testing.T) {
+	a := setup(t, testConfig(PolicyDynamic), []AgentInfo{agentInfo("a1", withPorts(cpuMem(4000, 4096), 31000, 31005), nil)},
+		[]fwSpec{{ID: "f1", Demand: []Demand{{Resources: cpuMem(100, 100), Ports: 2, Count: 1}}}})
+	o1 := offerOn(t, a.Allocate(t0).Offers, "f1", "a1")
+	p1 := o1.Resources.Ranges[protocol.ResPorts]
+	if _, err := a.Accept("f1", ids(o1), []protocol.Resources{o1.Resources}, at(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	addFw(t, a, "f2", "")
+	demand(t, a, "f2", Demand{Resources: cpuMem(100, 100), Ports: 2, Count: 1})
+	addFw(t, a, "f3", "")
+	o := a.Allocate(at(2 * time.Second)).Offers
+	o2, o3 := offerOn(t, o, "f2", "a1"), offerOn(t, o, "f3", "a1")
+	p2, p3 := o2.Resources.Ranges[protocol.ResPorts], o3.Resources.Ranges[protocol.ResPorts]
+	if got, want := p2.String(), "[31002-31003]"; got != want {
+		t.Errorf("f2 ports: got %s, want %s", got, want)
+	}
+	if got, want := p3.String(), "[31004-31005]"; got != want {
+		t.Errorf("f3 (remainder) ports: got %s, want %s", got, want)
+	}
+	all := []protocol.Ranges{p1, p2, p3}
+	for i := range all {
+		for j := i + 1; j < len(all); j++ {
+			if ov := all[i].Minus(all[i].Minus(all[j])); len(ov) > 0 {
+				t.Errorf("ports %s given twice", ov)
+			}
+		}
+	}
+	if err := checkInvariants(a); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAllocator_Allocate_outstandingOffersCountTowardShares(t *testing.T) {
+	unit := []Demand{{Resources: cpuMem(1000, 1024), Count: Unlimited}}
+	t.Run("second agent goes to the framework without an offer", func(t *testing.T) {
+		a := setup(t, testConfig(PolicyDynamic),
+			[]AgentInfo{agentInfo("a1", cpuMem(1000, 1024), nil), agentInfo("a2", cpuMem(1000, 1024), nil)},
+			[]fwSpec{{ID: "f1", Demand: unit}, {ID: "f2", Demand: unit}})
+		got := sortedKeys(a.Allocate(t0).Offers)
+		want := []offerKey{{"f1", "a1", "cpus:1000;mem:1024", 1}, {"f2", "a2", "cpus:1000;mem:1024", 1}}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("offers: got %v, want %v", got, want)
+		}
+	})
+	t.Run("offer held from an earlier round", func(t *testing.T) {
+		a := setup(t, testConfig(PolicyDynamic), []AgentInfo{agentInfo("a1", cpuMem(1000, 1024), nil)},
+			[]fwSpec{{ID: "f1", Demand: unit}})
+		offerOn(t, a.Allocate(t0).Offers, "f1", "a1")
+		addFw(t, a, "f2", "")
+		demand(t, a, "f2", unit...)
+		addAgent(t, a, "a2", cpuMem(1000, 1024), nil)
+		got := keys(a.Allocate(at(time.Second)).Offers)
+		want := []offerKey{{"f2", "a2", "cpus:1000;mem:1024", 1}}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("offers: got %v, want %v", got, want)
+		}
+		sh, dom, err := a.FrameworkShares("f1")
+		must(t, err)
+		if dom != 0.5 || sh[protocol.ResCPUs] != 0.5 {
+			t.Fatalf("f1 shares: got %v (dominant %v), want cpus 0.5", sh, dom)
+		}
+	})
+}
+
+func TestAllocator_Allocate_rotatingCursor(t *testing.T) {
+	a := setup(t, testConfig(PolicyDynamic),
+		[]AgentInfo{agentInfo("a1", cpuMem(1000, 1024), nil), agentInfo("a2", cpuMem(1000, 1024), nil), agentInfo("a3", cpuMem(1000, 1024), nil)},
+		[]fwSpec{{ID: "f1", Demand: []Demand{{Resources: cpuMem(1000, 1024), Count: 1}}}})
+	var got []string
+	for i := range 5 {
+		now := at(time.Duration(i) * time.Second)
+		d := a.Allocate(now)
+		if len(d.Offers) != 1 {
+			t.Fatalf("round %d: got %v, want one offer", i, keys(d.Offers))
+		}
+		got = append(got, string(d.Offers[0].AgentID))
+		must(t, a.Decline("f1", ids(d.Offers[0]), 0, now))
+	}
+	if want := []string{"a1", "a2", "a3", "a1", "a2"}; !slices.Equal(got, want) {
+		t.Fatalf("first agent per round: got %v, want %v", got, want)
+	}
+}
+
+// TestAllocator_Allocate_deterministic replays the same scripted events on
+// two allocators per policy and compares every decision.
+func TestAllocator_Allocate_deterministic(t *testing.T) {
+	for _, p := range Policies() {
+		t.Run(string(p), func(t *testing.T) {
+			x, y := scriptRun(t, p), scriptRun(t, p)
+			if len(x) == 0 {
+				t.Fatal("script made no decisions")
+			}
+			if !reflect.DeepEqual(x, y) {
+				t.Fatalf("decisions differ:\n%+v\n%+v", x, y)
+			}
+		})
+	}
+}
+
+func scriptRun(t *testing.T, p Policy) []Decisions {
+	a := newAlloc(t, testConfig(p))
+	must(t, a.SetRole("eng", 2))
+	for i, id := range []string{"a1", "a2", "a3", "a4"} {
+		addAgent(t, a, id, withPorts(res("cpus", 4000, "mem", 8192, "gpus", int64(i%2)), 31000, 31019),
+			protocol.Attributes{"rack": protocol.Text([]string{"r1", "r2"}[i%2])})
+	}
+	addFw(t, a, "web", "eng/prod")
+	addFw(t, a, "batch", "eng/dev")
+	addFw(t, a, "ml", "research")
+	addFw(t, a, "mesos", "research")
+	demand(t, a, "web", Demand{Resources: cpuMem(500, 512), Ports: 1, Count: 10})
+	demand(t, a, "batch", Demand{Resources: cpuMem(1000, 256), Count: Unlimited})
+	demand(t, a, "ml", Demand{Resources: res("cpus", 1000, "gpus", 1), Count: 3,
+		Constraints: []protocol.Constraint{{Attribute: "rack", Op: protocol.OpEq, Value: "r2"}}})
+	var out []Decisions
+	for i := range 12 {
+		now := at(time.Duration(i) * 7 * time.Second)
+		d := a.Allocate(now)
+		out = append(out, d)
+		for j, o := range d.Offers {
+			switch (i + j) % 3 {
+			case 0:
+				r := o.Resources.Clone()
+				if r.Scalars[protocol.ResCPUs] >= 1000 {
+					r.Scalars[protocol.ResCPUs] /= 2
+				}
+				_, err := a.Accept(o.FrameworkID, ids(o), []protocol.Resources{r}, now)
+				must(t, err)
+			case 1:
+				must(t, a.Decline(o.FrameworkID, ids(o), DefaultFilter, now))
+			}
+		}
+		if i == 5 {
+			rs, err := a.RemoveFramework("web")
+			must(t, err)
+			out = append(out, Decisions{Rescinds: rs})
+		}
+		if i == 8 {
+			must(t, a.Revive("batch"))
+		}
+	}
+	return out
+}
+
+// BUG: the availability counters (the set Y of dynamic H-DRF) are never
+// updated when an agent's free vector shrinks or grows in place. See the
+// report: vec.add/vec.sub mutate their receiver, so setFree's
+// freeChanging(ag, next) compares ag.free with itself.
+func TestAllocator_Allocate_availabilityCounters(t *testing.T) {
+	for _, p := range []Policy{PolicyDynamic, PolicyPaper} {
+		t.Run(string(p), func(t *testing.T) {
+			a := setup(t, testConfig(p), []AgentInfo{agentInfo("a1", cpuMem(4000, 4096), nil)}, []fwSpec{
+				{ID: "f1", Demand: []Demand{{Resources: cpuMem(1000, 1024), Count: 4}}},
+				{ID: "f2", Demand: []Demand{{Resources: cpuMem(1000, 1024), Count: Unlimited}}},
+			})
+			d := a.Allocate(t0)
+			if err := checkAvailability(a); err != nil {
+				t.Errorf("after allocating the whole agent: %v", err)
+			}
+			a.Rescind(ids(d.Offers...), "test")
+			if err := checkAvailability(a); err != nil {
+				t.Errorf("after rescinding: %v", err)
+			}
+		})
+	}
+}
+
+// BUG (same root cause as above, observable through the API): under the
+// paper policy a saturated resource is left out of shares, but a resource
+// saturated by an allocation round still counts, so the same state reached
+// two ways reports different dominant shares.
+func TestAllocator_Shares_saturatedResourceIgnored(t *testing.T) {
+	build := func(viaRound bool) float64 {
+		a := setup(t, testConfig(PolicyPaper), []AgentInfo{agentInfo("a1", res("cpus", 4000, "gpus", 4), nil)}, []fwSpec{{ID: "f1"}})
+		if viaRound {
+			demand(t, a, "f1", Demand{Resources: res("cpus", 1000), Count: Unlimited})
+			a.Allocate(t0) // offers all 4000 cpus to f1
+		} else {
+			must(t, a.AddUsage("f1", "a1", res("cpus", 4000)))
+			demand(t, a, "f1", Demand{Resources: res("cpus", 1000), Count: Unlimited})
+		}
+		for _, n := range a.Shares() {
+			if n.Path == "f1" {
+				return n.DominantShare
+			}
+		}
+		t.Fatal("f1 missing from Shares")
+		return 0
+	}
+	if got, want := build(true), build(false); got != want || want != 0 {
+		t.Fatalf("f1 dominant share with cpus saturated by an offer: got %v, want %v (as when saturated by usage, 0)", got, want)
+	}
+}
+
+// BUG: under the static policy a demand for ports only with an unlimited
+// count never terminates: staticFill ignores ports, so a zero scalar shape
+// always fits and never runs out. The round runs in a goroutine so the
+// suite reports instead of hanging (the goroutine keeps spinning until the
+// test binary exits).
+func TestAllocator_Allocate_staticPortsOnlyDemand(t *testing.T) {
+	for _, count := range []int64{3, Unlimited} {
+		a := setup(t, testConfig(PolicyStatic), []AgentInfo{agentInfo("a1", withPorts(cpuMem(1000, 1024), 31000, 31009), nil)},
+			[]fwSpec{{ID: "f1", Demand: []Demand{{Ports: 1, Count: count}}}})
+		done := make(chan Decisions, 1)
+		go func() { done <- a.Allocate(t0) }()
+		select {
+		case d := <-done:
+			want := uint64(min(count, 10))
+			if len(d.Offers) != 1 || d.Offers[0].Resources.Ranges[protocol.ResPorts].Count() != want {
+				t.Errorf("count %d: got %v, want one offer of %d ports", count, keys(d.Offers), want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("count %d: Allocate did not return within 5s (static fill loops forever on a ports-only shape)", count)
+		}
+	}
+}

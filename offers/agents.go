@@ -2,6 +2,7 @@ package offers
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/allot-project/allot/protocol"
 )
@@ -91,7 +92,13 @@ func (a *Allocator) Recover(fwID protocol.FrameworkID, agentID protocol.AgentID,
 	if err != nil {
 		return err
 	}
-	v := a.reg.toVec(res)
+	if err := res.Validate(); err != nil {
+		return err
+	}
+	v, err := a.knownVec(res)
+	if err != nil {
+		return err
+	}
 	ports := res.Ranges[protocol.ResPorts]
 	u := ag.usage[f]
 	if u == nil || !u.res.fits(v) || !u.ports.ContainsAll(ports) {
@@ -135,7 +142,11 @@ func (a *Allocator) take(ag *agent, f *framework, v vec, ports protocol.Ranges) 
 }
 
 // release moves resources from a framework's usage back to the free pool.
+// v is copied first: callers may pass the usage vector itself, which the
+// in-place arithmetic below changes.
 func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Ranges) {
+	v = v.clone()
+	ports = slices.Clone(ports)
 	a.addFree(ag, v, 1)
 	if len(ports) > 0 {
 		ag.freePorts = ag.freePorts.Union(ports)
@@ -190,4 +201,22 @@ func (a *Allocator) frameworksOn(ag *agent) []*framework {
 		}
 	}
 	return out
+}
+
+// knownVec converts resources that may only name registered scalars (what
+// is being returned must have been handed out), without registering names.
+func (a *Allocator) knownVec(res protocol.Resources) (vec, error) {
+	var v vec
+	for name, amt := range res.Scalars {
+		j, ok := a.reg.index[name]
+		if !ok {
+			if amt == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("%w: resource %q was never offered", ErrInvalid, name)
+		}
+		v = v.grow(j + 1)
+		v[j] = amt
+	}
+	return v, nil
 }

@@ -31,6 +31,7 @@ type Allocator struct {
 	ver      uint64 // bumped when capacity or availability changes
 	avail    availability
 	stamp    uint64 // walk stamp: marks subtrees found empty for an agent
+	evalSeq  uint64 // counts node evaluations; versions growth curves
 
 	shapes    shapeIndex
 	static    staticTargets

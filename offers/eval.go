@@ -93,13 +93,19 @@ func (a *Allocator) eval(n *node) {
 	n.key = n.s / a.weightOf(n)
 	n.dirty = false
 	n.ver = a.ver
+	a.evalSeq++
+	n.evalSeq = a.evalSeq
 }
 
 // combineRescaled builds n's vector from its children with a rescaling
-// rule. t is the lowest weighted share among non-blocked children. Under
-// scale-down every child above t is scaled down to t (blocked or not);
-// under the literal rule only non-blocked children are, and blocked ones
-// enter unscaled.
+// rule. t is the lowest weighted share among non-blocked children.
+//
+// Under scale-down every child above t (blocked or not) is replaced by the
+// vector it held when its weighted share was t: a leaf's vector scaled down,
+// a group's read off its growth curve (curve.go). Children at or below t,
+// which blocked earlier, count as they are. Under the paper's literal rule
+// only non-blocked children are scaled, by a scalar, and blocked ones enter
+// unscaled.
 func (a *Allocator) combineRescaled(n *node, mode rescale) {
 	t := math.Inf(1)
 	for _, c := range n.children {
@@ -108,15 +114,25 @@ func (a *Allocator) combineRescaled(n *node, mode rescale) {
 		}
 	}
 	n.nb = !math.IsInf(t, 1)
+	n.level = t
 	for _, c := range n.children {
-		f := 1.0
-		if n.nb && c.s > 0 && (mode == rescaleScaleDown || c.nb) {
-			// Computed as (t * w) / s with the product rounded first, so no
-			// fused multiply-add can make two replicas differ.
-			f = math.Min(1, float64(t*a.weightOf(c))/c.s)
+		if n.nb && c.s > 0 && c.key > t {
+			switch {
+			case mode == rescaleScaleDown:
+				// The product is rounded first so no fused multiply-add
+				// can make two replicas differ.
+				a.addAt(c, float64(t*a.weightOf(c)), n.v)
+				continue
+			case mode == rescaleLiteral && c.nb:
+				f := float64(t*a.weightOf(c)) / c.s
+				for j, x := range c.v {
+					n.v[j] += float64(f * x)
+				}
+				continue
+			}
 		}
 		for j, x := range c.v {
-			n.v[j] += float64(f * x)
+			n.v[j] += x
 		}
 	}
 }

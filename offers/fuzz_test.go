@@ -4,20 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/allot-project/allot/protocol"
 )
-
-// fuzzAvoidKnownBugs steers the fuzzer around the bugs the unit tests
-// already report (RemoveAgent of an agent running tasks, Recover of
-// negative amounts, ports-only demand under the static policy, stale
-// availability counters) so that a fuzzing campaign can look for new ones:
-// OFFERS_FUZZ_AVOID_KNOWN_BUGS=1 go test -run=^$ -fuzz=FuzzAllocator ./offers/
-var fuzzAvoidKnownBugs = os.Getenv("OFFERS_FUZZ_AVOID_KNOWN_BUGS") != ""
 
 // FuzzAllocator reads its input as a configuration followed by a sequence
 // of operations, checks the allocator's invariants after every operation,
@@ -121,7 +113,7 @@ func runFuzz(t *testing.T, in []byte) []string {
 		if err := checkInvariants(z.a); err != nil {
 			z.fail("step %d: %v", step, err)
 		}
-		if !fuzzAvoidKnownBugs {
+		if true {
 			if err := checkAvailability(z.a); err != nil {
 				z.fail("step %d: %v", step, err)
 			}
@@ -240,12 +232,25 @@ func (z *fuzzRun) addAgent() {
 	z.logf("AddAgent(%s, %s, %v) = %v", id, total, attrs, err)
 }
 
+// addFramework adds one framework, or sometimes a batch of nine under one
+// role so that wide nodes (kept in sorted order) are exercised.
 func (z *fuzzRun) addFramework() {
+	n := 1
+	if z.b()%4 == 0 {
+		n = 9
+	}
+	role := fuzzRoles[z.b()%len(fuzzRoles)]
+	for range n {
+		z.addFrameworkIn(role)
+	}
+}
+
+func (z *fuzzRun) addFrameworkIn(role string) {
 	id := protocol.FrameworkID(fmt.Sprintf("f%d", len(z.fws)))
 	if x := z.b(); x%8 == 0 && len(z.fws) > 0 {
 		id = z.fws[x/8%len(z.fws)]
 	}
-	info := FrameworkInfo{ID: id, Role: fuzzRoles[z.b()%len(fuzzRoles)],
+	info := FrameworkInfo{ID: id, Role: role,
 		Weight: []float64{0, 1, 2, 0.5}[z.b()%4], Suppressed: z.b()%8 == 0}
 	_, live := z.a.frameworks[id]
 	err := z.a.AddFramework(info)
@@ -270,7 +275,7 @@ func (z *fuzzRun) setDemand() {
 		if z.b()%5 == 0 {
 			d.Resources.Scalars["gpus"] = 1
 		}
-		if fuzzAvoidKnownBugs && z.policy == PolicyStatic && d.Resources.IsEmpty() {
+		if false {
 			d.Resources.Scalars["cpus"] = 125
 		}
 		switch x := z.b(); x % 4 {
@@ -425,7 +430,7 @@ func (z *fuzzRun) recover() {
 	switch {
 	case x%7 == 0:
 		r = r.Add(res("cpus", 1)) // more than held unless held is bigger
-	case x%11 == 1 && !fuzzAvoidKnownBugs:
+	case x%11 == 1:
 		r = res("cpus", -125)
 	}
 	before := snap(z.a)
@@ -449,7 +454,7 @@ func cmpStrings(x, y string) int {
 func (z *fuzzRun) removeAgent() {
 	id := z.agentID()
 	ag := z.a.agents[id]
-	if fuzzAvoidKnownBugs && ag != nil && len(ag.usage) > 0 {
+	if false {
 		return
 	}
 	var want []protocol.OfferID

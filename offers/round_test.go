@@ -1,6 +1,7 @@
 package offers
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -371,6 +372,55 @@ func TestAllocator_Allocate_rotatingCursor(t *testing.T) {
 	}
 	if want := []string{"a1", "a2", "a3", "a1", "a2"}; !slices.Equal(got, want) {
 		t.Fatalf("first agent per round: got %v, want %v", got, want)
+	}
+}
+
+// TestAllocator_Allocate_wideRole checks DRF order among many siblings (a
+// node with that many children keeps them sorted).
+func TestAllocator_Allocate_wideRole(t *testing.T) {
+	const n = 12
+	unit := cpuMem(1000, 1024)
+	tests := []struct {
+		name     string
+		busy     int   // frameworks f0..f(busy-1) already run one task
+		capacity int64 // units on the agent offered
+		want     func(i int) int64
+	}{
+		{"one unit each", 0, n, func(int) int64 { return 1 }},
+		{"two units each", 0, 2 * n, func(int) int64 { return 2 }},
+		{"idle frameworks first", n / 2, n / 2, func(i int) int64 { return int64(btoi(i >= n/2)) }},
+	}
+	for _, tc := range tests {
+		for _, p := range Policies() {
+			t.Run(tc.name+"/"+string(p), func(t *testing.T) {
+				a := newAlloc(t, testConfig(p))
+				if tc.busy > 0 {
+					addAgent(t, a, "busy", cpuMem(int64(tc.busy)*1000, int64(tc.busy)*1024), nil)
+				}
+				for i := range n {
+					id := fmt.Sprintf("f%02d", i)
+					addFw(t, a, id, "wide")
+					demand(t, a, id, Demand{Resources: unit, Count: Unlimited})
+					if i < tc.busy {
+						must(t, a.AddUsage(protocol.FrameworkID(id), "busy", unit))
+					}
+				}
+				addAgent(t, a, "a1", cpuMem(tc.capacity*1000, tc.capacity*1024), nil)
+				got := map[string]int64{}
+				for _, o := range a.Allocate(t0).Offers {
+					if o.AgentID != "a1" {
+						t.Fatalf("offer on %s", o.AgentID)
+					}
+					got[string(o.FrameworkID)] = o.Tasks
+				}
+				for i := range n {
+					id := fmt.Sprintf("f%02d", i)
+					if got[id] != tc.want(i) {
+						t.Fatalf("tasks offered: got %v, want %d for %s", got, tc.want(i), id)
+					}
+				}
+			})
+		}
 	}
 }
 

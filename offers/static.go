@@ -23,6 +23,11 @@ func (st *staticTargets) refresh(a *Allocator) {
 		}
 		out := make([]fillShape, 0, len(f.shapes))
 		for _, s := range f.shapes {
+			if s.res.isZero() {
+				// No scalar share to fill (ports only): such shapes are
+				// served by the plain-share pass after the targets.
+				continue
+			}
 			total := s.count
 			if total != Unlimited {
 				total += f.launched[s.key]

@@ -24,6 +24,14 @@ type node struct {
 	dirty bool
 	ver   uint64
 
+	// Scale-down rescaling: the node's level (its lowest non-blocked child's
+	// key, +Inf when blocked) and its growth curve (curve.go), valid while
+	// curveVer equals evalSeq, which changes on every re-evaluation.
+	level    float64
+	evalSeq  uint64
+	curve    *curve
+	curveVer uint64
+
 	// Children kept sorted by (key, seq) for wide nodes (see order.go).
 	order    []int32 // indices into children
 	orderVer uint64

@@ -4,7 +4,9 @@ import "github.com/allot-project/allot/protocol"
 
 // vec is a dense vector of scalar resource amounts indexed by the
 // allocator's resource registry. Vectors may be shorter than the registry;
-// missing entries are zero.
+// missing entries are zero. add and sub work in place on their receiver
+// (and return it, possibly grown): never pass a vector to an operation on
+// itself or on something that shares its backing array.
 type vec []int64
 
 func (v vec) at(i int) int64 {

@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/allot-project/allot/offers"
@@ -72,9 +71,6 @@ func without(s Spec, names ...string) Spec {
 	s.Root = root
 	return s
 }
-
-// withCapacity returns s on a different capacity.
-func withCapacity(s Spec, c res) Spec { s.Capacity = c; return s }
 
 // leafNodes returns the leaves of s in tree order.
 func leafNodes(s Spec) []Node {
@@ -409,37 +405,78 @@ func guarantees(s Spec, demanding func(leaf Node) bool) []guaranteeNode {
 	return out
 }
 
-// checkGuarantee asserts P4 on r: every demanding node's dominant share of
-// its plain-sum allocation is at least g_L minus one task's dominant share.
-// It returns the number of violations.
-func checkGuarantee(t testing.TB, label string, s Spec, r *Run) int {
-	t.Helper()
+// guaranteeViolations checks P4 on r: every demanding node's dominant share
+// of its plain-sum allocation must be at least g_L minus one task. With
+// siblingTask unset "one task" is the node's own largest task (its dominant
+// share); with it set, the largest task among the node and its siblings'
+// subtrees, the granularity by which the scale-down rule can misjudge a
+// sibling group (a group's rescaled share lags its plain sum by up to one
+// task of a child that is ahead). It returns one message per violation.
+func guaranteeViolations(s Spec, r *Run, siblingTask bool) []string {
 	byPath := map[string]offers.NodeShare{}
 	for _, ns := range r.Alloc.Shares() {
 		byPath[ns.Path] = ns
 	}
-	bad := 0
-	for _, g := range guarantees(s, func(Node) bool { return true }) {
+	gs := guarantees(s, func(Node) bool { return true })
+	parentOf := map[string]string{}
+	for _, g := range gs {
+		if i := strings.LastIndexByte(g.path, '/'); i >= 0 {
+			parentOf[g.path] = g.path[:i]
+		}
+	}
+	// Leaves' paths are their names; recover their parents from the tree.
+	var walk func(n Node, path string)
+	walk = func(n Node, path string) {
+		for _, c := range n.Children {
+			cp := c.Name
+			if path != "" {
+				cp = path + "/" + c.Name
+			}
+			if len(c.Children) == 0 {
+				parentOf[c.Name] = path
+			}
+			walk(c, cp)
+		}
+	}
+	walk(s.Root, "")
+	familyTask := map[string]float64{} // parent path -> largest task under it
+	for _, g := range gs {
+		p := parentOf[g.path]
+		familyTask[p] = max(familyTask[p], g.taskDom)
+	}
+	var out []string
+	for _, g := range gs {
 		if !g.demand {
 			continue
 		}
 		ns, ok := byPath[g.path]
 		if !ok {
-			t.Errorf("%s: no share reported for %s", label, g.path)
-			bad++
+			out = append(out, fmt.Sprintf("no share reported for %s", g.path))
 			continue
 		}
 		dom := 0.0
 		for _, v := range ns.Shares {
 			dom = max(dom, v)
 		}
-		if dom < g.g-g.taskDom-1e-9 {
-			t.Errorf("%s: node %s dominant share %.4f < guarantee %.4f - one task %.4f (counts %s)",
-				label, g.path, dom, g.g, g.taskDom, r.Counts())
-			bad++
+		tol := g.taskDom
+		if siblingTask {
+			tol = familyTask[parentOf[g.path]]
+		}
+		if dom < g.g-tol-1e-9 {
+			out = append(out, fmt.Sprintf("node %s dominant share %.4f < guarantee %.4f - one task %.4f (counts %s)",
+				g.path, dom, g.g, tol, r.Counts()))
 		}
 	}
-	return bad
+	return out
+}
+
+// depth is the number of levels below the root.
+func depth(n Node) int {
+	d := 0
+	for _, c := range n.Children {
+		d = max(d, 1+depth(c))
+	}
+	return d
 }
 
 // ---------------------------------------------------------------------------
@@ -672,41 +709,189 @@ func dominant(r *Run, leaf string) float64 {
 }
 
 // ---------------------------------------------------------------------------
-// Known allocator bug, detected rather than assumed so the affected tests
-// run again as soon as it is fixed.
+// Dynamic H-DRF oracle: the rescaling rules of §2.7 (literal) and §2.10
+// (scale-down) written straight from the spec's pseudocode, one whole task
+// at a time on a single pool, with the allocator's tie rule (relative
+// tolerance 1e-9, then tree order). Used in lock step with the allocator to
+// tell implementation bugs from properties of the rules themselves.
 
-const bugStaleY = "BUG: Y (resources still available) never shrinks or grows with agents' free " +
-	"resources: Allocator.setFree(ag, ag.free.sub(v)) (take, release, giveUnit, dropOffer) passes a " +
-	"vector that aliases ag.free, because vec.add/vec.sub mutate their receiver in place, so " +
-	"availability.freeChanging compares the new free vector with itself and never updates cnt/y; " +
-	"leaves whose resource is saturated stay non-blocked and dynamic/paper act as rescale-only (§2.5)"
-
-var (
-	staleYOnce sync.Once
-	staleY     bool
-)
-
-// staleYBug probes for bugStaleY: Figure 5 at <6,6> under dynamic fills to
-// the rescale-only 2/2/2/4/2 instead of 2/2/2/3/3.
-func staleYBug() bool {
-	staleYOnce.Do(func() {
-		r, err := New(fig5R(6), offers.PolicyDynamic)
-		if err != nil {
-			return
-		}
-		if _, err := r.Fill(); err != nil {
-			return
-		}
-		staleY = slices.Equal(counts(r), []int64{2, 2, 2, 4, 2})
-	})
-	return staleY
+type rnode struct {
+	name     string
+	w        float64
+	children []*rnode
+	leaf     bool
+	demand   []float64
+	u, v     []float64
+	s        float64
+	nb       bool
 }
 
-// skipOnStaleY skips a failing check of a Y-dependent policy while
-// bugStaleY is present.
-func skipOnStaleY(t testing.TB, p offers.Policy, format string, args ...any) {
-	t.Helper()
-	if (p == offers.PolicyDynamic || p == offers.PolicyPaper) && staleYBug() {
-		t.Skipf("%s; here: %s", bugStaleY, fmt.Sprintf(format, args...))
+type ruleOracle struct {
+	literal bool
+	capv    []float64
+	free    []float64
+	root    *rnode
+	leaves  []*rnode
+	byName  map[string]*rnode
+	tasks   map[string]int64
+}
+
+// newRuleOracle loads s (every leaf must have unlimited tasks).
+func newRuleOracle(s Spec, literal bool) *ruleOracle {
+	names := resourceNames(s)
+	o := &ruleOracle{literal: literal, byName: map[string]*rnode{}, tasks: map[string]int64{}}
+	for _, n := range names {
+		o.capv = append(o.capv, float64(s.Capacity[n]))
 	}
+	var build func(n Node) *rnode
+	build = func(n Node) *rnode {
+		w := n.Weight
+		if w == 0 {
+			w = 1
+		}
+		x := &rnode{name: n.Name, w: w, u: make([]float64, len(names))}
+		if len(n.Children) == 0 {
+			x.leaf = true
+			for _, rn := range names {
+				x.demand = append(x.demand, float64(n.Demand[rn]))
+			}
+			o.leaves = append(o.leaves, x)
+			o.byName[n.Name] = x
+			return x
+		}
+		for _, c := range n.Children {
+			x.children = append(x.children, build(c))
+		}
+		return x
+	}
+	o.root = build(s.Root)
+	o.free = slices.Clone(o.capv)
+	return o
+}
+
+// inY: j is available when the free amount reaches the smallest positive
+// per-task demand for j among pending leaves (1 when none), §2.9 item 8.
+func (o *ruleOracle) inY(j int) bool {
+	thr := 0.0
+	for _, l := range o.leaves {
+		if x := l.demand[j]; x > 0 && (thr == 0 || x < thr) {
+			thr = x
+		}
+	}
+	if thr == 0 {
+		thr = 1
+	}
+	return o.free[j] >= thr
+}
+
+func (o *ruleOracle) share(v []float64, overY bool) float64 {
+	m := 0.0
+	for j, x := range v {
+		if x == 0 || (overY && !o.inY(j)) {
+			continue
+		}
+		m = max(m, x/o.capv[j])
+	}
+	return m
+}
+
+// update is UpdateS: post-order (V, s, nb).
+func (o *ruleOracle) update(n *rnode) {
+	if n.leaf {
+		n.v = n.u
+		n.s = o.share(n.v, o.literal)
+		n.nb = true // unlimited tasks: pending
+		for j, x := range n.demand {
+			if x > 0 && !o.inY(j) {
+				n.nb = false
+			}
+		}
+		return
+	}
+	t := math.Inf(1)
+	for _, c := range n.children {
+		o.update(c)
+		if c.nb {
+			t = min(t, c.s/c.w)
+		}
+	}
+	n.nb = !math.IsInf(t, 1)
+	n.v = make([]float64, len(o.capv))
+	for _, c := range n.children {
+		f := 1.0
+		if n.nb && c.s > 0 && (!o.literal || c.nb) {
+			f = math.Min(1, t*c.w/c.s)
+		}
+		for j, x := range c.v {
+			n.v[j] += f * x
+		}
+	}
+	n.s = o.share(n.v, o.literal)
+}
+
+func (o *ruleOracle) fits(n *rnode) bool {
+	if n.leaf {
+		for j, x := range n.demand {
+			if x > o.free[j] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range n.children {
+		if o.fits(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// fill gives one task at a time to the leaf Alloc's walk reaches.
+func (o *ruleOracle) fill() {
+	for {
+		o.update(o.root)
+		n := o.root
+		for n != nil && !n.leaf {
+			var best *rnode
+			for _, c := range n.children {
+				if !o.fits(c) {
+					continue
+				}
+				if best == nil {
+					best = c
+					continue
+				}
+				kc, kb := c.s/c.w, best.s/best.w
+				if math.Abs(kc-kb) > 1e-9*math.Max(kc, kb) && kc < kb {
+					best = c
+				}
+			}
+			n = best
+		}
+		if n == nil {
+			return
+		}
+		for j, x := range n.demand {
+			o.free[j] -= x
+			n.u[j] += x
+		}
+		o.tasks[n.name]++
+	}
+}
+
+func (o *ruleOracle) complete(leaf string) {
+	l := o.byName[leaf]
+	for j, x := range l.demand {
+		o.free[j] += x
+		l.u[j] -= x
+	}
+	o.tasks[leaf]--
+}
+
+func (o *ruleOracle) counts() []int64 {
+	out := make([]int64, 0, len(o.leaves))
+	for _, l := range o.leaves {
+		out = append(out, o.tasks[l.name])
+	}
+	return out
 }

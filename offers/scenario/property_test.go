@@ -6,6 +6,7 @@ package scenario
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -526,4 +527,31 @@ func FuzzScenario(f *testing.F) {
 			churnChecked(t, label, s, r, churn, seed)
 		}
 	})
+}
+
+// TestP3_Distribution measures, over 150 random unit trees per capacity
+// range, how far dynamic ends from static after the fill and after churn.
+// It is long, so it runs only with ALLOT_LONG=1; it fails if churn ever
+// moves dynamic more than one task from its fill.
+func TestP3_Distribution(t *testing.T) {
+	if os.Getenv("ALLOT_LONG") == "" {
+		t.Skip("set ALLOT_LONG=1 to run")
+	}
+	for _, capRange := range [][2]int64{{60, 90}, {60, 900}} {
+		fill, churn := map[int64]int{}, map[int64]int{}
+		for seed := uint64(0); seed < 150; seed++ {
+			s := randomSpec(newRNG(seed), genOpts{unit: true, minCap: capRange[0], maxCap: capRange[1], maxDepth: 3})
+			w := oracleCounts(s)
+			r := mustRun(t, s, offers.PolicyDynamic)
+			filled := counts(r)
+			fill[maxDiff(filled, w)]++
+			mustChurn(t, r, propChurn, seed)
+			churn[maxDiff(counts(r), w)]++
+			if d := maxDiff(counts(r), filled); d > 1 {
+				t.Errorf("capacities %v seed %d: churn moved dynamic %d tasks from its fill", capRange, seed, d)
+			}
+		}
+		t.Logf("capacities %v, 150 trees, max per-leaf difference from static -> number of trees: after fill %v, after churn %v",
+			capRange, fill, churn)
+	}
 }

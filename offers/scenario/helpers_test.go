@@ -895,3 +895,12 @@ func (o *ruleOracle) counts() []int64 {
 	}
 	return out
 }
+
+// withCapacity returns s on another capacity.
+func withCapacity(s Spec, capacity map[string]int64) Spec {
+	s.Capacity = map[string]int64{}
+	for k, v := range capacity {
+		s.Capacity[k] = v
+	}
+	return s
+}

@@ -135,15 +135,20 @@ func TestP3_PaperFollowsItsRule(t *testing.T) {
 
 // TestP3_DynamicTracksStatic: after the initial fill and random churn,
 // dynamic stays within 2 tasks per leaf of static H-DRF on unit-demand
-// trees (spec §6, P3), at small and at large capacities. Every tree of
-// depth 1 or 2 must hold it. On depth 3 a few trees settle elsewhere in the
-// initial fill (see TestP3_ChurnAddsNoDrift): static's own result there
-// depends on which group first absorbs growth that does not raise its
-// share, and rescaled views order the fill from zero differently. Those
-// trees are counted and logged, and must be rare.
+// trees (spec §6, P3), at small and at large capacities.
+//
+// On some depth-3 trees static H-DRF is itself ill-conditioned: a group
+// that is dominated by one resource takes another "for free" (without its
+// share rising), so one task more or less of the first resource anywhere
+// reroutes many tasks of the second. On the seed-74 tree at capacities
+// up to 900, static moves a leaf by 21 tasks when the cluster loses two
+// CPUs (TestP3_StaticIsIllConditioned). No whole-task rule can stay within
+// two tasks of such a target, so where dynamic is further off, the test
+// accepts it only if it is no further than static itself moves when one
+// resource's capacity changes by two units, plus two, and logs the case.
 func TestP3_DynamicTracksStatic(t *testing.T) {
 	for _, capRange := range [][2]int64{{60, 90}, {60, 900}} {
-		worst, deep := int64(0), 0
+		worst, sensitive := int64(0), 0
 		for seed := uint64(0); seed < propTreesP3; seed++ {
 			s := randomSpec(newRNG(seed), genOpts{unit: true, minCap: capRange[0], maxCap: capRange[1], maxDepth: 3})
 			w := oracleCounts(s)
@@ -155,21 +160,59 @@ func TestP3_DynamicTracksStatic(t *testing.T) {
 			if d <= 2 {
 				continue
 			}
-			msg := fmt.Sprintf("capacities %v seed %d (depth %d): dynamic after %d completions got %s, static %s: off by %d > 2 (leaves %v)",
-				capRange, seed, depth(s.Root), propChurn, fmtCounts(got), fmtCounts(w), d, leafNames(s))
-			if depth(s.Root) < 3 {
-				t.Error(msg)
+			msg := fmt.Sprintf("capacities %v seed %d (depth %d): dynamic after %d completions got %s, static %s: off by %d > 2",
+				capRange, seed, depth(s.Root), propChurn, fmtCounts(got), fmtCounts(w), d)
+			if spread := staticSpread(s, 2); d <= spread+2 {
+				sensitive++
+				t.Logf("%s; static itself moves %d tasks when one resource changes by two units", msg, spread)
 				continue
 			}
-			deep++
-			t.Log(msg)
+			t.Error(msg)
 		}
-		t.Logf("capacities %v: dynamic vs static over %d unit trees: max per-leaf difference %d; %d depth-3 trees off by more than 2",
-			capRange, propTreesP3, worst, deep)
-		if deep > propTreesP3/10 {
-			t.Errorf("capacities %v: %d of %d trees off by more than 2 tasks, want at most %d", capRange, deep, propTreesP3, propTreesP3/10)
+		t.Logf("capacities %v: dynamic vs static over %d unit trees: max per-leaf difference %d; %d further than 2 only where static is ill-conditioned",
+			capRange, propTreesP3, worst, sensitive)
+	}
+}
+
+// TestP3_StaticIsIllConditioned pins the example behind the tolerance in
+// TestP3_DynamicTracksStatic: on the seed-74 tree, static H-DRF at 127 and
+// at 129 CPUs differ by at least 20 tasks on one leaf.
+func TestP3_StaticIsIllConditioned(t *testing.T) {
+	s := randomSpec(newRNG(74), genOpts{unit: true, minCap: 60, maxCap: 900, maxDepth: 3})
+	if s.Capacity["cpus"] != 129 {
+		t.Fatalf("generator changed: cpus %d, want 129", s.Capacity["cpus"])
+	}
+	fewer := map[string]int64{}
+	for k, v := range s.Capacity {
+		fewer[k] = v
+	}
+	fewer["cpus"] -= 2
+	a, b := oracleCounts(s), oracleCounts(withCapacity(s, fewer))
+	if d := maxDiff(a, b); d < 20 {
+		t.Errorf("static at 129 CPUs %s and at 127 %s differ by %d tasks, want >= 20", fmtCounts(a), fmtCounts(b), d)
+	}
+}
+
+// staticSpread is how far static H-DRF moves (the largest per-leaf change)
+// when one resource's capacity changes by up to delta units: the room whole
+// tasks leave on this tree.
+func staticSpread(s Spec, delta int64) int64 {
+	base := oracleCounts(s)
+	spread := int64(0)
+	for _, name := range resourceNames(s) {
+		for d := -delta; d <= delta; d++ {
+			if d == 0 {
+				continue
+			}
+			c := map[string]int64{}
+			for k, v := range s.Capacity {
+				c[k] = v
+			}
+			c[name] += d
+			spread = max(spread, maxDiff(oracleCounts(withCapacity(s, c)), base))
 		}
 	}
+	return spread
 }
 
 // TestP3_ChurnAddsNoDrift is the mechanism of the paper's Theorem 1: once
@@ -530,28 +573,42 @@ func FuzzScenario(f *testing.F) {
 }
 
 // TestP3_Distribution measures, over 150 random unit trees per capacity
-// range, how far dynamic ends from static after the fill and after churn.
-// It is long, so it runs only with ALLOT_LONG=1; it fails if churn ever
-// moves dynamic more than one task from its fill.
+// range, how far dynamic ends from static after churn, sorting the trees
+// further than two tasks away into those explained by static's own
+// sensitivity (dynamic is no further than static moves when one resource
+// changes by two units, plus two) and the rest, which it lists. It is long,
+// so it runs only with ALLOT_LONG=1, and it fails only if churn moves
+// dynamic more than one task from its fill.
 func TestP3_Distribution(t *testing.T) {
 	if os.Getenv("ALLOT_LONG") == "" {
 		t.Skip("set ALLOT_LONG=1 to run")
 	}
 	for _, capRange := range [][2]int64{{60, 90}, {60, 900}} {
-		fill, churn := map[int64]int{}, map[int64]int{}
+		hist := map[int64]int{}
+		explained := 0
+		var rest []string
 		for seed := uint64(0); seed < 150; seed++ {
 			s := randomSpec(newRNG(seed), genOpts{unit: true, minCap: capRange[0], maxCap: capRange[1], maxDepth: 3})
 			w := oracleCounts(s)
 			r := mustRun(t, s, offers.PolicyDynamic)
 			filled := counts(r)
-			fill[maxDiff(filled, w)]++
 			mustChurn(t, r, propChurn, seed)
-			churn[maxDiff(counts(r), w)]++
-			if d := maxDiff(counts(r), filled); d > 1 {
-				t.Errorf("capacities %v seed %d: churn moved dynamic %d tasks from its fill", capRange, seed, d)
+			got := counts(r)
+			d := maxDiff(got, w)
+			hist[d]++
+			if m := maxDiff(got, filled); m > 1 {
+				t.Errorf("capacities %v seed %d: churn moved dynamic %d tasks from its fill", capRange, seed, m)
+			}
+			if d > 2 {
+				if spread := staticSpread(s, 2); d <= spread+2 {
+					explained++
+				} else {
+					rest = append(rest, fmt.Sprintf("seed %d off by %d (static's own spread %d)", seed, d, spread))
+				}
 			}
 		}
-		t.Logf("capacities %v, 150 trees, max per-leaf difference from static -> number of trees: after fill %v, after churn %v",
-			capRange, fill, churn)
+		t.Logf("capacities %v, 150 trees: max per-leaf difference from static after churn -> trees: %v; "+
+			"off by more than 2: %d within static's own two-unit spread plus 2, others: %v",
+			capRange, hist, explained, rest)
 	}
 }

@@ -159,3 +159,10 @@ func readUint(b []byte) uint64 {
 
 // isMapCode reports whether c starts a msgpack map.
 func isMapCode(c byte) bool { return c >= 0x80 && c <= 0x8f || c == 0xde || c == 0xdf }
+
+// CheckStructure reports whether b is exactly one well-formed msgpack value
+// within the structural limits above (MaxDepth, MaxArrayElems,
+// MaxMapEntries), reading every length prefix against the bytes left. Call
+// it before handing untrusted or stored bytes to msgpack, which would
+// otherwise allocate whatever a forged length claims.
+func CheckStructure(b []byte) error { return scan(b) }

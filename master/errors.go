@@ -1,0 +1,6 @@
+package master
+
+import "errors"
+
+// ErrConfig reports an invalid master configuration.
+var ErrConfig = errors.New("invalid master configuration")

@@ -1,0 +1,182 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// RegisterFramework adds a framework (Resubscribe false: the leader just
+// assigned ID) or re-subscribes an existing one after a disconnect or a
+// scheduler failover (Resubscribe true). Either way the framework is
+// connected afterwards. A re-subscription replaces the name, role, weight,
+// failover timeout, capabilities and suppression, keeps RegisteredAt and
+// the tasks, and may not change the principal.
+// Apply result: the stored *Framework.
+// Errors: ErrDuplicate (new, but ID exists), ErrUnknownFramework
+// (re-subscribe, but ID unknown), ErrUnauthorized (principal changed),
+// ErrInvalidArgument.
+type RegisterFramework struct {
+	ID        protocol.FrameworkID `msgpack:"id"`
+	Name      string               `msgpack:"name"`
+	Principal string               `msgpack:"principal,omitempty"`
+	Role      string               `msgpack:"role"`
+	// Weight 0 means 1.
+	Weight          float64       `msgpack:"w,omitempty"`
+	FailoverTimeout time.Duration `msgpack:"failover,omitempty"`
+	Capabilities    []string      `msgpack:"caps,omitempty"`
+	Suppressed      bool          `msgpack:"supp,omitempty"`
+	Resubscribe     bool          `msgpack:"resub,omitempty"`
+	Time            int64         `msgpack:"time"`
+}
+
+// SetFrameworkConnected records that a framework connected (DisconnectedAt
+// cleared) or disconnected at Time (DisconnectedAt = Time). Disconnecting
+// a framework that is already disconnected keeps the earlier time, so its
+// failover timer is not restarted. Apply result: the stored *Framework.
+type SetFrameworkConnected struct {
+	FrameworkID protocol.FrameworkID `msgpack:"fw"`
+	Connected   bool                 `msgpack:"conn"`
+	Time        int64                `msgpack:"time"`
+}
+
+// SetFrameworkSuppressed suppresses (true) or revives (false) offers to a
+// framework. Apply result: the stored *Framework.
+type SetFrameworkSuppressed struct {
+	FrameworkID protocol.FrameworkID `msgpack:"fw"`
+	Suppressed  bool                 `msgpack:"supp"`
+}
+
+// RemoveFramework removes a framework (teardown, or failover timeout) and
+// all its tasks, whatever their state: no one is left to acknowledge them.
+// The leader tells the agents to kill the ones that were not terminal.
+// Apply result: RemoveFrameworkResult.
+type RemoveFramework struct {
+	FrameworkID protocol.FrameworkID `msgpack:"fw"`
+}
+
+// RemoveFrameworkResult lists the tasks RemoveFramework removed, sorted.
+type RemoveFrameworkResult struct {
+	Framework *Framework
+	Tasks     []*Task
+}
+
+func (c *RegisterFramework) validate() error {
+	if err := checkID("framework_id", c.ID); err != nil {
+		return err
+	}
+	req := protocol.SubscribeRequest{
+		FrameworkID: c.ID, Name: c.Name, Principal: c.Principal, Role: c.Role,
+		FailoverTimeout: c.FailoverTimeout, Capabilities: c.Capabilities,
+		Suppressed: c.Suppressed, Weight: c.Weight,
+	}
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	return checkTime("time", c.Time)
+}
+
+func (s *State) applyRegisterFramework(_ uint64, body []byte) (any, error) {
+	var c RegisterFramework
+	if err := decode(CmdRegisterFramework, body, &c); err != nil {
+		return nil, err
+	}
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("register framework: %w", err)
+	}
+	old, exists := s.cur.frameworks.get(string(c.ID))
+	switch {
+	case !c.Resubscribe && exists:
+		return nil, errorf(protocol.ErrDuplicate, "register framework %s", c.ID)
+	case c.Resubscribe && !exists:
+		return nil, errorf(protocol.ErrUnknownFramework, "resubscribe framework %s", c.ID)
+	case exists && old.Principal != c.Principal:
+		return nil, errorf(protocol.ErrUnauthorized, "resubscribe framework %s: principal %q, registered as %q",
+			c.ID, clip(c.Principal), old.Principal)
+	}
+	caps := slices.Clone(c.Capabilities)
+	slices.Sort(caps)
+	f := &Framework{
+		ID: c.ID, Name: c.Name, Principal: c.Principal, Role: c.Role, Weight: c.Weight,
+		FailoverTimeout: c.FailoverTimeout, Capabilities: slices.Compact(caps),
+		Connected: true, RegisteredAt: c.Time, Suppressed: c.Suppressed,
+	}
+	if f.Weight == 0 {
+		f.Weight = 1
+	}
+	if exists {
+		f.RegisteredAt = old.RegisteredAt
+	}
+	s.cur.frameworks = s.cur.frameworks.set(string(f.ID), f)
+	return f, nil
+}
+
+func (s *State) applySetFrameworkConnected(_ uint64, body []byte) (any, error) {
+	var c SetFrameworkConnected
+	if err := decode(CmdSetFrameworkConnected, body, &c); err != nil {
+		return nil, err
+	}
+	if err := checkTime("time", c.Time); err != nil {
+		return nil, fmt.Errorf("set framework connected: %w", err)
+	}
+	old, err := s.framework("set framework connected", c.FrameworkID)
+	if err != nil {
+		return nil, err
+	}
+	f := *old
+	switch {
+	case c.Connected:
+		f.Connected, f.DisconnectedAt = true, 0
+	case old.Connected:
+		f.Connected, f.DisconnectedAt = false, c.Time
+	}
+	s.cur.frameworks = s.cur.frameworks.set(string(f.ID), &f)
+	return &f, nil
+}
+
+func (s *State) applySetFrameworkSuppressed(_ uint64, body []byte) (any, error) {
+	var c SetFrameworkSuppressed
+	if err := decode(CmdSetFrameworkSuppressed, body, &c); err != nil {
+		return nil, err
+	}
+	old, err := s.framework("set framework suppressed", c.FrameworkID)
+	if err != nil {
+		return nil, err
+	}
+	f := *old
+	f.Suppressed = c.Suppressed
+	s.cur.frameworks = s.cur.frameworks.set(string(f.ID), &f)
+	return &f, nil
+}
+
+func (s *State) applyRemoveFramework(_ uint64, body []byte) (any, error) {
+	var c RemoveFramework
+	if err := decode(CmdRemoveFramework, body, &c); err != nil {
+		return nil, err
+	}
+	f, err := s.framework("remove framework", c.FrameworkID)
+	if err != nil {
+		return nil, err
+	}
+	tasks := s.cur.TasksByFramework(f.ID)
+	for _, t := range tasks {
+		s.cur.deleteTask(t)
+	}
+	s.cur.frameworks = s.cur.frameworks.delete(string(f.ID))
+	return RemoveFrameworkResult{Framework: f, Tasks: tasks}, nil
+}
+
+// framework returns the framework id or an ErrUnknownFramework error
+// prefixed with op.
+func (s *State) framework(op string, id protocol.FrameworkID) (*Framework, error) {
+	if err := checkID("framework_id", id); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	f, ok := s.cur.frameworks.get(string(id))
+	if !ok {
+		return nil, errorf(protocol.ErrUnknownFramework, "%s %s", op, id)
+	}
+	return f, nil
+}

@@ -1,0 +1,78 @@
+package state
+
+import (
+	"math"
+	"testing"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+func TestState_Apply_setRole(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	q := &Quota{
+		Guarantee: protocol.Scalars(map[string]int64{protocol.ResCPUs: 1000}),
+		Limit:     protocol.Scalars(map[string]int64{protocol.ResCPUs: 4000}),
+	}
+	res := h.must(CmdSetRole, &SetRole{Path: "eng/prod", Weight: 3, Quota: q})
+	h.must(CmdSetRole, &SetRole{Path: "eng", Weight: 1})
+	r, ok := h.view().Role("eng/prod")
+	if !ok {
+		t.Fatal("role eng/prod missing")
+	}
+	if res.(*Role) != r {
+		t.Errorf("got result %v, want the stored role %v", res, r)
+	}
+	if r.Weight != 3 || r.Quota == nil || r.Quota.Limit.Scalar(protocol.ResCPUs) != 4000 {
+		t.Errorf("got role %+v, want weight 3 and cpus limit 4000", r)
+	}
+	// Replace.
+	h.must(CmdSetRole, &SetRole{Path: "eng/prod", Weight: 5})
+	r, _ = h.view().Role("eng/prod")
+	if r.Weight != 5 || r.Quota != nil {
+		t.Errorf("got role %+v after replace, want weight 5 and no quota", r)
+	}
+	var paths []string
+	for _, r := range h.view().Roles() {
+		paths = append(paths, r.Path)
+	}
+	if len(paths) != 2 || paths[0] != "eng" || paths[1] != "eng/prod" {
+		t.Errorf("got roles %v, want [eng eng/prod]", paths)
+	}
+}
+
+func TestState_Apply_setRoleErrors(t *testing.T) {
+	t.Parallel()
+	h := fixture(t)
+	inv := protocol.ErrInvalidArgument
+	runErrCases(t, h, []errCase{
+		{"bad path", CmdSetRole, &SetRole{Path: "eng//x", Weight: 1}, inv},
+		{"empty path", CmdSetRole, &SetRole{Weight: 1}, inv},
+		{"zero weight", CmdSetRole, &SetRole{Path: "a", Weight: 0}, inv},
+		{"negative weight", CmdSetRole, &SetRole{Path: "a", Weight: -1}, inv},
+		{"NaN weight", CmdSetRole, &SetRole{Path: "a", Weight: math.NaN()}, inv},
+		{"huge weight", CmdSetRole, &SetRole{Path: "a", Weight: 1e7}, inv},
+		{"bad quota resources", CmdSetRole, &SetRole{Path: "a", Weight: 1, Quota: &Quota{
+			Guarantee: protocol.Scalars(map[string]int64{"cpus": -1}),
+		}}, protocol.ErrInvalidResources},
+		{"guarantee above limit", CmdSetRole, &SetRole{Path: "a", Weight: 1, Quota: &Quota{
+			Guarantee: protocol.Scalars(map[string]int64{"cpus": 5}),
+			Limit:     protocol.Scalars(map[string]int64{"cpus": 4}),
+		}}, inv},
+	})
+}
+
+func TestState_Apply_removeRole(t *testing.T) {
+	t.Parallel()
+	h := fixture(t)
+	h.must(CmdRemoveRole, &RemoveRole{Path: "eng"})
+	if _, ok := h.view().Role("eng"); ok {
+		t.Error("got role eng after remove, want none")
+	}
+	if _, ok := h.view().Framework("fw-1"); !ok {
+		t.Error("framework in the removed role is gone, want it kept")
+	}
+	runErrCases(t, h, []errCase{
+		{"unknown", CmdRemoveRole, &RemoveRole{Path: "eng"}, protocol.ErrUnknownRole},
+	})
+}

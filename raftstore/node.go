@@ -1,0 +1,218 @@
+package raftstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+)
+
+// Node is one member of a Raft cluster: a hashicorp/raft server with its stores,
+// transport, leadership channel and group-commit Apply. Create it with New; all methods
+// are safe for concurrent use.
+type Node struct {
+	cfg          Config
+	logger       hclog.Logger
+	raft         *raft.Raft
+	stores       *stores
+	batcher      *batcher
+	leader       *leaderNotifier
+	bootstrapped bool // this start created a new cluster
+
+	shutdownCh   chan struct{} // closed when Shutdown starts
+	stopped      chan struct{} // closed when the batcher has answered everything
+	wg           sync.WaitGroup
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// New opens the stores, starts the transport and the Raft server, and, with
+// cfg.Bootstrap and no existing state, bootstraps a new cluster from cfg.Peers. It
+// returns once the server runs; it does not wait for a leader (watch LeaderChanges or
+// poll Leader). fsm must not be nil.
+func New(cfg Config, fsm FSM) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if fsm == nil {
+		return nil, fmt.Errorf("%w: fsm is nil", ErrInvalidConfig)
+	}
+	base := cfg.Logger
+	if base == nil {
+		base = hclog.NewNullLogger()
+	}
+	logger := base.Named("raftstore")
+	leader := newLeaderNotifier()
+	rc, err := cfg.raftConfig(base.Named("raft"), leader.in)
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStores(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{
+		cfg:        cfg,
+		logger:     logger,
+		stores:     st,
+		leader:     leader,
+		shutdownCh: make(chan struct{}),
+		stopped:    make(chan struct{}),
+	}
+	if cfg.Bootstrap {
+		if n.bootstrapped, err = bootstrap(cfg, rc, st); err != nil {
+			return nil, errors.Join(err, st.closeTransport(), st.closeStores())
+		}
+	}
+	adapter := &fsmAdapter{fsm: fsm, logger: logger.Named("fsm")}
+	r, err := raft.NewRaft(rc, adapter, st.logs, st.stable, st.snaps, st.trans)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("start raft: %w", err), st.closeTransport(), st.closeStores())
+	}
+	n.raft = r
+	n.batcher = newBatcher(r, cfg, logger, n.translate, n.shutdownCh)
+	n.wg.Add(2)
+	go func() { defer n.wg.Done(); n.batcher.run() }()
+	go func() { defer n.wg.Done(); n.leader.run(n.shutdownCh) }()
+	logger.Info("raft node started", "node_id", cfg.NodeID, "addr", st.addr,
+		"in_memory", cfg.InMemory, "bootstrapped", n.bootstrapped)
+	return n, nil
+}
+
+// bootstrap creates a new cluster from cfg.Peers (plus this node) if the stores hold no
+// state. It reports whether it did.
+func bootstrap(cfg Config, rc *raft.Config, st *stores) (bool, error) {
+	exists, err := raft.HasExistingState(st.logs, st.stable, st.snaps)
+	if err != nil {
+		return false, fmt.Errorf("check raft state: %w", err)
+	}
+	if exists {
+		return false, nil
+	}
+	servers := []raft.Server{{Suffrage: raft.Voter, ID: rc.LocalID, Address: st.addr}}
+	self := len(cfg.Peers) == 0
+	for _, p := range cfg.Peers {
+		if p.ID == cfg.NodeID {
+			if !sameAddr(cfg.InMemory, p.Address, string(st.addr)) {
+				return false, fmt.Errorf("%w: peer entry for this node has address %s, but it advertises %s",
+					ErrInvalidConfig, p.Address, st.addr)
+			}
+			self = true
+			continue
+		}
+		servers = append(servers, raft.Server{
+			Suffrage: raft.Voter, ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Address),
+		})
+	}
+	if !self {
+		// Every member must bootstrap from the same, complete list, or two members could
+		// start different clusters.
+		return false, fmt.Errorf("%w: peers do not include this node (%s)", ErrInvalidConfig, cfg.NodeID)
+	}
+	err = raft.BootstrapCluster(rc, st.logs, st.stable, st.snaps, st.trans, raft.Configuration{Servers: servers})
+	if err != nil {
+		return false, fmt.Errorf("bootstrap cluster: %w", err)
+	}
+	return true, nil
+}
+
+// sameAddr reports whether two Raft addresses name the same endpoint: equal strings, or
+// for TCP, host names that resolve to the same IP and port.
+func sameAddr(inMemory bool, a, b string) bool {
+	if a == b || inMemory {
+		return a == b
+	}
+	ta, errA := net.ResolveTCPAddr("tcp", a)
+	tb, errB := net.ResolveTCPAddr("tcp", b)
+	return errA == nil && errB == nil && ta.String() == tb.String()
+}
+
+// Shutdown stops the node: pending Apply calls fail with ErrShutdown (entries already
+// handed to Raft get their real outcome if it is known in time), Raft stops, and the
+// transport and stores close. It is not a graceful leave: the node stays a member. Safe
+// to call more than once; later calls return the first result.
+func (n *Node) Shutdown() error {
+	n.shutdownOnce.Do(func() {
+		close(n.shutdownCh)
+		err := n.raft.Shutdown().Error() // also closes the transport
+		n.wg.Wait()
+		close(n.stopped)
+		n.leader.stepDown()
+		n.shutdownErr = errors.Join(err, n.stores.closeStores())
+		n.logger.Info("raft node stopped", "node_id", n.cfg.NodeID)
+	})
+	return n.shutdownErr
+}
+
+// ID returns this node's ID.
+func (n *Node) ID() string { return n.cfg.NodeID }
+
+// Addr returns this node's advertised Raft address (with the real port if BindAddr used
+// port 0).
+func (n *Node) Addr() string { return string(n.stores.addr) }
+
+// IsLeader reports whether this node is the leader right now.
+func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
+
+// Leader returns the current leader's ID and address as this node knows them; both are
+// empty when no leader is known.
+func (n *Node) Leader() (id, addr string) {
+	a, i := n.raft.LeaderWithID()
+	return string(i), string(a)
+}
+
+// LeaderChanges returns a channel that receives true when this node becomes leader and
+// false when it stops being leader (including at Shutdown). It holds only the latest
+// state: a reader that falls behind sees the current state, not every transition, so a
+// true received while already leading means leadership was lost and won again (run the
+// barrier again). There is one channel per Node; it is never closed.
+func (n *Node) LeaderChanges() <-chan bool { return n.leader.out }
+
+// AppliedIndex returns the index of the last log entry applied to the FSM.
+func (n *Node) AppliedIndex() uint64 { return n.raft.AppliedIndex() }
+
+// Barrier blocks until every entry committed before the call has been applied to this
+// node's FSM. Leader only: a new leader calls it before acting on FSM state.
+func (n *Node) Barrier(ctx context.Context) error {
+	return n.wait(ctx, n.raft.Barrier(n.enqueueTimeout(ctx)))
+}
+
+// TakeSnapshot makes Raft snapshot the FSM now and compact the log. It returns when the
+// snapshot is on disk; with nothing applied since the last snapshot it returns nil.
+func (n *Node) TakeSnapshot() error {
+	err := n.raft.Snapshot().Error()
+	if errors.Is(err, raft.ErrNothingNewToSnapshot) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", n.translate(err))
+	}
+	return nil
+}
+
+// Stats returns Raft's statistics (state, term, indexes, peers...) plus group commit's:
+// batch_entries and batch_commands (totals handed to Raft by this node) and
+// apply_pending (Apply calls in progress).
+func (n *Node) Stats() map[string]string {
+	s := n.raft.Stats()
+	s["node_id"] = n.cfg.NodeID
+	s["batch_entries"] = strconv.FormatUint(n.batcher.entries.Load(), 10)
+	s["batch_commands"] = strconv.FormatUint(n.batcher.commands.Load(), 10)
+	s["apply_pending"] = strconv.FormatInt(n.batcher.pending.Load(), 10)
+	return s
+}
+
+// translate maps a Raft error onto our sentinels, naming the leader when not leader.
+func (n *Node) translate(err error) error {
+	return translate(err, n.Leader)
+}
+
+// notLeader returns the NotLeaderError for this node now.
+func (n *Node) notLeader() error {
+	return n.translate(raft.ErrNotLeader)
+}

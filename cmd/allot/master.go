@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/allot-project/allot/master"
+)
+
+// masterFlags are the `allot master` settings; a config file (JSON with the
+// same names) fills what the command line does not set.
+type masterFlags struct {
+	NodeID             string             `json:"node_id"`
+	DataDir            string             `json:"data_dir"`
+	RaftBind           string             `json:"raft_bind"`
+	RaftAdvertise      string             `json:"raft_advertise"`
+	Peers              string             `json:"peers"`
+	Bootstrap          bool               `json:"bootstrap"`
+	NATSListen         string             `json:"nats_listen"`
+	NATSCluster        string             `json:"nats_cluster"`
+	NATSRoutes         string             `json:"nats_routes"`
+	NATSExternal       string             `json:"nats_external"`
+	HTTPAddr           string             `json:"http"`
+	RolesFile          string             `json:"roles_file"`
+	Roles              map[string]float64 `json:"roles"`
+	Policy             string             `json:"policy"`
+	AllocationInterval time.Duration      `json:"allocation_interval"`
+	OfferTimeout       time.Duration      `json:"offer_timeout"`
+	LogLevel           string             `json:"log_level"`
+}
+
+func masterCommand() *cobra.Command {
+	def := master.DefaultConfig()
+	f := masterFlags{
+		RaftBind: def.Raft.BindAddr, NATSListen: "0.0.0.0:4222", NATSCluster: "0.0.0.0:6222",
+		HTTPAddr: def.HTTPAddr, Policy: def.Policy, AllocationInterval: def.AllocationInterval,
+		OfferTimeout: def.OfferTimeout, LogLevel: "info",
+	}
+	var configFile string
+	cmd := &cobra.Command{
+		Use:   "master",
+		Short: "Run a master (one of a Raft trio)",
+		Long: `Run a master. Three masters form a Raft group; each embeds a NATS server, and the
+three servers form one NATS cluster (or all use external NATS servers).
+
+Example, first of three:
+  allot master --node-id m1 --data-dir /var/lib/allot \
+    --raft-bind 10.0.0.1:7000 --peers m1=10.0.0.1:7000,m2=10.0.0.2:7000,m3=10.0.0.3:7000 \
+    --bootstrap --nats-routes nats-route://10.0.0.2:6222,nats-route://10.0.0.3:6222`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if configFile != "" {
+				if err := mergeConfigFile(configFile, &f, cmd); err != nil {
+					return err
+				}
+			}
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			m, err := master.New(cfg)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return m.Run(ctx)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&configFile, "config", "", "JSON config file; flags given on the command line win")
+	fl.StringVar(&f.NodeID, "node-id", "", "this master's permanent ID (required)")
+	fl.StringVar(&f.DataDir, "data-dir", "", "directory for the Raft log and snapshots (required)")
+	fl.StringVar(&f.RaftBind, "raft-bind", f.RaftBind, "Raft listen address")
+	fl.StringVar(&f.RaftAdvertise, "raft-advertise", "", "Raft address peers use (default: the bind address)")
+	fl.StringVar(&f.Peers, "peers", "", "all masters as id=raft-addr,... (used to bootstrap)")
+	fl.BoolVar(&f.Bootstrap, "bootstrap", false, "create the cluster from --peers if this node has no state yet")
+	fl.StringVar(&f.NATSListen, "nats-listen", f.NATSListen, "embedded NATS client listen address")
+	fl.StringVar(&f.NATSCluster, "nats-cluster", f.NATSCluster, "embedded NATS route listen address")
+	fl.StringVar(&f.NATSRoutes, "nats-routes", "", "other masters' NATS route URLs, comma-separated")
+	fl.StringVar(&f.NATSExternal, "nats-external", "", "use these NATS URLs instead of an embedded server")
+	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "HTTP operator API listen address (empty disables)")
+	fl.StringVar(&f.RolesFile, "roles", "", `JSON file of role weights, e.g. {"eng": 2, "eng/prod": 3}`)
+	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: dynamic, static, paper, naive, collapsed, mesos")
+	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
+	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
+	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
+	return cmd
+}
+
+// mergeConfigFile loads the JSON file, then reapplies the flags that were
+// set on the command line.
+func mergeConfigFile(path string, f *masterFlags, cmd *cobra.Command) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	fromFlags := *f
+	if err := json.Unmarshal(data, f); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	changed := map[string]func(){
+		"node-id": func() { f.NodeID = fromFlags.NodeID }, "data-dir": func() { f.DataDir = fromFlags.DataDir },
+		"raft-bind": func() { f.RaftBind = fromFlags.RaftBind }, "raft-advertise": func() { f.RaftAdvertise = fromFlags.RaftAdvertise },
+		"peers": func() { f.Peers = fromFlags.Peers }, "bootstrap": func() { f.Bootstrap = fromFlags.Bootstrap },
+		"nats-listen": func() { f.NATSListen = fromFlags.NATSListen }, "nats-cluster": func() { f.NATSCluster = fromFlags.NATSCluster },
+		"nats-routes": func() { f.NATSRoutes = fromFlags.NATSRoutes }, "nats-external": func() { f.NATSExternal = fromFlags.NATSExternal },
+		"http": func() { f.HTTPAddr = fromFlags.HTTPAddr }, "roles": func() { f.RolesFile = fromFlags.RolesFile },
+		"policy": func() { f.Policy = fromFlags.Policy }, "allocation-interval": func() { f.AllocationInterval = fromFlags.AllocationInterval },
+		"offer-timeout": func() { f.OfferTimeout = fromFlags.OfferTimeout }, "log-level": func() { f.LogLevel = fromFlags.LogLevel },
+	}
+	for name, restore := range changed {
+		if cmd.Flags().Changed(name) {
+			restore()
+		}
+	}
+	return nil
+}
+
+// config turns the settings into a master.Config.
+func (f masterFlags) config() (master.Config, error) {
+	cfg := master.DefaultConfig()
+	if f.NodeID == "" || f.DataDir == "" {
+		return cfg, fmt.Errorf("--node-id and --data-dir are required")
+	}
+	cfg.Raft.NodeID, cfg.Raft.DataDir = f.NodeID, f.DataDir
+	cfg.Raft.BindAddr, cfg.Raft.AdvertiseAddr = f.RaftBind, f.RaftAdvertise
+	cfg.Raft.Bootstrap = f.Bootstrap
+	for _, p := range splitList(f.Peers) {
+		id, addr, ok := strings.Cut(p, "=")
+		if !ok || id == "" || addr == "" {
+			return cfg, fmt.Errorf("--peers: %q is not id=address", p)
+		}
+		cfg.Raft.Peers = append(cfg.Raft.Peers, master.Peer{ID: id, Address: addr})
+	}
+	if ext := splitList(f.NATSExternal); len(ext) > 0 {
+		cfg.NATS.External = ext
+	} else {
+		var err error
+		if cfg.NATS.Host, cfg.NATS.Port, err = hostPort(f.NATSListen); err != nil {
+			return cfg, fmt.Errorf("--nats-listen: %w", err)
+		}
+		if cfg.NATS.ClusterHost, cfg.NATS.ClusterPort, err = hostPort(f.NATSCluster); err != nil {
+			return cfg, fmt.Errorf("--nats-cluster: %w", err)
+		}
+		cfg.NATS.Routes = splitList(f.NATSRoutes)
+	}
+	cfg.HTTPAddr = f.HTTPAddr
+	cfg.Policy = f.Policy
+	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
+	cfg.Roles = map[string]float64{}
+	for k, v := range f.Roles {
+		cfg.Roles[k] = v
+	}
+	if f.RolesFile != "" {
+		data, err := os.ReadFile(f.RolesFile)
+		if err != nil {
+			return cfg, err
+		}
+		if err := json.Unmarshal(data, &cfg.Roles); err != nil {
+			return cfg, fmt.Errorf("--roles %s: %w", f.RolesFile, err)
+		}
+	}
+	cfg.Logger = hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr})
+	return cfg, cfg.Validate()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func hostPort(s string) (string, int, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return "", 0, err
+	}
+	return host, n, nil
+}

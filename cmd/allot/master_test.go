@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestMasterFlags_Config(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	roles := filepath.Join(dir, "roles.json")
+	if err := os.WriteFile(roles, []byte(`{"eng": 2, "eng/prod": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := masterFlags{
+		NodeID: "m1", DataDir: dir, RaftBind: "127.0.0.1:7000",
+		Peers:      "m1=127.0.0.1:7000, m2=127.0.0.2:7000,m3=127.0.0.3:7000",
+		Bootstrap:  true,
+		NATSListen: "127.0.0.1:4222", NATSCluster: "127.0.0.1:6222",
+		NATSRoutes: "nats-route://127.0.0.2:6222,nats-route://127.0.0.3:6222",
+		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic",
+		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info",
+	}
+	cfg, err := f.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Raft.Peers) != 3 || cfg.Raft.Peers[1].ID != "m2" || cfg.Raft.Peers[1].Address != "127.0.0.2:7000" {
+		t.Errorf("peers: got %+v", cfg.Raft.Peers)
+	}
+	if cfg.NATS.Port != 4222 || cfg.NATS.ClusterPort != 6222 || len(cfg.NATS.Routes) != 2 {
+		t.Errorf("nats: got %+v", cfg.NATS)
+	}
+	if cfg.Roles["eng/prod"] != 3 || cfg.Roles["eng"] != 2 {
+		t.Errorf("roles: got %v", cfg.Roles)
+	}
+}
+
+func TestMasterFlags_ConfigRejects(t *testing.T) {
+	t.Parallel()
+	base := masterFlags{NodeID: "m1", DataDir: t.TempDir(), RaftBind: "127.0.0.1:7000",
+		NATSListen: "127.0.0.1:4222", NATSCluster: "127.0.0.1:6222", HTTPAddr: "",
+		Policy: "dynamic", AllocationInterval: 100e6, LogLevel: "info"}
+	for name, mutate := range map[string]func(*masterFlags){
+		"no node id":   func(f *masterFlags) { f.NodeID = "" },
+		"bad peer":     func(f *masterFlags) { f.Peers = "m1" },
+		"bad listen":   func(f *masterFlags) { f.NATSListen = "nope" },
+		"bad policy":   func(f *masterFlags) { f.Policy = "fifo" },
+		"missing file": func(f *masterFlags) { f.RolesFile = "/nonexistent.json" },
+		"bad role":     func(f *masterFlags) { f.Roles = map[string]float64{"eng": -1} },
+	} {
+		f := base
+		mutate(&f)
+		if _, err := f.config(); err == nil {
+			t.Errorf("%s: got nil error, want one", name)
+		}
+	}
+}
+
+func TestMergeConfigFile_FlagsWin(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "master.json")
+	if err := os.WriteFile(path, []byte(`{"node_id": "from-file", "data_dir": "/data", "policy": "naive"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := masterCommand()
+	if err := cmd.Flags().Parse([]string{"--node-id", "from-flag"}); err != nil {
+		t.Fatal(err)
+	}
+	f := masterFlags{NodeID: "from-flag", Policy: "dynamic"}
+	if err := mergeConfigFile(path, &f, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if f.NodeID != "from-flag" || f.DataDir != "/data" || f.Policy != "naive" {
+		t.Errorf("got node %q data %q policy %q, want from-flag, /data, naive", f.NodeID, f.DataDir, f.Policy)
+	}
+}

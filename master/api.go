@@ -1,0 +1,142 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/protocol"
+	"github.com/allot-project/allot/raftstore"
+)
+
+// validator is what every request body implements.
+type validator interface{ Validate() error }
+
+// dispatch answers one API request. It runs on the subscription's
+// goroutine, so it hands the work to a bounded pool and returns at once;
+// every request gets a reply with a typed error code, and no input can
+// panic the master.
+func (l *leader) dispatch(msg *nats.Msg) {
+	select {
+	case l.work <- struct{}{}:
+	case <-l.done:
+		return
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		defer func() { <-l.work }()
+		body, err := l.serve(msg)
+		l.reply(msg, body, err)
+		l.m.metrics.request(l.subj, msg.Subject, err)
+	}()
+}
+
+func (l *leader) serve(msg *nats.Msg) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.logger.Error("request handler panicked", "subject", msg.Subject, "panic", fmt.Sprint(r))
+			result, err = nil, fmt.Errorf("%w: request failed", protocol.ErrInternal)
+		}
+	}()
+	kind, verb, ok := l.subj.ParseAPI(msg.Subject)
+	if !ok {
+		return nil, fmt.Errorf("%w: subject %q", protocol.ErrUnknownType, msg.Subject)
+	}
+	var want protocol.MsgType
+	switch kind {
+	case "framework":
+		want, ok = protocol.FrameworkVerb(verb).RequestType()
+	case "agent":
+		want, ok = protocol.AgentVerb(verb).RequestType()
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s verb %q", protocol.ErrUnknownType, kind, verb)
+	}
+	env, err := protocol.Decode(msg.Data)
+	if err != nil {
+		return nil, err
+	}
+	if env.Type != want {
+		return nil, fmt.Errorf("%w: %s on the %s subject", protocol.ErrInvalidArgument, env.Type, verb)
+	}
+	body, _ := protocol.NewBody(env.Type)
+	if err := protocol.DecodeBody(env, body); err != nil {
+		return nil, err
+	}
+	if v, ok := body.(validator); ok {
+		if err := v.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+	defer cancel()
+	result, err = l.handle(ctx, body)
+	if err != nil {
+		l.logger.Debug("request refused", "subject", msg.Subject, "error", err)
+	}
+	return result, err
+}
+
+// handle runs the handler for a decoded, validated request.
+func (l *leader) handle(ctx context.Context, body any) (any, error) {
+	switch r := body.(type) {
+	case *protocol.SubscribeRequest:
+		return l.subscribe(ctx, r)
+	case *protocol.TeardownRequest:
+		return nil, l.teardown(ctx, r.FrameworkID)
+	case *protocol.AcceptRequest:
+		return nil, l.accept(ctx, r)
+	case *protocol.DeclineRequest:
+		return nil, l.declineCounted(r)
+	case *protocol.SuppressRequest:
+		return nil, l.setSuppressed(ctx, r.FrameworkID, true)
+	case *protocol.ReviveRequest:
+		return nil, l.setSuppressed(ctx, r.FrameworkID, false)
+	case *protocol.KillRequest:
+		return nil, l.kill(r)
+	case *protocol.ReconcileRequest:
+		return nil, l.reconcile(r)
+	case *protocol.AcknowledgeRequest:
+		return nil, l.acknowledge(ctx, r)
+	case *protocol.DemandRequest:
+		return nil, l.demand(r)
+	case *protocol.RegisterRequest:
+		return l.registerAgent(ctx, r)
+	case *protocol.ReregisterRequest:
+		return l.reregisterAgent(ctx, r)
+	case *protocol.HeartbeatRequest:
+		return nil, l.heartbeat(r.AgentID)
+	case *protocol.StatusUpdateRequest:
+		return nil, l.statusUpdate(ctx, r)
+	}
+	return nil, fmt.Errorf("%w: %T is not handled by this master", protocol.ErrUnknownType, body)
+}
+
+func (l *leader) reply(msg *nats.Msg, body any, err error) {
+	if msg.Reply == "" {
+		return
+	}
+	data, encErr := protocol.EncodeReply(body, err)
+	if encErr != nil {
+		data, _ = protocol.EncodeReply(nil, encErr)
+	}
+	if err := msg.Respond(data); err != nil {
+		l.logger.Debug("reply", "subject", msg.Subject, "error", err)
+	}
+}
+
+// raftError maps a failure to commit into the wire's codes: leadership
+// moved (ErrNotLeader, so clients retry elsewhere) or a timeout.
+func raftError(err error) error {
+	switch {
+	case errors.Is(err, raftstore.ErrNotLeader), errors.Is(err, raftstore.ErrLeadershipLost),
+		errors.Is(err, raftstore.ErrShutdown):
+		return fmt.Errorf("%w: %v", protocol.ErrNotLeader, err)
+	case errors.Is(err, raftstore.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%w: %v", protocol.ErrTimeout, err)
+	}
+	return fmt.Errorf("%w: %v", protocol.ErrUnavailable, err)
+}

@@ -1,0 +1,105 @@
+package master
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/allot-project/allot/offers"
+	"github.com/allot-project/allot/protocol"
+	"github.com/allot-project/allot/raftstore"
+)
+
+// Peer is one master of the Raft group: its node ID and Raft address.
+type Peer = raftstore.Peer
+
+// Config configures a master.
+type Config struct {
+	// Raft configures the replicated log: node ID, data directory, bind and
+	// advertise addresses, the peer list for bootstrap, timeouts.
+	Raft raftstore.Config
+	// NATS says whether to embed a NATS server or use external ones.
+	NATS NATSConfig
+	// SubjectPrefix starts every NATS subject (default "allot").
+	SubjectPrefix string
+	// HTTPAddr is the operator API's listen address; empty disables it.
+	HTTPAddr string
+	// Roles are configured role weights by path (others default to 1).
+	Roles map[string]float64
+	// Policy is the allocation policy (default "dynamic").
+	Policy string
+	// AllocationInterval is how often an allocation round runs at the
+	// latest; events trigger earlier rounds.
+	AllocationInterval time.Duration
+	// OfferTimeout rescinds offers held longer (zero: never).
+	OfferTimeout time.Duration
+	// DefaultRefuse is the refuse filter of a decline that names none.
+	DefaultRefuse time.Duration
+	// AgentHeartbeat is how often agents are asked to heartbeat.
+	AgentHeartbeat time.Duration
+	// AgentTimeout marks an agent unreachable after this long without a
+	// heartbeat.
+	AgentTimeout time.Duration
+	// RequestTimeout bounds the work behind one API request.
+	RequestTimeout time.Duration
+	// Logger receives the master's logs (nil discards them).
+	Logger hclog.Logger
+}
+
+// DefaultConfig returns DESIGN.md's defaults.
+func DefaultConfig() Config {
+	r := raftstore.DefaultConfig()
+	r.BindAddr = "127.0.0.1:7000"
+	return Config{
+		Raft:               r,
+		NATS:               DefaultNATSConfig(),
+		SubjectPrefix:      "allot",
+		HTTPAddr:           "127.0.0.1:5050",
+		Policy:             string(offers.PolicyDynamic),
+		AllocationInterval: 100 * time.Millisecond,
+		OfferTimeout:       30 * time.Second,
+		DefaultRefuse:      5 * time.Second,
+		AgentHeartbeat:     time.Second,
+		AgentTimeout:       15 * time.Second,
+		RequestTimeout:     10 * time.Second,
+	}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if err := c.Raft.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if err := c.NATS.Validate(); err != nil {
+		return err
+	}
+	if err := (protocol.Subjects{Prefix: c.SubjectPrefix}).Validate(); err != nil {
+		return fmt.Errorf("%w: subject prefix: %v", ErrConfig, err)
+	}
+	if _, err := offers.ParsePolicy(c.Policy); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	for path, w := range c.Roles {
+		if !protocol.ValidRole(path) || !(w > 0) {
+			return fmt.Errorf("%w: role %q weight %v", ErrConfig, path, w)
+		}
+	}
+	for name, d := range map[string]time.Duration{
+		"allocation interval": c.AllocationInterval, "agent heartbeat": c.AgentHeartbeat,
+		"agent timeout": c.AgentTimeout, "request timeout": c.RequestTimeout,
+	} {
+		if d <= 0 {
+			return fmt.Errorf("%w: %s must be positive", ErrConfig, name)
+		}
+	}
+	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 {
+		return fmt.Errorf("%w: negative offer timeout or refuse filter", ErrConfig)
+	}
+	if c.AgentTimeout <= c.AgentHeartbeat {
+		return fmt.Errorf("%w: agent timeout %s must exceed the heartbeat %s", ErrConfig, c.AgentTimeout, c.AgentHeartbeat)
+	}
+	return nil
+}
+
+func (c Config) subjects() protocol.Subjects { return protocol.Subjects{Prefix: c.SubjectPrefix} }

@@ -1,0 +1,307 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/offers"
+	"github.com/allot-project/allot/protocol"
+)
+
+// subscribe registers a new framework, or takes back an existing one that
+// subscribes again with its ID (after a reconnect or a master failover):
+// it is marked connected, and every status update it has not acknowledged
+// is sent again.
+func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*protocol.SubscribeReply, error) {
+	now := time.Now().UnixNano()
+	id, resubscribe := r.FrameworkID, r.FrameworkID != ""
+	if resubscribe {
+		if _, ok := l.m.View().Framework(id); !ok {
+			return nil, fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
+		}
+	} else {
+		id = protocol.NewFrameworkID()
+	}
+	_, err := l.apply(ctx, state.CmdRegisterFramework, state.RegisterFramework{
+		ID: id, Name: r.Name, Principal: r.Principal, Role: r.Role, Weight: r.Weight,
+		FailoverTimeout: r.FailoverTimeout, Capabilities: r.Capabilities, Suppressed: r.Suppressed,
+		Resubscribe: resubscribe, Time: now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if resubscribe {
+		if _, err := l.apply(ctx, state.CmdSetFrameworkConnected, state.SetFrameworkConnected{
+			FrameworkID: id, Connected: true, Time: now,
+		}); err != nil {
+			return nil, err
+		}
+	}
+	l.mu.Lock()
+	if _, missing := l.alloc.Usage(id); missing != nil {
+		err = l.alloc.AddFramework(offers.FrameworkInfo{ID: id, Role: r.Role, Weight: r.Weight, Suppressed: true})
+	} else {
+		err = l.alloc.Suppress(id)
+	}
+	l.opening[id] = !r.Suppressed
+	l.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	l.logger.Info("framework subscribed", "framework_id", id, "role", r.Role, "resubscribe", resubscribe)
+	l.resendUnacked(id)
+	return &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.m.ID(), HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil
+}
+
+// resendUnacked sends a framework every status update it has not
+// acknowledged yet, so updates survive master failovers and reconnects.
+func (l *leader) resendUnacked(id protocol.FrameworkID) {
+	for _, t := range l.m.View().UnackedTasks(id) {
+		l.sendStatus(t.Status)
+	}
+}
+
+// sendStatus forwards a task status to its framework.
+func (l *leader) sendStatus(st protocol.TaskStatus) {
+	subject, err := l.subj.FrameworkEvents(st.FrameworkID)
+	if err != nil {
+		return
+	}
+	l.publish(subject, protocol.MsgStatusUpdateEvent, protocol.StatusUpdateEvent{Status: st, UUID: st.UUID})
+}
+
+// teardown removes a framework: its tasks are killed and its offers
+// rescinded.
+func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
+	if err := l.known(id); err != nil {
+		return err
+	}
+	res, err := l.apply(ctx, state.CmdRemoveFramework, state.RemoveFramework{FrameworkID: id})
+	if err != nil {
+		return err
+	}
+	if removed, ok := res.(state.RemoveFrameworkResult); ok {
+		for _, t := range removed.Tasks {
+			if !t.Terminal() {
+				l.sendKill(t.AgentID, id, t.ID, 0)
+			}
+		}
+	}
+	l.mu.Lock()
+	_, err = l.alloc.RemoveFramework(id)
+	l.mu.Unlock()
+	l.logger.Info("framework removed", "framework_id", id)
+	l.kick()
+	return err
+}
+
+// accept launches tasks on offers. The allocator re-validates the accept
+// against the current offer book first (stale, forged or someone else's
+// offers, or tasks beyond the offers, are refused and change nothing);
+// then the launch is committed through Raft, and only then sent to the
+// agent, so a launch the master forgets can never run.
+func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
+	if err := l.known(r.FrameworkID); err != nil {
+		return err
+	}
+	var tasks []protocol.TaskInfo
+	group := ""
+	for _, op := range r.Operations {
+		tasks = append(tasks, op.Tasks...)
+		if op.Type == protocol.OperationLaunchGroup {
+			group = op.GroupID
+		}
+	}
+	if len(tasks) == 0 {
+		return l.decline(&protocol.DeclineRequest{FrameworkID: r.FrameworkID, OfferIDs: r.OfferIDs, Filters: r.Filters})
+	}
+	resources := make([]protocol.Resources, len(tasks))
+	for i, t := range tasks {
+		resources[i] = t.Resources
+	}
+	now := time.Now()
+	l.mu.Lock()
+	// Every task must name the offers' agent; the allocator checks the rest.
+	if first, ok := l.alloc.Offer(r.OfferIDs[0]); ok && first.FrameworkID == r.FrameworkID {
+		for _, t := range tasks {
+			if t.AgentID != first.AgentID {
+				l.mu.Unlock()
+				return fmt.Errorf("%w: task %s names agent %s, the offers are on %s",
+					protocol.ErrOfferMismatch, t.TaskID, t.AgentID, first.AgentID)
+			}
+		}
+	}
+	agent, err := l.alloc.Accept(r.FrameworkID, r.OfferIDs, resources, now)
+	l.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for i := range tasks {
+		if tasks[i].Kind == "" {
+			tasks[i].Kind = protocol.OfferKind(offers.KindFair)
+		}
+	}
+	_, err = l.apply(ctx, state.CmdLaunchTasks, state.LaunchTasks{
+		FrameworkID: r.FrameworkID, AgentID: agent, Tasks: tasks, Time: now.UnixNano(),
+	})
+	if err != nil {
+		l.mu.Lock()
+		for _, res := range resources {
+			if rerr := l.alloc.Recover(r.FrameworkID, agent, res); rerr != nil {
+				l.logger.Warn("could not return resources of a refused launch", "error", rerr)
+			}
+		}
+		l.mu.Unlock()
+		l.kick()
+		return err
+	}
+	subject, err := l.subj.AgentCmd(agent)
+	if err != nil {
+		return err
+	}
+	if group != "" {
+		l.publish(subject, protocol.MsgLaunchGroupCommand, protocol.LaunchGroupCommand{FrameworkID: r.FrameworkID, GroupID: group, Tasks: tasks})
+	} else {
+		l.publish(subject, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: r.FrameworkID, Tasks: tasks})
+	}
+	return nil
+}
+
+// decline returns offers; without filters the default refuse filter applies.
+func (l *leader) decline(r *protocol.DeclineRequest) error {
+	if err := l.known(r.FrameworkID); err != nil {
+		return err
+	}
+	refuse := offers.DefaultFilter
+	if r.Filters != nil {
+		refuse = time.Duration(r.Filters.RefuseSeconds * float64(time.Second))
+	}
+	l.mu.Lock()
+	err := l.alloc.Decline(r.FrameworkID, r.OfferIDs, refuse, time.Now())
+	l.mu.Unlock()
+	l.kick()
+	return err
+}
+
+func (l *leader) setSuppressed(ctx context.Context, id protocol.FrameworkID, suppressed bool) error {
+	if err := l.known(id); err != nil {
+		return err
+	}
+	if _, err := l.apply(ctx, state.CmdSetFrameworkSuppressed, state.SetFrameworkSuppressed{FrameworkID: id, Suppressed: suppressed}); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	var err error
+	if suppressed {
+		err = l.alloc.Suppress(id)
+	} else {
+		err = l.alloc.Revive(id)
+	}
+	l.mu.Unlock()
+	l.kick()
+	return err
+}
+
+// kill asks the task's agent to kill it.
+func (l *leader) kill(r *protocol.KillRequest) error {
+	if err := l.known(r.FrameworkID); err != nil {
+		return err
+	}
+	t, ok := l.m.View().Task(r.FrameworkID, r.TaskID)
+	if !ok {
+		return fmt.Errorf("%w: %s", protocol.ErrUnknownTask, r.TaskID)
+	}
+	l.sendKill(t.AgentID, r.FrameworkID, r.TaskID, r.GracePeriod)
+	return nil
+}
+
+func (l *leader) sendKill(agent protocol.AgentID, fw protocol.FrameworkID, task protocol.TaskID, grace time.Duration) {
+	subject, err := l.subj.AgentCmd(agent)
+	if err != nil {
+		return
+	}
+	l.publish(subject, protocol.MsgKillCommand, protocol.KillCommand{FrameworkID: fw, TaskID: task, GracePeriod: grace})
+}
+
+// reconcile sends the latest known status of the named tasks (explicit),
+// or of all the framework's tasks (implicit, no tasks named). A task the
+// master does not know is reported LOST, as Mesos does.
+func (l *leader) reconcile(r *protocol.ReconcileRequest) error {
+	if err := l.known(r.FrameworkID); err != nil {
+		return err
+	}
+	v := l.m.View()
+	if len(r.Tasks) == 0 {
+		for _, t := range v.TasksByFramework(r.FrameworkID) {
+			st := t.Status
+			st.UUID = ""
+			l.sendStatus(st)
+		}
+		return nil
+	}
+	for _, rt := range r.Tasks {
+		t, ok := v.Task(r.FrameworkID, rt.TaskID)
+		if !ok {
+			l.sendStatus(protocol.TaskStatus{TaskID: rt.TaskID, FrameworkID: r.FrameworkID, AgentID: rt.AgentID,
+				State: protocol.TaskLost, Reason: "reconciliation", Message: "task unknown to the master",
+				Timestamp: time.Now().UnixNano()})
+			continue
+		}
+		st := t.Status
+		st.UUID = ""
+		l.sendStatus(st)
+	}
+	return nil
+}
+
+// acknowledge records that a framework received a status update.
+func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest) error {
+	if err := l.known(r.FrameworkID); err != nil {
+		return err
+	}
+	_, err := l.apply(ctx, state.CmdAcknowledgeStatus, state.AcknowledgeStatus{
+		FrameworkID: r.FrameworkID, TaskID: r.TaskID, UUID: r.UUID,
+	})
+	return err
+}
+
+// demand records a framework's pending task shapes for the allocator.
+func (l *leader) demand(r *protocol.DemandRequest) error {
+	if err := l.known(r.FrameworkID); err != nil {
+		return err
+	}
+	var ds []offers.Demand
+	for _, list := range [][]protocol.TaskShape{r.Demand, r.MustStart, r.Optional} {
+		for _, s := range list {
+			ds = append(ds, offers.Demand{Resources: s.Resources, Ports: s.Ports, Count: s.Count, Constraints: s.Constraints})
+		}
+	}
+	l.mu.Lock()
+	err := l.alloc.SetDemand(r.FrameworkID, ds)
+	l.mu.Unlock()
+	l.kick()
+	return err
+}
+
+// known refuses requests naming a framework the state does not hold. A
+// known framework's first request after subscribing opens its offers
+// (unless it subscribed suppressed).
+func (l *leader) known(id protocol.FrameworkID) error {
+	if _, ok := l.m.View().Framework(id); !ok {
+		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
+	}
+	l.mu.Lock()
+	open, waiting := l.opening[id]
+	delete(l.opening, id)
+	var err error
+	if waiting && open {
+		err = l.alloc.Revive(id)
+	}
+	l.mu.Unlock()
+	if waiting && open {
+		l.kick()
+	}
+	return err
+}

@@ -1,0 +1,204 @@
+package master
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/protocol"
+	"github.com/allot-project/allot/raftstore"
+)
+
+// apiVerbs are every subject the leader serves, plus one it does not.
+func apiVerbs(s protocol.Subjects) []string {
+	var out []string
+	for _, v := range protocol.FrameworkVerbs() {
+		out = append(out, s.APIFramework(v))
+	}
+	for _, v := range protocol.AgentVerbs() {
+		out = append(out, s.APIAgent(v))
+	}
+	return append(out, "allot.api.framework.nonsense")
+}
+
+// checkReply asserts the master answered with a well-formed reply whose
+// error, if any, carries a code other than internal.
+func checkReply(t *testing.T, msg *nats.Msg, err error) error {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("no reply: %v", err)
+	}
+	rerr := protocol.DecodeReply(msg.Data, nil)
+	if rerr != nil && protocol.CodeOf(rerr) == protocol.CodeInternal {
+		t.Fatalf("internal error reply: %v", rerr)
+	}
+	return rerr
+}
+
+// FuzzAPI sends arbitrary bytes to every API subject of a running leader:
+// each request must get a reply with a typed error code (or succeed), and
+// the master must keep serving.
+func FuzzAPI(f *testing.F) {
+	s := protocol.Subjects{Prefix: "allot"}
+	verbs := apiVerbs(s)
+	seed := func(verb int, t protocol.MsgType, body any) {
+		data, err := protocol.Encode(t, body)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(byte(verb), data)
+	}
+	f.Add(byte(0), []byte{})
+	f.Add(byte(1), []byte{0xc1})
+	f.Add(byte(2), []byte{0x93, 0x01, 0x03, 0xdd, 0xff, 0xff, 0xff, 0xff})
+	seed(0, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{Name: "fuzz", Role: "eng"})
+	seed(2, protocol.MsgAcceptRequest, protocol.AcceptRequest{FrameworkID: "fw-forged", OfferIDs: []protocol.OfferID{"of-x"}})
+	seed(3, protocol.MsgDeclineRequest, protocol.DeclineRequest{FrameworkID: "fw-forged", OfferIDs: []protocol.OfferID{"of-x"}})
+	seed(11, protocol.MsgRegisterRequest, protocol.RegisterRequest{Hostname: "h",
+		Resources: protocol.Scalars(map[string]int64{"cpus": 1000})})
+	seed(13, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: "ag-forged"})
+	seed(14, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{AgentID: "ag-forged",
+		Update: protocol.StatusUpdate{UUID: "u1", Status: protocol.TaskStatus{TaskID: "t", FrameworkID: "fw-x", State: protocol.TaskRunning}}})
+	seed(5, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{Name: "wrong type for the revive subject", Role: "eng"})
+
+	cfg := httpTestConfig(f, raftstore.NewInmemNetwork(), "fuzz", nil, nil)
+	cfg.HTTPAddr = ""
+	// The fuzz harness forbids f.Log while fuzzing; the master logs from
+	// its own goroutines, so it gets a discarding logger.
+	cfg.Logger = hclog.NewNullLogger()
+	m := runHTTPTestMaster(f, cfg)
+	httpTestWaitLeader(f, m)
+	nc, err := nats.Connect(m.NATSURL())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(nc.Close)
+	f.Fuzz(func(t *testing.T, verb byte, payload []byte) {
+		subject := verbs[int(verb)%len(verbs)]
+		msg, err := nc.Request(subject, payload, 5*time.Second)
+		checkReply(t, msg, err)
+		if !m.IsLeader() {
+			t.Fatal("master stopped serving after a request")
+		}
+	})
+}
+
+// TestAPI_BadInput covers the bad input issue 3 names explicitly: forged
+// and unknown IDs, an accept beyond its offers, a second accept of the same
+// offer, and an oversized message. Each gets a typed error; nothing changes.
+func TestAPI_BadInput(t *testing.T) {
+	t.Parallel()
+	cfg := httpTestConfig(t, raftstore.NewInmemNetwork(), "m1", nil, nil)
+	cfg.HTTPAddr = ""
+	m := runHTTPTestMaster(t, cfg)
+	httpTestWaitLeader(t, m)
+	nc, err := nats.Connect(m.NATSURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	s := protocol.Subjects{Prefix: "allot"}
+	call := func(subject string, typ protocol.MsgType, body, reply any) error {
+		t.Helper()
+		data, err := protocol.Encode(typ, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := nc.Request(subject, data, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return protocol.DecodeReply(msg.Data, reply)
+	}
+	var reg protocol.RegisterReply
+	if err := call(s.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
+		Hostname: "a1", Resources: protocol.Scalars(map[string]int64{"cpus": 2000, "mem": 1024}),
+	}, &reg); err != nil {
+		t.Fatal(err)
+	}
+	var sub protocol.SubscribeReply
+	if err := call(s.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
+		protocol.SubscribeRequest{Name: "f", Role: "eng"}, &sub); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan *nats.Msg, 16)
+	evSubject, _ := s.FrameworkEvents(sub.FrameworkID)
+	if _, err := nc.ChanSubscribe(evSubject, events); err != nil {
+		t.Fatal(err)
+	}
+	// Offers start with the first request after subscribing.
+	if err := call(s.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: sub.FrameworkID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var offer protocol.Offer
+	deadline := time.After(10 * time.Second)
+	for offer.ID == "" {
+		select {
+		case msg := <-events:
+			env, err := protocol.Decode(msg.Data)
+			if err == nil && env.Type == protocol.MsgOffersEvent {
+				var ev protocol.OffersEvent
+				if err := protocol.DecodeBody(env, &ev); err == nil && len(ev.Offers) > 0 {
+					offer = ev.Offers[0]
+				}
+			}
+		case <-deadline:
+			t.Fatal("no offer within 10s")
+		}
+	}
+	task := func(id string, cpus int64) protocol.TaskInfo {
+		return protocol.TaskInfo{TaskID: protocol.TaskID(id), Name: id, AgentID: offer.AgentID,
+			Resources: protocol.Scalars(map[string]int64{"cpus": cpus}),
+			Command:   protocol.CommandInfo{Shell: true, Value: "true"}}
+	}
+	accept := func(fw protocol.FrameworkID, ids []protocol.OfferID, tasks ...protocol.TaskInfo) error {
+		return call(s.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+			FrameworkID: fw, OfferIDs: ids,
+			Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: tasks}},
+		}, nil)
+	}
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"unknown framework", accept("fw-forged", []protocol.OfferID{offer.ID}, task("t0", 100)), protocol.ErrUnknownFramework},
+		{"unknown offer", accept(sub.FrameworkID, []protocol.OfferID{"of-forged"}, task("t1", 100)), protocol.ErrUnknownOffer},
+		{"beyond the offer", accept(sub.FrameworkID, []protocol.OfferID{offer.ID}, task("t2", 1_000_000)), protocol.ErrInsufficient},
+		{"heartbeat from a forged agent", call(s.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+			protocol.HeartbeatRequest{AgentID: "ag-forged"}, nil), protocol.ErrUnknownAgent},
+		{"decline for another framework", call(s.APIFramework(protocol.VerbDecline), protocol.MsgDeclineRequest,
+			protocol.DeclineRequest{FrameworkID: "fw-other", OfferIDs: []protocol.OfferID{offer.ID}}, nil), protocol.ErrUnknownFramework},
+	}
+	for _, tc := range cases {
+		if !errors.Is(tc.err, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, tc.err, tc.want)
+		}
+	}
+	wrongAgent := task("t5", 100)
+	wrongAgent.AgentID = "ag-elsewhere"
+	if err := accept(sub.FrameworkID, []protocol.OfferID{offer.ID}, wrongAgent); !errors.Is(err, protocol.ErrOfferMismatch) {
+		t.Errorf("task naming another agent: got %v, want ErrOfferMismatch", err)
+	}
+	if err := accept(sub.FrameworkID, []protocol.OfferID{offer.ID}, task("t3", 100)); err != nil {
+		t.Fatalf("valid accept after the refused ones: %v", err)
+	}
+	if err := accept(sub.FrameworkID, []protocol.OfferID{offer.ID}, task("t4", 100)); !errors.Is(err, protocol.ErrUnknownOffer) {
+		t.Errorf("second accept of the same offer: got %v, want ErrUnknownOffer", err)
+	}
+	if tasks := m.View().Tasks(); len(tasks) != 1 || tasks[0].ID != "t3" {
+		t.Errorf("got %d tasks in the state, want only t3", len(tasks))
+	}
+	big := make([]byte, protocol.MaxMessageSize+1)
+	msg, err := nc.Request(s.APIAgent(protocol.VerbRegister), big, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := protocol.DecodeReply(msg.Data, nil); !errors.Is(err, protocol.ErrTooLarge) {
+		t.Errorf("oversized message: got %v, want ErrTooLarge", err)
+	}
+}

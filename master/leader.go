@@ -1,0 +1,269 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/offers"
+	"github.com/allot-project/allot/protocol"
+)
+
+// leader is the soft state and services of the master while it leads:
+// the allocator (rebuilt from the replicated state after every election),
+// agents' last heartbeats, and the API subscription. Everything in it is
+// dropped when leadership is lost.
+type leader struct {
+	m      *Master
+	logger hclog.Logger
+	subj   protocol.Subjects
+
+	// mu guards the allocator and lastSeen. It is held only for allocator
+	// calls, never across Raft applies or NATS I/O.
+	mu       sync.Mutex
+	alloc    *offers.Allocator
+	lastSeen map[protocol.AgentID]time.Time
+	// opening holds frameworks that subscribed but have not sent another
+	// request yet: they learn their ID from the subscribe reply and only
+	// then open their event stream, so offers wait for their next request.
+	opening map[protocol.FrameworkID]bool
+
+	sub     *nats.Subscription
+	work    chan struct{} // bounds concurrent request handlers
+	trigger chan struct{}
+	done    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// maxConcurrentRequests bounds the request handlers running at once; Raft
+// group commit batches their applies.
+const maxConcurrentRequests = 256
+
+func newLeader(m *Master, v *state.View) (*leader, error) {
+	cfg := offers.DefaultConfig()
+	cfg.Policy = offers.Policy(m.cfg.Policy)
+	cfg.OfferTimeout = m.cfg.OfferTimeout
+	cfg.DefaultRefuse = m.cfg.DefaultRefuse
+	// Offer IDs must never repeat across leaders.
+	cfg.OfferIDPrefix = protocol.NewID("of")
+	alloc, err := offers.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	l := &leader{
+		m:        m,
+		logger:   m.logger.Named("leader"),
+		subj:     m.cfg.subjects(),
+		alloc:    alloc,
+		lastSeen: map[protocol.AgentID]time.Time{},
+		opening:  map[protocol.FrameworkID]bool{},
+		work:     make(chan struct{}, maxConcurrentRequests),
+		trigger:  make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+	if err := l.rebuild(v, time.Now()); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// rebuild loads the allocator from the replicated state: roles, active
+// agents (each given a full heartbeat timeout from now to check in),
+// frameworks and the resources of every task that still holds them.
+func (l *leader) rebuild(v *state.View, now time.Time) error {
+	for path, w := range l.m.cfg.Roles {
+		if err := l.alloc.SetRole(path, w); err != nil {
+			return fmt.Errorf("role %s: %w", path, err)
+		}
+	}
+	for _, r := range v.Roles() {
+		if err := l.alloc.SetRole(r.Path, r.Weight); err != nil {
+			return fmt.Errorf("role %s: %w", r.Path, err)
+		}
+	}
+	for _, a := range v.Agents() {
+		if a.State != state.AgentActive && a.State != state.AgentDraining {
+			continue
+		}
+		if err := l.alloc.AddAgent(offers.AgentInfo{ID: a.ID, Hostname: a.Hostname, Total: a.Resources, Attributes: a.Attributes}); err != nil {
+			return fmt.Errorf("agent %s: %w", a.ID, err)
+		}
+		l.lastSeen[a.ID] = now
+	}
+	for _, f := range v.Frameworks() {
+		if err := l.alloc.AddFramework(offers.FrameworkInfo{ID: f.ID, Role: f.Role, Weight: f.Weight, Suppressed: f.Suppressed}); err != nil {
+			return fmt.Errorf("framework %s: %w", f.ID, err)
+		}
+	}
+	for _, t := range v.Tasks() {
+		if t.Terminal() || l.lastSeen[t.AgentID].IsZero() {
+			continue
+		}
+		if err := l.alloc.AddUsage(t.FrameworkID, t.AgentID, t.Info.Resources); err != nil {
+			l.logger.Warn("task resources do not fit its agent", "framework_id", t.FrameworkID,
+				"task_id", t.ID, "agent_id", t.AgentID, "error", err)
+		}
+	}
+	return nil
+}
+
+func (l *leader) start() error {
+	sub, err := l.m.nc.Subscribe(l.subj.APIAll(), l.dispatch)
+	if err != nil {
+		return fmt.Errorf("subscribe to the API: %w", err)
+	}
+	l.sub = sub
+	if err := l.m.nc.Flush(); err != nil {
+		return fmt.Errorf("subscribe to the API: %w", err)
+	}
+	l.announce()
+	l.wg.Add(1)
+	go l.loop()
+	return nil
+}
+
+func (l *leader) stop() {
+	if l.sub != nil {
+		if err := l.sub.Unsubscribe(); err != nil {
+			l.logger.Debug("unsubscribe", "error", err)
+		}
+	}
+	close(l.done)
+	l.wg.Wait()
+}
+
+// announce tells everyone on the leader subject who leads now.
+func (l *leader) announce() {
+	msg := protocol.LeaderAnnouncement{ID: l.m.ID(), HTTPAddr: l.m.httpAdvertiseAddr(), NATSURLs: []string{l.m.NATSURL()}}
+	l.publish(l.subj.Leader(), protocol.MsgLeaderAnnouncement, msg)
+}
+
+// loop runs allocation rounds (every AllocationInterval, or sooner when
+// triggered) and the agent heartbeat timeout.
+func (l *leader) loop() {
+	defer l.wg.Done()
+	alloc := time.NewTicker(l.m.cfg.AllocationInterval)
+	defer alloc.Stop()
+	health := time.NewTicker(l.m.cfg.AgentHeartbeat)
+	defer health.Stop()
+	for {
+		select {
+		case <-l.done:
+			return
+		case <-alloc.C:
+			l.allocate(time.Now())
+		case <-l.trigger:
+			l.allocate(time.Now())
+		case now := <-health.C:
+			l.checkAgents(now)
+			l.announce() // periodic, as protocol.LeaderAnnouncement promises
+		}
+	}
+}
+
+// kick asks for an allocation round soon; kicks coalesce.
+func (l *leader) kick() {
+	select {
+	case l.trigger <- struct{}{}:
+	default:
+	}
+}
+
+// allocate runs one round and sends its offers and rescinds.
+func (l *leader) allocate(now time.Time) {
+	l.mu.Lock()
+	d := l.alloc.Allocate(now)
+	l.mu.Unlock()
+	defer func() { l.m.metrics.round(time.Since(now), len(d.Offers)) }()
+	l.sendRescinds(d.Rescinds)
+	byFramework := map[protocol.FrameworkID][]protocol.Offer{}
+	var order []protocol.FrameworkID
+	for _, o := range d.Offers {
+		if _, ok := byFramework[o.FrameworkID]; !ok {
+			order = append(order, o.FrameworkID)
+		}
+		byFramework[o.FrameworkID] = append(byFramework[o.FrameworkID], wireOffer(o))
+	}
+	for _, fw := range order {
+		subject, err := l.subj.FrameworkEvents(fw)
+		if err != nil {
+			continue
+		}
+		l.publish(subject, protocol.MsgOffersEvent, protocol.OffersEvent{Offers: byFramework[fw]})
+	}
+}
+
+func wireOffer(o offers.Offer) protocol.Offer {
+	w := protocol.Offer{
+		ID: o.ID, FrameworkID: o.FrameworkID, AgentID: o.AgentID, Hostname: o.Hostname,
+		Resources: o.Resources, Attributes: o.Attributes, Kind: protocol.OfferKind(o.Kind),
+	}
+	if !o.Expires.IsZero() {
+		w.ExpiresAt = o.Expires.UnixNano()
+	}
+	return w
+}
+
+func (l *leader) sendRescinds(rs []offers.Rescind) {
+	l.m.metrics.rescinds(len(rs))
+	for _, r := range rs {
+		subject, err := l.subj.FrameworkEvents(r.FrameworkID)
+		if err != nil {
+			continue
+		}
+		l.publish(subject, protocol.MsgRescindEvent, protocol.RescindEvent{OfferID: r.OfferID, Reason: r.Reason})
+	}
+}
+
+// checkAgents marks agents that missed their heartbeats unreachable.
+func (l *leader) checkAgents(now time.Time) {
+	l.mu.Lock()
+	var late []protocol.AgentID
+	for id, seen := range l.lastSeen {
+		if now.Sub(seen) > l.m.cfg.AgentTimeout {
+			late = append(late, id)
+		}
+	}
+	l.mu.Unlock()
+	for _, id := range late {
+		if err := l.agentUnreachable(id, now); err != nil {
+			l.logger.Warn("could not mark agent unreachable", "agent_id", id, "error", err)
+		}
+	}
+}
+
+// publish encodes and sends one message; failures are logged, since the
+// receivers recover through retries and reconciliation.
+func (l *leader) publish(subject string, t protocol.MsgType, body any) {
+	data, err := protocol.Encode(t, body)
+	if err != nil {
+		l.logger.Error("encode message", "type", t.String(), "error", err)
+		return
+	}
+	if err := l.m.nc.Publish(subject, data); err != nil {
+		l.logger.Warn("publish", "subject", subject, "error", err)
+	}
+}
+
+// apply commits one command through Raft and returns its result.
+func (l *leader) apply(ctx context.Context, t state.CmdType, body any) (any, error) {
+	defer l.m.metrics.applied(time.Now())
+	cmd, err := state.Encode(t, body)
+	if err != nil {
+		return nil, err
+	}
+	res, err := l.m.node.Apply(ctx, cmd)
+	if err != nil {
+		return nil, raftError(err)
+	}
+	r, ok := res.(applyResult)
+	if !ok {
+		return nil, fmt.Errorf("%w: unexpected apply result %T", protocol.ErrInternal, res)
+	}
+	return r.Value, r.Err
+}

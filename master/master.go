@@ -1,0 +1,219 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/raftstore"
+)
+
+// Master is one master process: its NATS server or connection, its Raft
+// node and, while it leads, the leader services.
+type Master struct {
+	cfg    Config
+	logger hclog.Logger
+
+	nats *embeddedNATS
+	nc   *nats.Conn
+	node *raftstore.Node
+	fsm  *fsm
+
+	ready chan struct{}
+
+	metrics *metrics    // this master's Prometheus registry (metrics.go)
+	ops     operatorAPI // HTTP API and leader announcements (http.go)
+
+	mu     sync.Mutex
+	leader *leader // non-nil while this master leads and serves
+}
+
+// New validates the configuration; Run starts everything.
+func New(cfg Config) (*Master, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	logger := cfg.Logger.Named("master").With("node_id", cfg.Raft.NodeID)
+	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{})}
+	m.metrics = newMetrics(m.IsLeader)
+	return m, nil
+}
+
+// Run starts NATS, Raft and the leadership loop, and blocks until ctx is
+// done; then it stops everything and returns.
+func (m *Master) Run(ctx context.Context) error {
+	if err := m.start(); err != nil {
+		m.stop()
+		return err
+	}
+	close(m.ready)
+	m.logger.Info("master started", "nats_url", m.NATSURL(), "raft_addr", m.node.Addr())
+	err := m.leadershipLoop(ctx)
+	m.stop()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// Ready is closed once NATS and Raft are up.
+func (m *Master) Ready() <-chan struct{} { return m.ready }
+
+func (m *Master) start() error {
+	var urls string
+	if m.cfg.NATS.Embedded() {
+		srv, err := startNATS(m.cfg.NATS, m.logger)
+		if err != nil {
+			return err
+		}
+		m.nats = srv
+		urls = srv.ClientURL()
+	} else {
+		for i, u := range m.cfg.NATS.External {
+			if i > 0 {
+				urls += ","
+			}
+			urls += u
+		}
+	}
+	nc, err := nats.Connect(urls,
+		nats.Name("allot-master-"+m.cfg.Raft.NodeID),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(100*time.Millisecond),
+	)
+	if err != nil {
+		return fmt.Errorf("connect to NATS: %w", err)
+	}
+	m.nc = nc
+	if err := m.watchLeader(); err != nil {
+		return err
+	}
+	m.fsm = newFSM(m.logger)
+	rc := m.cfg.Raft
+	rc.Logger = m.logger
+	node, err := raftstore.New(rc, m.fsm)
+	if err != nil {
+		return fmt.Errorf("start raft: %w", err)
+	}
+	m.node = node
+	return m.startHTTP()
+}
+
+func (m *Master) stop() {
+	m.stopHTTP()
+	m.stepDown()
+	if m.node != nil {
+		if err := m.node.Shutdown(); err != nil {
+			m.logger.Warn("raft shutdown", "error", err)
+		}
+	}
+	if m.nc != nil {
+		m.nc.Close()
+	}
+	if m.nats != nil {
+		m.nats.shutdown()
+	}
+}
+
+// leadershipLoop starts the leader services when this node wins an
+// election and stops them when it loses leadership.
+func (m *Master) leadershipLoop(ctx context.Context) error {
+	changes := m.node.LeaderChanges()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case isLeader := <-changes:
+			if !isLeader {
+				m.stepDown()
+				continue
+			}
+			if err := m.stepUp(ctx); err != nil {
+				m.logger.Error("could not take over as leader", "error", err)
+				m.stepDown()
+			}
+		}
+	}
+}
+
+// stepUp waits for a barrier so the state holds every committed command,
+// rebuilds the leader's soft state from it, and only then serves.
+func (m *Master) stepUp(ctx context.Context) error {
+	bctx, cancel := context.WithTimeout(ctx, m.cfg.RequestTimeout)
+	defer cancel()
+	if err := m.node.Barrier(bctx); err != nil {
+		return fmt.Errorf("barrier: %w", err)
+	}
+	l, err := newLeader(m, m.fsm.View())
+	if err != nil {
+		return err
+	}
+	if err := l.start(); err != nil {
+		l.stop()
+		return err
+	}
+	m.mu.Lock()
+	m.leader = l
+	m.mu.Unlock()
+	m.logger.Info("serving as leader", "index", m.fsm.View().Index())
+	return nil
+}
+
+func (m *Master) stepDown() {
+	m.mu.Lock()
+	l := m.leader
+	m.leader = nil
+	m.mu.Unlock()
+	if l != nil {
+		l.stop()
+		m.logger.Info("stopped serving as leader")
+	}
+}
+
+// NATSURL is the URL of this master's embedded NATS server (or the first
+// external one).
+func (m *Master) NATSURL() string {
+	if m.nats != nil {
+		return m.nats.ClientURL()
+	}
+	if len(m.cfg.NATS.External) > 0 {
+		return m.cfg.NATS.External[0]
+	}
+	return ""
+}
+
+// NATSRouteURL is the route URL other masters' embedded servers connect to.
+func (m *Master) NATSRouteURL() string {
+	if m.nats == nil {
+		return ""
+	}
+	return m.nats.RouteURL()
+}
+
+// IsLeader reports whether this master currently serves as the leader.
+func (m *Master) IsLeader() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.leader != nil
+}
+
+// ID is the master's Raft node ID.
+func (m *Master) ID() string { return m.cfg.Raft.NodeID }
+
+// RaftAddr is the master's Raft address.
+func (m *Master) RaftAddr() string { return m.node.Addr() }
+
+// View is the current replicated state (read-only).
+func (m *Master) View() *state.View { return m.fsm.View() }
+
+// Raft is the master's Raft node, for joining and membership.
+func (m *Master) Raft() *raftstore.Node { return m.node }

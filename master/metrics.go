@@ -1,0 +1,145 @@
+package master
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// metrics are a master's Prometheus metrics. They live in a registry the
+// Master owns, not in the global default one, so several masters in one
+// process (tests, allot dev) keep separate counts. A nil *metrics records
+// nothing, so code paths that run without a Master built by New stay safe.
+type metrics struct {
+	registry *prometheus.Registry
+
+	rounds     prometheus.Counter
+	roundTime  prometheus.Histogram
+	offersMade prometheus.Counter
+	declined   prometheus.Counter
+	rescinded  prometheus.Counter
+	raftApply  prometheus.Histogram
+	requests   *prometheus.CounterVec
+}
+
+// newMetrics registers the master's metrics; isLeader backs the
+// allot_is_leader gauge and is called at every scrape.
+func newMetrics(isLeader func() bool) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		rounds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_allocation_rounds_total",
+			Help: "Allocation rounds run by this master while it led.",
+		}),
+		roundTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "allot_allocation_round_seconds",
+			Help:    "Time of one allocation round, from its start until its offers and rescinds are sent.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16), // 100µs .. ~3.3s
+		}),
+		offersMade: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_offers_made_total",
+			Help: "Offers sent to frameworks.",
+		}),
+		declined: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_offers_declined_total",
+			Help: "Offers frameworks declined (one per offer ID in a successful decline request).",
+		}),
+		rescinded: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_offers_rescinded_total",
+			Help: "Offers rescinded: expired, or their agent was lost or reregistered.",
+		}),
+		raftApply: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "allot_raft_apply_seconds",
+			Help:    "Time to commit and apply one command through Raft, group commit included.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 18), // 100µs .. ~13s
+		}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_requests_total",
+			Help: "API requests answered, by verb (kind.verb, or \"unknown\") and reply code (protocol.Code, 0 is ok).",
+		}, []string{"verb", "code"}),
+	}
+	isLeaderGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "allot_is_leader",
+		Help: "1 while this master serves as the leader, else 0.",
+	}, func() float64 {
+		if isLeader() {
+			return 1
+		}
+		return 0
+	})
+	m.registry.MustRegister(
+		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests,
+		isLeaderGauge,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// handler serves the registry in the Prometheus text format.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// round records one allocation round that took d and made n offers.
+func (m *metrics) round(d time.Duration, n int) {
+	if m == nil {
+		return
+	}
+	m.rounds.Inc()
+	m.roundTime.Observe(d.Seconds())
+	m.offersMade.Add(float64(n))
+}
+
+// rescinds records n rescinded offers.
+func (m *metrics) rescinds(n int) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.rescinded.Add(float64(n))
+}
+
+// declines records n declined offers.
+func (m *metrics) declines(n int) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.declined.Add(float64(n))
+}
+
+// applied records a Raft apply that started at start; use it as
+// `defer metrics.applied(time.Now())`.
+func (m *metrics) applied(start time.Time) {
+	if m == nil {
+		return
+	}
+	m.raftApply.Observe(time.Since(start).Seconds())
+}
+
+// request records the reply to a request on subject. The verb label takes
+// only known verbs, so arbitrary subjects cannot grow the label set.
+func (m *metrics) request(subj protocol.Subjects, subject string, err error) {
+	if m == nil {
+		return
+	}
+	verb := "unknown"
+	if kind, v, ok := subj.ParseAPI(subject); ok {
+		verb = kind + "." + v
+	}
+	m.requests.WithLabelValues(verb, strconv.Itoa(int(protocol.CodeOf(err)))).Inc()
+}
+
+// declineCounted is decline, counting the offers of a successful decline.
+func (l *leader) declineCounted(r *protocol.DeclineRequest) error {
+	err := l.decline(r)
+	if err == nil {
+		l.m.metrics.declines(len(r.OfferIDs))
+	}
+	return err
+}

@@ -22,14 +22,10 @@ func (l *leader) registerAgent(ctx context.Context, r *protocol.RegisterRequest)
 		return nil, err
 	}
 	l.mu.Lock()
-	err = l.alloc.AddAgent(offers.AgentInfo{ID: id, Hostname: r.Hostname, Total: r.Resources, Attributes: r.Attributes})
+	l.joining[id] = offers.AgentInfo{ID: id, Hostname: r.Hostname, Total: r.Resources, Attributes: r.Attributes}
 	l.lastSeen[id] = now
 	l.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
 	l.logger.Info("agent registered", "agent_id", id, "hostname", r.Hostname)
-	l.kick()
 	return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil
 }
 
@@ -47,6 +43,7 @@ func (l *leader) reregisterAgent(ctx context.Context, r *protocol.ReregisterRequ
 	}
 	rr, _ := res.(state.ReregisterResult)
 	l.mu.Lock()
+	delete(l.joining, r.AgentID)
 	rescinds, _ := l.alloc.RemoveAgent(r.AgentID)
 	err = l.alloc.AddAgent(offers.AgentInfo{ID: r.AgentID, Hostname: r.Hostname, Total: r.Resources, Attributes: r.Attributes})
 	if err == nil {
@@ -79,12 +76,22 @@ func (l *leader) reregisterAgent(ctx context.Context, r *protocol.ReregisterRequ
 // consider active is told it is unknown, so it reregisters.
 func (l *leader) heartbeat(id protocol.AgentID) error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if _, ok := l.lastSeen[id]; !ok {
+		l.mu.Unlock()
 		return fmt.Errorf("%w: %s (reregister)", protocol.ErrUnknownAgent, id)
 	}
 	l.lastSeen[id] = time.Now()
-	return nil
+	info, joining := l.joining[id]
+	var err error
+	if joining {
+		delete(l.joining, id)
+		err = l.alloc.AddAgent(info)
+	}
+	l.mu.Unlock()
+	if joining {
+		l.kick()
+	}
+	return err
 }
 
 // statusUpdate commits an agent's status update, forwards it to the
@@ -100,9 +107,6 @@ func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateReque
 		return err
 	}
 	ur, _ := res.(state.UpdateResult)
-	if len(ur.Errors) > 0 {
-		return ur.Errors[0].Err
-	}
 	for _, st := range ur.Applied {
 		if st.State.Terminal() {
 			if t, ok := l.m.View().Task(st.FrameworkID, st.TaskID); ok {
@@ -116,12 +120,25 @@ func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateReque
 		}
 		l.sendStatus(st)
 	}
+	// A duplicate is an update resent after its commit's reply was lost
+	// (say, to a leader change); forward it again while the framework has
+	// not acknowledged it.
+	for _, uuid := range ur.Duplicates {
+		if t, ok := l.m.View().Task(up.Status.FrameworkID, up.Status.TaskID); ok && t.StatusUUID == uuid && !t.Acked {
+			l.sendStatus(t.Status)
+		}
+	}
 	subject, err := l.subj.AgentCmd(r.AgentID)
 	if err != nil {
 		return err
 	}
+	// The update is safe in Raft (or can never apply, e.g. its task is
+	// gone), so the agent may stop resending it either way.
 	st := up.Status
 	l.publish(subject, protocol.MsgAckCommand, protocol.AckCommand{FrameworkID: st.FrameworkID, TaskID: st.TaskID, UUID: up.UUID})
+	if len(ur.Errors) > 0 {
+		return ur.Errors[0].Err
+	}
 	return nil
 }
 
@@ -145,7 +162,12 @@ func (l *leader) agentUnreachable(id protocol.AgentID, now time.Time) error {
 	}
 	l.mu.Lock()
 	delete(l.lastSeen, id)
-	rescinds, _ := l.alloc.RemoveAgent(id)
+	_, joining := l.joining[id]
+	delete(l.joining, id)
+	var rescinds []offers.Rescind
+	if !joining {
+		rescinds, _ = l.alloc.RemoveAgent(id)
+	}
 	l.mu.Unlock()
 	l.sendRescinds(rescinds)
 	if statuses, ok := res.([]protocol.TaskStatus); ok {

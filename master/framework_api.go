@@ -46,6 +46,7 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 		err = l.alloc.Suppress(id)
 	}
 	l.opening[id] = !r.Suppressed
+	l.subscribedAt[id] = time.Unix(0, now)
 	l.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -245,7 +246,7 @@ func (l *leader) reconcile(r *protocol.ReconcileRequest) error {
 		t, ok := v.Task(r.FrameworkID, rt.TaskID)
 		if !ok {
 			l.sendStatus(protocol.TaskStatus{TaskID: rt.TaskID, FrameworkID: r.FrameworkID, AgentID: rt.AgentID,
-				State: protocol.TaskLost, Reason: "reconciliation", Message: "task unknown to the master",
+				State: protocol.TaskLost, Reason: protocol.ReasonTaskUnknown, Message: "task unknown to the master",
 				Timestamp: time.Now().UnixNano()})
 			continue
 		}

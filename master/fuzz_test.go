@@ -119,6 +119,11 @@ func TestAPI_BadInput(t *testing.T) {
 	}, &reg); err != nil {
 		t.Fatal(err)
 	}
+	// An agent's resources are offered from its first heartbeat.
+	if err := call(s.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+		protocol.HeartbeatRequest{AgentID: reg.AgentID}, nil); err != nil {
+		t.Fatal(err)
+	}
 	var sub protocol.SubscribeReply
 	if err := call(s.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
 		protocol.SubscribeRequest{Name: "f", Role: "eng"}, &sub); err != nil {

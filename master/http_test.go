@@ -217,6 +217,9 @@ func TestMaster_HTTP(t *testing.T) {
 		Resources:  protocol.Scalars(map[string]int64{"cpus": 4000, "mem": 8192}),
 		Attributes: protocol.Attributes{"rack": protocol.Text("r1"), "gbps": protocol.Number(25), "isa": protocol.Set("sse", "avx")},
 	}, &agent)
+	// An agent's resources are offered from its first heartbeat.
+	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
 	var fw protocol.SubscribeReply
 	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest, protocol.SubscribeRequest{
 		Name: "wordcount", Principal: "alice", Role: "eng", FailoverTimeout: time.Minute,

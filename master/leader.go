@@ -3,7 +3,9 @@ package master
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -32,12 +34,20 @@ type leader struct {
 	// request yet: they learn their ID from the subscribe reply and only
 	// then open their event stream, so offers wait for their next request.
 	opening map[protocol.FrameworkID]bool
+	// subscribedAt gives frameworks a grace period after subscribing before
+	// the disconnect check looks at them.
+	subscribedAt map[protocol.FrameworkID]time.Time
+	// joining holds agents that registered but have not heartbeated yet:
+	// they learn their ID from the register reply and only then listen for
+	// commands, so their resources are offered from their first heartbeat.
+	joining map[protocol.AgentID]offers.AgentInfo
 
-	sub     *nats.Subscription
-	work    chan struct{} // bounds concurrent request handlers
-	trigger chan struct{}
-	done    chan struct{}
-	wg      sync.WaitGroup
+	sub      *nats.Subscription
+	checking atomic.Bool   // a framework check is running
+	work     chan struct{} // bounds concurrent request handlers
+	trigger  chan struct{}
+	done     chan struct{}
+	wg       sync.WaitGroup
 }
 
 // maxConcurrentRequests bounds the request handlers running at once; Raft
@@ -56,15 +66,17 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		return nil, err
 	}
 	l := &leader{
-		m:        m,
-		logger:   m.logger.Named("leader"),
-		subj:     m.cfg.subjects(),
-		alloc:    alloc,
-		lastSeen: map[protocol.AgentID]time.Time{},
-		opening:  map[protocol.FrameworkID]bool{},
-		work:     make(chan struct{}, maxConcurrentRequests),
-		trigger:  make(chan struct{}, 1),
-		done:     make(chan struct{}),
+		m:            m,
+		logger:       m.logger.Named("leader"),
+		subj:         m.cfg.subjects(),
+		alloc:        alloc,
+		lastSeen:     map[protocol.AgentID]time.Time{},
+		opening:      map[protocol.FrameworkID]bool{},
+		subscribedAt: map[protocol.FrameworkID]time.Time{},
+		joining:      map[protocol.AgentID]offers.AgentInfo{},
+		work:         make(chan struct{}, maxConcurrentRequests),
+		trigger:      make(chan struct{}, 1),
+		done:         make(chan struct{}),
 	}
 	if err := l.rebuild(v, time.Now()); err != nil {
 		return nil, err
@@ -122,9 +134,36 @@ func (l *leader) start() error {
 		return fmt.Errorf("subscribe to the API: %w", err)
 	}
 	l.announce()
+	l.resendStagingLaunches()
 	l.wg.Add(1)
 	go l.loop()
 	return nil
+}
+
+// resendStagingLaunches sends again every launch that was committed but may
+// never have reached its agent (the previous leader, or this one, lost
+// leadership between the commit and the send). Agents ignore a launch of a
+// task they already know.
+func (l *leader) resendStagingLaunches() {
+	byAgent := map[protocol.AgentID]map[protocol.FrameworkID][]protocol.TaskInfo{}
+	for _, t := range l.m.View().Tasks() {
+		if t.State != protocol.TaskStaging {
+			continue
+		}
+		if byAgent[t.AgentID] == nil {
+			byAgent[t.AgentID] = map[protocol.FrameworkID][]protocol.TaskInfo{}
+		}
+		byAgent[t.AgentID][t.FrameworkID] = append(byAgent[t.AgentID][t.FrameworkID], t.Info)
+	}
+	for agent, fws := range byAgent {
+		subject, err := l.subj.AgentCmd(agent)
+		if err != nil {
+			continue
+		}
+		for fw, tasks := range fws {
+			l.publish(subject, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: fw, Tasks: tasks})
+		}
+	}
 }
 
 func (l *leader) stop() {
@@ -139,7 +178,8 @@ func (l *leader) stop() {
 
 // announce tells everyone on the leader subject who leads now.
 func (l *leader) announce() {
-	msg := protocol.LeaderAnnouncement{ID: l.m.ID(), HTTPAddr: l.m.httpAdvertiseAddr(), NATSURLs: []string{l.m.NATSURL()}}
+	term, _ := strconv.ParseUint(l.m.node.Stats()["term"], 10, 64)
+	msg := protocol.LeaderAnnouncement{ID: l.m.ID(), Term: term, HTTPAddr: l.m.httpAdvertiseAddr(), NATSURLs: []string{l.m.NATSURL()}}
 	l.publish(l.subj.Leader(), protocol.MsgLeaderAnnouncement, msg)
 }
 
@@ -161,6 +201,14 @@ func (l *leader) loop() {
 			l.allocate(time.Now())
 		case now := <-health.C:
 			l.checkAgents(now)
+			if l.checking.CompareAndSwap(false, true) {
+				l.wg.Add(1)
+				go func() {
+					defer l.wg.Done()
+					defer l.checking.Store(false)
+					l.checkFrameworks(now)
+				}()
+			}
 			l.announce() // periodic, as protocol.LeaderAnnouncement promises
 		}
 	}

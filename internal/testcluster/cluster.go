@@ -1,0 +1,256 @@
+package testcluster
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/internal/testlog"
+	"github.com/allot-project/allot/master"
+	"github.com/allot-project/allot/protocol"
+	"github.com/allot-project/allot/raftstore"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultMasters            = 3
+	DefaultAllocationInterval = 20 * time.Millisecond
+	DefaultAgentHeartbeat     = 100 * time.Millisecond
+	DefaultAgentTimeout       = 5 * time.Second
+	DefaultRequestTimeout     = 2 * time.Second
+	// DefaultWait bounds the helpers that wait for something to happen.
+	DefaultWait = 10 * time.Second
+)
+
+// DefaultAgentResources are a test agent's resources unless set: 4 CPUs
+// and 4 GiB.
+func DefaultAgentResources() protocol.Resources {
+	return protocol.Scalars(map[string]int64{protocol.ResCPUs: 4000, protocol.ResMem: 4096})
+}
+
+// Options configures a test cluster. The zero value is three in-memory
+// masters, no agents, and short timeouts.
+type Options struct {
+	// Masters is the number of masters (default 3).
+	Masters int
+	// Agents is the number of test agents New starts, each with Agent as
+	// a template plus AgentResources and AgentAttributes(i).
+	Agents int
+	// TCPRaft runs Raft over TCP on loopback with data directories under
+	// t.TempDir(), so restarted masters recover from disk; the default is
+	// the in-memory transport, which Partition and Heal need.
+	TCPRaft bool
+	// AgentResources are the resources of the agents New starts (default
+	// DefaultAgentResources).
+	AgentResources protocol.Resources
+	// AgentAttributes, when set, gives agent i's attributes.
+	AgentAttributes func(i int) protocol.Attributes
+	// Agent is the template for the agents New starts.
+	Agent AgentOptions
+	// Roles are role weights by path (master.Config.Roles).
+	Roles map[string]float64
+	// AllocationInterval, OfferTimeout, DefaultRefuse, AgentHeartbeat,
+	// AgentTimeout and RequestTimeout go to master.Config; zero picks the
+	// package defaults (OfferTimeout zero means offers never expire, and
+	// DefaultRefuse zero keeps the master's default).
+	AllocationInterval time.Duration
+	OfferTimeout       time.Duration
+	DefaultRefuse      time.Duration
+	AgentHeartbeat     time.Duration
+	AgentTimeout       time.Duration
+	RequestTimeout     time.Duration
+	// HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout and
+	// CommitTimeout tune Raft (defaults 100ms, 100ms, 50ms, 5ms).
+	HeartbeatTimeout   time.Duration
+	ElectionTimeout    time.Duration
+	LeaderLeaseTimeout time.Duration
+	CommitTimeout      time.Duration
+	// Configure, when set, edits master i's configuration last.
+	Configure func(i int, cfg *master.Config)
+}
+
+func (o *Options) setDefaults() {
+	if o.Masters == 0 {
+		o.Masters = DefaultMasters
+	}
+	if o.AgentResources.IsEmpty() {
+		o.AgentResources = DefaultAgentResources()
+	}
+	setDur := func(d *time.Duration, def time.Duration) {
+		if *d == 0 {
+			*d = def
+		}
+	}
+	setDur(&o.AllocationInterval, DefaultAllocationInterval)
+	setDur(&o.AgentHeartbeat, DefaultAgentHeartbeat)
+	setDur(&o.AgentTimeout, DefaultAgentTimeout)
+	setDur(&o.RequestTimeout, DefaultRequestTimeout)
+	setDur(&o.HeartbeatTimeout, 100*time.Millisecond)
+	setDur(&o.ElectionTimeout, 100*time.Millisecond)
+	setDur(&o.LeaderLeaseTimeout, 50*time.Millisecond)
+	setDur(&o.CommitTimeout, 5*time.Millisecond)
+}
+
+// Cluster is a running test cluster. Its methods must be called from the
+// test's goroutine.
+type Cluster struct {
+	t      testing.TB
+	opts   Options
+	logger hclog.Logger
+	subj   protocol.Subjects
+
+	ns      *server.Server
+	network *raftstore.InmemNetwork // nil with TCPRaft
+	peers   []raftstore.Peer
+
+	mu         sync.Mutex
+	masters    []*masterProc
+	agents     []*TestAgent
+	frameworks []*TestFramework
+	conns      []*nats.Conn
+}
+
+// New starts a cluster and waits until a leader serves; everything stops
+// when the test ends.
+func New(t testing.TB, opts Options) *Cluster {
+	t.Helper()
+	opts.setDefaults()
+	c := &Cluster{
+		t:      t,
+		opts:   opts,
+		logger: testlog.New(t),
+		subj:   protocol.Subjects{Prefix: protocol.DefaultSubjectPrefix},
+	}
+	t.Cleanup(c.shutdown)
+	c.startNATS()
+	if !opts.TCPRaft {
+		c.network = raftstore.NewInmemNetwork()
+	}
+	c.masters = make([]*masterProc, opts.Masters)
+	var ports []int
+	if opts.TCPRaft {
+		ports = freePorts(t, opts.Masters)
+	}
+	for i := range c.masters {
+		port := 0
+		if ports != nil {
+			port = ports[i]
+		}
+		c.masters[i] = c.newMasterProc(i, port)
+	}
+	for i := range c.masters {
+		c.peers = append(c.peers, raftstore.Peer{ID: c.masters[i].id, Address: c.masters[i].raftAddr})
+	}
+	for i := range c.masters {
+		c.start(i, true)
+	}
+	c.WaitForLeader()
+	for i := 0; i < opts.Agents; i++ {
+		ao := opts.Agent
+		ao.Resources = opts.AgentResources
+		if opts.AgentAttributes != nil {
+			ao.Attributes = opts.AgentAttributes(i)
+		}
+		c.NewAgent(ao)
+	}
+	return c
+}
+
+func (c *Cluster) startNATS() {
+	c.t.Helper()
+	ns, err := server.NewServer(&server.Options{
+		Host:       "127.0.0.1",
+		Port:       -1,
+		NoLog:      true,
+		NoSigs:     true,
+		MaxPayload: 8 << 20,
+	})
+	if err != nil {
+		c.t.Fatalf("nats server: %v", err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		c.t.Fatal("nats server not ready after 10s")
+	}
+	c.ns = ns
+}
+
+// NATSURL is the URL of the cluster's NATS server.
+func (c *Cluster) NATSURL() string { return c.ns.ClientURL() }
+
+// Subjects are the cluster's NATS subjects.
+func (c *Cluster) Subjects() protocol.Subjects { return c.subj }
+
+// Connect returns a new NATS connection to the cluster, closed when the
+// test ends.
+func (c *Cluster) Connect(name string) *nats.Conn {
+	c.t.Helper()
+	nc, err := nats.Connect(c.NATSURL(), nats.Name(name), nats.MaxReconnects(-1),
+		nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		c.t.Fatalf("connect to NATS: %v", err)
+	}
+	c.mu.Lock()
+	c.conns = append(c.conns, nc)
+	c.mu.Unlock()
+	return nc
+}
+
+// Agents returns the test agents started so far.
+func (c *Cluster) Agents() []*TestAgent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*TestAgent(nil), c.agents...)
+}
+
+// Frameworks returns the test frameworks started so far.
+func (c *Cluster) Frameworks() []*TestFramework {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*TestFramework(nil), c.frameworks...)
+}
+
+// shutdown stops clients, then masters, then NATS.
+func (c *Cluster) shutdown() {
+	c.mu.Lock()
+	agents, frameworks, conns := c.agents, c.frameworks, c.conns
+	c.mu.Unlock()
+	for _, f := range frameworks {
+		f.Close()
+	}
+	for _, a := range agents {
+		a.Close()
+	}
+	for _, nc := range conns {
+		nc.Close()
+	}
+	var wg sync.WaitGroup
+	for _, p := range c.masters {
+		if p == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.stop(); err != nil {
+				c.t.Errorf("master %s: %v", p.id, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if c.ns != nil {
+		c.ns.Shutdown()
+		c.ns.WaitForShutdown()
+	}
+}
+
+func fatalf(t testing.TB, format string, args ...any) {
+	t.Helper()
+	t.Fatalf("testcluster: %s", fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,99 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/protocol"
+)
+
+// checkFrameworks finds frameworks that went away and tears down those
+// whose failover timeout ran out.
+//
+// A framework is connected while something listens on its event subject:
+// the leader sends it a heartbeat as a request, and NATS answers "no
+// responders" at once when nothing is subscribed there. (A framework may
+// answer the heartbeat or not; a timeout counts as alive.) A disconnect is
+// committed with its time, so the failover timer keeps running across
+// leader changes; a framework that subscribes again is connected again.
+func (l *leader) checkFrameworks(now time.Time) {
+	v := l.m.View()
+	var wg sync.WaitGroup
+	for _, f := range v.Frameworks() {
+		if !f.Connected {
+			if time.Duration(now.UnixNano()-f.DisconnectedAt) >= f.FailoverTimeout {
+				l.logger.Info("framework failover timeout expired", "framework_id", f.ID,
+					"failover_timeout", f.FailoverTimeout)
+				ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+				if err := l.teardown(ctx, f.ID); err != nil {
+					l.logger.Warn("could not remove framework", "framework_id", f.ID, "error", err)
+				}
+				cancel()
+			}
+			continue
+		}
+		l.mu.Lock()
+		since, recent := l.subscribedAt[f.ID]
+		l.mu.Unlock()
+		if recent && now.Sub(since) < l.subscribeGrace() {
+			// Just subscribed: it opens its event stream after the
+			// subscribe reply.
+			continue
+		}
+		wg.Add(1)
+		go func(id protocol.FrameworkID) {
+			defer wg.Done()
+			if !l.listening(id) {
+				l.disconnected(id, now)
+			}
+		}(f.ID)
+	}
+	wg.Wait()
+}
+
+// listening reports whether anything is subscribed to a framework's events.
+func (l *leader) listening(id protocol.FrameworkID) bool {
+	subject, err := l.subj.FrameworkEvents(id)
+	if err != nil {
+		return false
+	}
+	data, err := protocol.Encode(protocol.MsgHeartbeatEvent, protocol.HeartbeatEvent{})
+	if err != nil {
+		return true
+	}
+	timeout := l.m.cfg.AgentHeartbeat / 4
+	_, err = l.m.nc.Request(subject, data, timeout)
+	return !errors.Is(err, nats.ErrNoResponders)
+}
+
+// disconnected records that a framework stopped listening and withdraws
+// its offers; its tasks keep running until the failover timeout.
+func (l *leader) disconnected(id protocol.FrameworkID, now time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+	defer cancel()
+	if _, err := l.apply(ctx, state.CmdSetFrameworkConnected, state.SetFrameworkConnected{
+		FrameworkID: id, Connected: false, Time: now.UnixNano(),
+	}); err != nil {
+		l.logger.Warn("could not record a framework disconnect", "framework_id", id, "error", err)
+		return
+	}
+	l.mu.Lock()
+	err := l.alloc.Suppress(id)
+	l.opening[id] = true // offers resume with its first request after it subscribes again
+	l.mu.Unlock()
+	if err != nil {
+		l.logger.Warn("could not suppress a disconnected framework", "framework_id", id, "error", err)
+	}
+	l.logger.Info("framework disconnected", "framework_id", id)
+}
+
+// subscribeGrace is how long after subscribing a framework has to start
+// listening on its event subject.
+func (l *leader) subscribeGrace() time.Duration {
+	return max(time.Second, 2*l.m.cfg.AgentHeartbeat)
+}

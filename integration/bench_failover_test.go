@@ -1,0 +1,178 @@
+package integration
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/protocol"
+)
+
+// BenchmarkFailover measures the time from killing the leader of a
+// three-master cluster (Raft over TCP on loopback, state on disk) holding N
+// registered agents to the first offer made by the new leader. One op is
+// one failover; s/failover is the same number in seconds.
+func BenchmarkFailover(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				c := testcluster.New(b, testcluster.Options{
+					Masters: 3, TCPRaft: true,
+					AgentTimeout:   10 * time.Minute,
+					RequestTimeout: 30 * time.Second,
+				})
+				nc := c.Connect("bench")
+				registerAgents(b, c, nc, n)
+				if got := len(c.WaitForLeader().View().Agents()); got != n {
+					b.Fatalf("leader holds %d agents, want %d", got, n)
+				}
+				offers, prefix := subscribeForOffers(b, c, nc)
+				b.StartTimer()
+				start := time.Now()
+				c.KillLeader()
+				waitOfferNotFrom(b, offers, prefix)
+				took := time.Since(start)
+				b.StopTimer()
+				total += took
+				nc.Close()
+			}
+			b.ReportMetric(total.Seconds()/float64(b.N), "s/failover")
+		})
+	}
+}
+
+// registerAgents registers n agents of 4 CPUs and heartbeats each once, so
+// the leader offers them.
+func registerAgents(b *testing.B, c *testcluster.Cluster, nc *nats.Conn, n int) {
+	b.Helper()
+	s := c.Subjects()
+	work := make(chan int)
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	for w := 0; w < 128; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				var rep protocol.RegisterReply
+				if err := benchRequest(nc, s.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest,
+					protocol.RegisterRequest{Hostname: fmt.Sprintf("bench-%d", i), Resources: agentResources(4)}, &rep); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					return
+				}
+				if err := benchRequest(nc, s.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+					protocol.HeartbeatRequest{AgentID: rep.AgentID}, nil); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+}
+
+// subscribeForOffers subscribes a framework, opens its offers, waits for
+// its first offer and returns the offer channel and the leader's offer-ID
+// prefix.
+func subscribeForOffers(b *testing.B, c *testcluster.Cluster, nc *nats.Conn) (chan *nats.Msg, string) {
+	b.Helper()
+	s := c.Subjects()
+	var sub protocol.SubscribeReply
+	if err := benchRequest(nc, s.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
+		protocol.SubscribeRequest{Name: "bench", Role: "eng", FailoverTimeout: time.Hour}, &sub); err != nil {
+		b.Fatal(err)
+	}
+	ch := make(chan *nats.Msg, 1024)
+	subject, _ := s.FrameworkEvents(sub.FrameworkID)
+	if _, err := nc.ChanSubscribe(subject, ch); err != nil {
+		b.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := benchRequest(nc, s.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: sub.FrameworkID}, nil); err != nil {
+		b.Fatal(err)
+	}
+	id := waitOfferNotFrom(b, ch, "\x00")
+	return ch, id[:strings.LastIndexByte(id, '-')]
+}
+
+// waitOfferNotFrom returns the ID of the first offer whose ID does not
+// start with prefix (each leader has its own prefix).
+func waitOfferNotFrom(b *testing.B, ch chan *nats.Msg, prefix string) string {
+	b.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case msg := <-ch:
+			env, err := protocol.Decode(msg.Data)
+			if err != nil || env.Type != protocol.MsgOffersEvent {
+				continue
+			}
+			var ev protocol.OffersEvent
+			if err := protocol.DecodeBody(env, &ev); err != nil {
+				continue
+			}
+			for _, o := range ev.Offers {
+				if !strings.HasPrefix(string(o.ID), prefix+"-") {
+					return string(o.ID)
+				}
+			}
+		case <-deadline:
+			b.Fatal("no offer from a new leader within 60s")
+		}
+	}
+}
+
+// benchRequest sends one API request, retrying while no leader answers.
+func benchRequest(nc *nats.Conn, subject string, t protocol.MsgType, body, reply any) error {
+	data, err := protocol.Encode(t, body)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		msg, err := nc.Request(subject, data, 10*time.Second)
+		if err == nil {
+			err = protocol.DecodeReply(msg.Data, reply)
+		}
+		if err == nil || !retryable(err) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %w", subject, err)
+		}
+		time.Sleep(20 * time.Millisecond) // back off while no leader answers
+	}
+}
+
+// retryable reports errors a client retries: no leader right now.
+func retryable(err error) bool {
+	return errors.Is(err, protocol.ErrNotLeader) || errors.Is(err, protocol.ErrTimeout) ||
+		errors.Is(err, protocol.ErrUnavailable) || errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, nats.ErrTimeout)
+}

@@ -1,7 +1,7 @@
 package integration
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -150,29 +150,7 @@ func waitOfferNotFrom(b *testing.B, ch chan *nats.Msg, prefix string) string {
 
 // benchRequest sends one API request, retrying while no leader answers.
 func benchRequest(nc *nats.Conn, subject string, t protocol.MsgType, body, reply any) error {
-	data, err := protocol.Encode(t, body)
-	if err != nil {
-		return err
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		msg, err := nc.Request(subject, data, 10*time.Second)
-		if err == nil {
-			err = protocol.DecodeReply(msg.Data, reply)
-		}
-		if err == nil || !retryable(err) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: %w", subject, err)
-		}
-		time.Sleep(20 * time.Millisecond) // back off while no leader answers
-	}
-}
-
-// retryable reports errors a client retries: no leader right now.
-func retryable(err error) bool {
-	return errors.Is(err, protocol.ErrNotLeader) || errors.Is(err, protocol.ErrTimeout) ||
-		errors.Is(err, protocol.ErrUnavailable) || errors.Is(err, nats.ErrNoResponders) ||
-		errors.Is(err, nats.ErrTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return testcluster.Request(ctx, nc, 10*time.Second, subject, t, body, reply)
 }

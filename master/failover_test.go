@@ -9,7 +9,6 @@ import (
 
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
-	"github.com/allot-project/allot/raftstore"
 )
 
 // TestFailover_FrameworkTimeout: a framework that stops listening is marked
@@ -17,15 +16,7 @@ import (
 // its registration, one that stays away longer is removed.
 func TestFailover_FrameworkTimeout(t *testing.T) {
 	t.Parallel()
-	cfg := httpTestConfig(t, raftstore.NewInmemNetwork(), "m1", nil, nil)
-	cfg.HTTPAddr = ""
-	m := runHTTPTestMaster(t, cfg)
-	httpTestWaitLeader(t, m)
-	nc, err := nats.Connect(m.NATSURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	m, nc := apiTestMaster(t, nil)
 	s := protocol.Subjects{Prefix: "allot"}
 	subscribe := func(id protocol.FrameworkID, failover time.Duration) (protocol.FrameworkID, *nats.Subscription) {
 		t.Helper()

@@ -12,7 +12,7 @@ import (
 
 // subscribe registers a new framework, or takes back an existing one that
 // subscribes again with its ID (after a reconnect or a master failover):
-// it is marked connected, and every status update it has not acknowledged
+// it is connected again, and every status update it has not acknowledged
 // is sent again.
 func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*protocol.SubscribeReply, error) {
 	now := time.Now().UnixNano()
@@ -32,13 +32,8 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	if resubscribe {
-		if _, err := l.apply(ctx, state.CmdSetFrameworkConnected, state.SetFrameworkConnected{
-			FrameworkID: id, Connected: true, Time: now,
-		}); err != nil {
-			return nil, err
-		}
-	}
+	// RegisterFramework leaves the framework connected, so a resubscription
+	// also ends a disconnect and its failover timer.
 	l.mu.Lock()
 	if _, missing := l.alloc.Usage(id); missing != nil {
 		err = l.alloc.AddFramework(offers.FrameworkInfo{ID: id, Role: r.Role, Weight: r.Weight, Suppressed: true})
@@ -76,7 +71,7 @@ func (l *leader) sendStatus(st protocol.TaskStatus) {
 // teardown removes a framework: its tasks are killed and its offers
 // rescinded.
 func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
-	if err := l.known(id); err != nil {
+	if err := l.admit(id); err != nil {
 		return err
 	}
 	res, err := l.apply(ctx, state.CmdRemoveFramework, state.RemoveFramework{FrameworkID: id})
@@ -104,7 +99,7 @@ func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
 // then the launch is committed through Raft, and only then sent to the
 // agent, so a launch the master forgets can never run.
 func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
-	if err := l.known(r.FrameworkID); err != nil {
+	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
 	var tasks []protocol.TaskInfo
@@ -172,7 +167,7 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 
 // decline returns offers; without filters the default refuse filter applies.
 func (l *leader) decline(r *protocol.DeclineRequest) error {
-	if err := l.known(r.FrameworkID); err != nil {
+	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
 	refuse := offers.DefaultFilter
@@ -187,7 +182,7 @@ func (l *leader) decline(r *protocol.DeclineRequest) error {
 }
 
 func (l *leader) setSuppressed(ctx context.Context, id protocol.FrameworkID, suppressed bool) error {
-	if err := l.known(id); err != nil {
+	if err := l.admit(id); err != nil {
 		return err
 	}
 	if _, err := l.apply(ctx, state.CmdSetFrameworkSuppressed, state.SetFrameworkSuppressed{FrameworkID: id, Suppressed: suppressed}); err != nil {
@@ -207,7 +202,7 @@ func (l *leader) setSuppressed(ctx context.Context, id protocol.FrameworkID, sup
 
 // kill asks the task's agent to kill it.
 func (l *leader) kill(r *protocol.KillRequest) error {
-	if err := l.known(r.FrameworkID); err != nil {
+	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
 	t, ok := l.m.View().Task(r.FrameworkID, r.TaskID)
@@ -230,7 +225,7 @@ func (l *leader) sendKill(agent protocol.AgentID, fw protocol.FrameworkID, task 
 // or of all the framework's tasks (implicit, no tasks named). A task the
 // master does not know is reported LOST, as Mesos does.
 func (l *leader) reconcile(r *protocol.ReconcileRequest) error {
-	if err := l.known(r.FrameworkID); err != nil {
+	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
 	v := l.m.View()
@@ -259,7 +254,7 @@ func (l *leader) reconcile(r *protocol.ReconcileRequest) error {
 
 // acknowledge records that a framework received a status update.
 func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest) error {
-	if err := l.known(r.FrameworkID); err != nil {
+	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
 	_, err := l.apply(ctx, state.CmdAcknowledgeStatus, state.AcknowledgeStatus{
@@ -270,7 +265,7 @@ func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest
 
 // demand records a framework's pending task shapes for the allocator.
 func (l *leader) demand(r *protocol.DemandRequest) error {
-	if err := l.known(r.FrameworkID); err != nil {
+	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
 	var ds []offers.Demand
@@ -286,10 +281,11 @@ func (l *leader) demand(r *protocol.DemandRequest) error {
 	return err
 }
 
-// known refuses requests naming a framework the state does not hold. A
-// known framework's first request after subscribing opens its offers
-// (unless it subscribed suppressed).
-func (l *leader) known(id protocol.FrameworkID) error {
+// admit refuses requests naming a framework the state does not hold, and
+// opens the offers of a framework on its first request after subscribing
+// (unless it subscribed suppressed): that request shows it now listens on
+// its event subject.
+func (l *leader) admit(id protocol.FrameworkID) error {
 	if _, ok := l.m.View().Framework(id); !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/protocol"
-	"github.com/allot-project/allot/raftstore"
 )
 
 // apiVerbs are every subject the leader serves, plus one it does not.
@@ -64,18 +63,9 @@ func FuzzAPI(f *testing.F) {
 		Update: protocol.StatusUpdate{UUID: "u1", Status: protocol.TaskStatus{TaskID: "t", FrameworkID: "fw-x", State: protocol.TaskRunning}}})
 	seed(5, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{Name: "wrong type for the revive subject", Role: "eng"})
 
-	cfg := httpTestConfig(f, raftstore.NewInmemNetwork(), "fuzz", nil, nil)
-	cfg.HTTPAddr = ""
 	// The fuzz harness forbids f.Log while fuzzing; the master logs from
 	// its own goroutines, so it gets a discarding logger.
-	cfg.Logger = hclog.NewNullLogger()
-	m := runHTTPTestMaster(f, cfg)
-	httpTestWaitLeader(f, m)
-	nc, err := nats.Connect(m.NATSURL())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(nc.Close)
+	m, nc := apiTestMaster(f, func(cfg *Config) { cfg.Logger = hclog.NewNullLogger() })
 	f.Fuzz(func(t *testing.T, verb byte, payload []byte) {
 		subject := verbs[int(verb)%len(verbs)]
 		msg, err := nc.Request(subject, payload, 5*time.Second)
@@ -91,15 +81,7 @@ func FuzzAPI(f *testing.F) {
 // offer, and an oversized message. Each gets a typed error; nothing changes.
 func TestAPI_BadInput(t *testing.T) {
 	t.Parallel()
-	cfg := httpTestConfig(t, raftstore.NewInmemNetwork(), "m1", nil, nil)
-	cfg.HTTPAddr = ""
-	m := runHTTPTestMaster(t, cfg)
-	httpTestWaitLeader(t, m)
-	nc, err := nats.Connect(m.NATSURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	m, nc := apiTestMaster(t, nil)
 	s := protocol.Subjects{Prefix: "allot"}
 	call := func(subject string, typ protocol.MsgType, body, reply any) error {
 		t.Helper()

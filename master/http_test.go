@@ -85,6 +85,26 @@ func runHTTPTestMaster(t testing.TB, cfg Config) *Master {
 	return m
 }
 
+// apiTestMaster runs one master without the HTTP API until the test ends,
+// waits until it leads, and connects a NATS client to it (closed at the
+// end). modify, when set, edits the configuration last.
+func apiTestMaster(t testing.TB, modify func(*Config)) (*Master, *nats.Conn) {
+	t.Helper()
+	cfg := httpTestConfig(t, raftstore.NewInmemNetwork(), "m1", nil, nil)
+	cfg.HTTPAddr = ""
+	if modify != nil {
+		modify(&cfg)
+	}
+	m := runHTTPTestMaster(t, cfg)
+	httpTestWaitLeader(t, m)
+	nc, err := nats.Connect(m.NATSURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return m, nc
+}
+
 func httpTestWaitLeader(t testing.TB, masters ...*Master) *Master {
 	t.Helper()
 	var leader *Master

@@ -79,3 +79,11 @@ func retryable(err error) bool {
 func ambiguous(err error) bool {
 	return !errors.Is(err, nats.ErrNoResponders) && retryable(err)
 }
+
+// Request sends one API request on nc and decodes the reply into into (nil
+// for none), retrying with backoff while no leader answers (no responders,
+// not the leader, timeouts), until ctx is done. Each attempt waits at most
+// attempt. For requests that are safe to repeat.
+func Request(ctx context.Context, nc *nats.Conn, attempt time.Duration, subject string, t protocol.MsgType, body, into any) error {
+	return requester{nc: nc, timeout: attempt}.retry(ctx, subject, t, body, into)
+}

@@ -94,52 +94,75 @@ func (l *leader) heartbeat(id protocol.AgentID) error {
 	return err
 }
 
-// statusUpdate commits an agent's status update, forwards it to the
-// framework, and acknowledges it to the agent once it is safe in Raft.
-// Resources of a task that ended go back to the allocator.
-func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateRequest) error {
-	up := r.Update
-	up.Status.AgentID = r.AgentID
-	res, err := l.apply(ctx, state.CmdUpdateTaskStatus, state.UpdateTaskStatus{
-		Updates: []protocol.StatusUpdate{up}, Time: time.Now().UnixNano(),
-	})
+// statusUpdate commits a batch of an agent's status updates in one Raft
+// command, forwards what applied to the frameworks, and acknowledges the
+// whole batch to the agent: each update is safe in Raft or can never apply
+// (its task is gone, say), so the agent may stop resending it either way.
+func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateRequest) (*protocol.StatusUpdateReply, error) {
+	subject, err := l.subj.AgentCmd(r.AgentID)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	ups := make([]protocol.StatusUpdate, len(r.Updates))
+	for i, u := range r.Updates {
+		u.Status.AgentID = r.AgentID
+		ups[i] = u
+	}
+	res, err := l.apply(ctx, state.CmdUpdateTaskStatus, state.UpdateTaskStatus{Updates: ups, Time: time.Now().UnixNano()})
+	if err != nil {
+		return nil, err
 	}
 	ur, _ := res.(state.UpdateResult)
+	l.recoverFinished(r.AgentID, ur.Applied)
 	for _, st := range ur.Applied {
-		if st.State.Terminal() {
-			if t, ok := l.m.View().Task(st.FrameworkID, st.TaskID); ok {
-				l.mu.Lock()
-				if err := l.alloc.Recover(st.FrameworkID, r.AgentID, t.Info.Resources); err != nil {
-					l.logger.Warn("could not recover a finished task's resources", "task_id", st.TaskID, "error", err)
-				}
-				l.mu.Unlock()
-				l.kick()
-			}
-		}
 		l.sendStatus(st)
 	}
 	// A duplicate is an update resent after its commit's reply was lost
 	// (say, to a leader change); forward it again while the framework has
 	// not acknowledged it.
+	byUUID := make(map[protocol.StatusUUID]protocol.TaskStatus, len(ur.Duplicates))
+	for _, u := range ups {
+		byUUID[u.UUID] = u.Status
+	}
 	for _, uuid := range ur.Duplicates {
-		if t, ok := l.m.View().Task(up.Status.FrameworkID, up.Status.TaskID); ok && t.StatusUUID == uuid && !t.Acked {
+		st := byUUID[uuid]
+		if t, ok := l.m.View().Task(st.FrameworkID, st.TaskID); ok && t.StatusUUID == uuid && !t.Acked {
 			l.sendStatus(t.Status)
 		}
 	}
-	subject, err := l.subj.AgentCmd(r.AgentID)
-	if err != nil {
-		return err
+	acks := make([]protocol.StatusAck, len(ups))
+	for i, u := range ups {
+		acks[i] = protocol.StatusAck{FrameworkID: u.Status.FrameworkID, TaskID: u.Status.TaskID, UUID: u.UUID}
 	}
-	// The update is safe in Raft (or can never apply, e.g. its task is
-	// gone), so the agent may stop resending it either way.
-	st := up.Status
-	l.publish(subject, protocol.MsgAckCommand, protocol.AckCommand{FrameworkID: st.FrameworkID, TaskID: st.TaskID, UUID: up.UUID})
-	if len(ur.Errors) > 0 {
-		return ur.Errors[0].Err
+	l.publish(subject, protocol.MsgAckCommand, protocol.AckCommand{Acks: acks})
+	reply := &protocol.StatusUpdateReply{}
+	for _, e := range ur.Errors {
+		reply.Refused = append(reply.Refused, protocol.Refusal{TaskID: e.Task.TaskID, UUID: e.UUID, Error: protocol.ToWire(e.Err)})
 	}
-	return nil
+	return reply, nil
+}
+
+// recoverFinished returns the resources of tasks that reached a terminal
+// state to the allocator.
+func (l *leader) recoverFinished(agent protocol.AgentID, applied []protocol.TaskStatus) {
+	view := l.m.View()
+	recovered := false
+	l.mu.Lock()
+	for _, st := range applied {
+		if !st.State.Terminal() {
+			continue
+		}
+		if t, ok := view.Task(st.FrameworkID, st.TaskID); ok {
+			if err := l.alloc.Recover(st.FrameworkID, agent, t.Info.Resources); err != nil {
+				l.logger.Warn("could not recover a finished task's resources", "task_id", st.TaskID, "error", err)
+			}
+			recovered = true
+		}
+	}
+	l.mu.Unlock()
+	if recovered {
+		l.kick()
+	}
 }
 
 // agentUnreachable handles an agent that missed its heartbeats: its tasks

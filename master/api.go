@@ -100,7 +100,7 @@ func (l *leader) handle(ctx context.Context, body any) (any, error) {
 	case *protocol.ReconcileRequest:
 		return nil, l.reconcile(r)
 	case *protocol.AcknowledgeRequest:
-		return nil, l.acknowledge(ctx, r)
+		return l.acknowledge(ctx, r)
 	case *protocol.DemandRequest:
 		return nil, l.demand(r)
 	case *protocol.RegisterRequest:
@@ -110,7 +110,7 @@ func (l *leader) handle(ctx context.Context, body any) (any, error) {
 	case *protocol.HeartbeatRequest:
 		return nil, l.heartbeat(r.AgentID)
 	case *protocol.StatusUpdateRequest:
-		return nil, l.statusUpdate(ctx, r)
+		return l.statusUpdate(ctx, r)
 	}
 	return nil, fmt.Errorf("%w: %T is not handled by this master", protocol.ErrUnknownType, body)
 }

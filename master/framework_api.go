@@ -252,15 +252,27 @@ func (l *leader) reconcile(r *protocol.ReconcileRequest) error {
 	return nil
 }
 
-// acknowledge records that a framework received a status update.
-func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest) error {
+// acknowledge records that a framework received status updates; the
+// reply lists the stale or unknown ones.
+func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest) (*protocol.AcknowledgeReply, error) {
 	if err := l.admit(r.FrameworkID); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := l.apply(ctx, state.CmdAcknowledgeStatus, state.AcknowledgeStatus{
-		FrameworkID: r.FrameworkID, TaskID: r.TaskID, UUID: r.UUID,
-	})
-	return err
+	c := state.AcknowledgeStatus{FrameworkID: r.FrameworkID, Acks: make([]state.StatusAck, len(r.Acks))}
+	for i, a := range r.Acks {
+		c.Acks[i] = state.StatusAck{TaskID: a.TaskID, UUID: a.UUID}
+	}
+	res, err := l.apply(ctx, state.CmdAcknowledgeStatus, c)
+	if err != nil {
+		return nil, err
+	}
+	reply := &protocol.AcknowledgeReply{}
+	for i, o := range res.(state.AckResult) {
+		if o.Err != nil {
+			reply.Refused = append(reply.Refused, protocol.Refusal{TaskID: r.Acks[i].TaskID, UUID: r.Acks[i].UUID, Error: protocol.ToWire(o.Err)})
+		}
+	}
+	return reply, nil
 }
 
 // demand records a framework's pending task shapes for the allocator.

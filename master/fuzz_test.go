@@ -60,7 +60,7 @@ func FuzzAPI(f *testing.F) {
 		Resources: protocol.Scalars(map[string]int64{"cpus": 1000})})
 	seed(13, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: "ag-forged"})
 	seed(14, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{AgentID: "ag-forged",
-		Update: protocol.StatusUpdate{UUID: "u1", Status: protocol.TaskStatus{TaskID: "t", FrameworkID: "fw-x", State: protocol.TaskRunning}}})
+		Updates: []protocol.StatusUpdate{{UUID: "u1", Status: protocol.TaskStatus{TaskID: "t", FrameworkID: "fw-x", State: protocol.TaskRunning}}}})
 	seed(5, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{Name: "wrong type for the revive subject", Role: "eng"})
 
 	// The fuzz harness forbids f.Log while fuzzing; the master logs from

@@ -86,24 +86,54 @@ type HeartbeatRequest struct {
 // Validate checks the agent ID.
 func (r HeartbeatRequest) Validate() error { return checkID("agent_id", r.AgentID) }
 
-// StatusUpdateRequest forwards one status update from an agent. The agent
-// resends it until an AckCommand for its UUID arrives.
+// StatusUpdateRequest forwards a batch of status updates from an agent, in
+// order (at most one per task is usual; several for one task apply in the
+// order given). The agent resends each until an AckCommand names its UUID.
 type StatusUpdateRequest struct {
-	AgentID AgentID      `msgpack:"ag" json:"agent_id"`
-	Update  StatusUpdate `msgpack:"u" json:"update"`
+	AgentID AgentID        `msgpack:"ag" json:"agent_id"`
+	Updates []StatusUpdate `msgpack:"u" json:"updates"`
 }
 
-// Validate checks the agent ID and the update, whose status must name this
-// agent or none.
+// Validate checks the agent ID, the batch size and every update, whose
+// status must name this agent or none.
 func (r StatusUpdateRequest) Validate() error {
 	if err := checkID("agent_id", r.AgentID); err != nil {
 		return err
 	}
-	if a := r.Update.Status.AgentID; a != "" && a != r.AgentID {
-		return Errorf(ErrInvalidArgument, "status names agent %q, sender is %q", truncate(string(a)), r.AgentID)
+	if len(r.Updates) == 0 {
+		return Errorf(ErrInvalidArgument, "status update request without updates")
 	}
-	return r.Update.Validate()
+	if err := checkLen("updates", len(r.Updates), MaxStatusBatch); err != nil {
+		return err
+	}
+	for i, u := range r.Updates {
+		if a := u.Status.AgentID; a != "" && a != r.AgentID {
+			return Errorf(ErrInvalidArgument, "updates[%d]: status names agent %q, sender is %q", i, truncate(string(a)), r.AgentID)
+		}
+		if err := u.Validate(); err != nil {
+			return fmt.Errorf("updates[%d]: %w", i, err)
+		}
+	}
+	return nil
 }
+
+// StatusUpdateReply answers a StatusUpdateRequest: every update not listed
+// in Refused is stored in Raft. A refused update can never apply (its task
+// is gone or already terminal, say); the agent must not resend it.
+type StatusUpdateReply struct {
+	Refused []Refusal `msgpack:"r,omitempty" json:"refused,omitempty"`
+}
+
+// Refusal names one status update or acknowledgement of a batch that the
+// leader refused, with the typed error (FromWire rebuilds it).
+type Refusal struct {
+	TaskID TaskID     `msgpack:"tid" json:"task_id"`
+	UUID   StatusUUID `msgpack:"uuid" json:"uuid"`
+	Error  *Error     `msgpack:"e" json:"error"`
+}
+
+// Err returns the refusal's typed error.
+func (r Refusal) Err() error { return FromWire(r.Error) }
 
 func validateAgentInfo(host string, addrs Addresses, res Resources, attrs Attributes, version string) error {
 	if err := checkRequired("hostname", host, MaxNameLen); err != nil {

@@ -57,9 +57,14 @@ type ShutdownFrameworkCommand struct {
 	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
 }
 
-// AckCommand tells an agent the master has durably stored the status update
-// UUID of task (FrameworkID, TaskID), so the agent may stop resending it.
+// AckCommand tells an agent the master has durably stored (or will never
+// take) the status updates it names, so the agent may stop resending them.
 type AckCommand struct {
+	Acks []StatusAck `msgpack:"acks" json:"acks"`
+}
+
+// StatusAck names one status update of task (FrameworkID, TaskID).
+type StatusAck struct {
 	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
 	TaskID      TaskID      `msgpack:"tid" json:"task_id"`
 	UUID        StatusUUID  `msgpack:"uuid" json:"uuid"`

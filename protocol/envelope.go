@@ -77,9 +77,11 @@ const (
 // Replies: MsgReply wraps every reply; the others are the typed result
 // bodies a Reply may carry.
 const (
-	MsgReply          MsgType = 160
-	MsgSubscribeReply MsgType = 161
-	MsgRegisterReply  MsgType = 162
+	MsgReply             MsgType = 160
+	MsgSubscribeReply    MsgType = 161
+	MsgRegisterReply     MsgType = 162
+	MsgStatusUpdateReply MsgType = 163
+	MsgAcknowledgeReply  MsgType = 164
 )
 
 var msgTypeNames = map[MsgType]string{
@@ -115,6 +117,8 @@ var msgTypeNames = map[MsgType]string{
 	MsgReply:                    "reply",
 	MsgSubscribeReply:           "subscribe_reply",
 	MsgRegisterReply:            "register_reply",
+	MsgStatusUpdateReply:        "status_update_reply",
+	MsgAcknowledgeReply:         "acknowledge_reply",
 }
 
 // String returns the snake_case name of the type, or "msg_type(N)" for an

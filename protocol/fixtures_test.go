@@ -98,7 +98,7 @@ func sampleBodies() map[MsgType]any {
 		MsgReconcileRequest: ReconcileRequest{FrameworkID: "fw-1", Tasks: []ReconcileTask{
 			{TaskID: "t-1", AgentID: "ag-1"}, {TaskID: "t-2"},
 		}},
-		MsgAcknowledgeRequest: AcknowledgeRequest{FrameworkID: "fw-1", AgentID: "ag-1", TaskID: "t-1", UUID: "st-1"},
+		MsgAcknowledgeRequest: AcknowledgeRequest{FrameworkID: "fw-1", Acks: []Acknowledgement{{AgentID: "ag-1", TaskID: "t-1", UUID: "st-1"}, {TaskID: "t-2", UUID: "st-2"}}},
 		MsgDemandRequest: DemandRequest{
 			FrameworkID:   "fw-1",
 			Demand:        []TaskShape{{Resources: Scalars(map[string]int64{ResCPUs: 1000}), Ports: 2, Count: 40, Constraints: sampleConstraints()}},
@@ -119,7 +119,7 @@ func sampleBodies() map[MsgType]any {
 			Tasks: []TaskStatus{sampleStatus()}, Unacked: []StatusUpdate{sampleUpdate()},
 		},
 		MsgHeartbeatRequest:    HeartbeatRequest{AgentID: "ag-1"},
-		MsgStatusUpdateRequest: StatusUpdateRequest{AgentID: "ag-1", Update: sampleUpdate()},
+		MsgStatusUpdateRequest: StatusUpdateRequest{AgentID: "ag-1", Updates: []StatusUpdate{sampleUpdate()}},
 		MsgCoflowReportRequest: CoflowReportRequest{AgentID: "ag-1", Flows: []FlowProgress{
 			{CoflowID: "shuffle-1", Src: "ag-1", Dst: "ag-2", BytesSent: 4096, Done: true},
 		}},
@@ -146,12 +146,18 @@ func sampleBodies() map[MsgType]any {
 		MsgCoflowPrioritiesCommand: CoflowPrioritiesCommand{Priorities: []CoflowPriority{
 			{CoflowID: "shuffle-1", Rank: 0, Queue: 0}, {CoflowID: "shuffle-2", Rank: 1, Queue: 3},
 		}},
-		MsgAckCommand: AckCommand{FrameworkID: "fw-1", TaskID: "t-1", UUID: "st-1"},
+		MsgAckCommand: AckCommand{Acks: []StatusAck{{FrameworkID: "fw-1", TaskID: "t-1", UUID: "st-1"}}},
 		MsgLeaderAnnouncement: LeaderAnnouncement{
 			ID: "m1", Term: 7, HTTPAddr: "10.0.0.1:5050", NATSURLs: []string{"nats://10.0.0.1:4222"},
 		},
 		MsgReply:          Reply{Type: MsgSubscribeReply, Body: msgpack.RawMessage(replyBody)},
 		MsgSubscribeReply: SubscribeReply{FrameworkID: "fw-1", LeaderID: "m1", HeartbeatInterval: time.Second},
 		MsgRegisterReply:  RegisterReply{AgentID: "ag-1", HeartbeatInterval: time.Second},
+		MsgStatusUpdateReply: StatusUpdateReply{Refused: []Refusal{
+			{TaskID: "t-1", UUID: "st-1", Error: &Error{Code: CodeUnknownTask, Message: "task t-1 unknown"}},
+		}},
+		MsgAcknowledgeReply: AcknowledgeReply{Refused: []Refusal{
+			{TaskID: "t-1", UUID: "st-1", Error: &Error{Code: CodeUnknownTask, Message: "task t-1 unknown"}},
+		}},
 	}
 }

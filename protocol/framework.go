@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -164,25 +165,49 @@ func (r ReconcileRequest) Validate() error {
 	return nil
 }
 
-// AcknowledgeRequest acknowledges one status update, so the master stops
-// resending it.
+// AcknowledgeRequest acknowledges a batch of status updates, so the master
+// stops resending them.
 type AcknowledgeRequest struct {
-	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
-	AgentID     AgentID     `msgpack:"ag" json:"agent_id"`
-	TaskID      TaskID      `msgpack:"tid" json:"task_id"`
-	UUID        StatusUUID  `msgpack:"uuid" json:"uuid"`
+	FrameworkID FrameworkID       `msgpack:"fw" json:"framework_id"`
+	Acks        []Acknowledgement `msgpack:"acks" json:"acks"`
 }
 
-// Validate checks the IDs.
+// Acknowledgement names one status update a framework received.
+type Acknowledgement struct {
+	AgentID AgentID    `msgpack:"ag,omitempty" json:"agent_id,omitempty"`
+	TaskID  TaskID     `msgpack:"tid" json:"task_id"`
+	UUID    StatusUUID `msgpack:"uuid" json:"uuid"`
+}
+
+// Validate checks the IDs and the batch size.
 func (r AcknowledgeRequest) Validate() error {
 	if err := checkID("framework_id", r.FrameworkID); err != nil {
 		return err
 	}
-	if err := checkID("agent_id", r.AgentID); err != nil {
+	if len(r.Acks) == 0 {
+		return Errorf(ErrInvalidArgument, "acknowledge request without acknowledgements")
+	}
+	if err := checkLen("acks", len(r.Acks), MaxStatusBatch); err != nil {
 		return err
 	}
-	if err := checkID("task_id", r.TaskID); err != nil {
-		return err
+	for i, a := range r.Acks {
+		if err := checkOptionalID("agent_id", a.AgentID); err != nil {
+			return fmt.Errorf("acks[%d]: %w", i, err)
+		}
+		if err := checkID("task_id", a.TaskID); err != nil {
+			return fmt.Errorf("acks[%d]: %w", i, err)
+		}
+		if err := checkID("uuid", a.UUID); err != nil {
+			return fmt.Errorf("acks[%d]: %w", i, err)
+		}
 	}
-	return checkID("uuid", r.UUID)
+	return nil
+}
+
+// AcknowledgeReply answers an AcknowledgeRequest: every acknowledgement not
+// listed in Refused was recorded. A refused one is stale (a later update
+// superseded it) or names a task the master does not hold; neither needs a
+// retry.
+type AcknowledgeReply struct {
+	Refused []Refusal `msgpack:"r,omitempty" json:"refused,omitempty"`
 }

@@ -24,6 +24,9 @@ const (
 	// MaxListLen bounds other lists: reconcile tasks, demand shapes, flows,
 	// task statuses and unacknowledged updates in a reregistration.
 	MaxListLen = 100_000
+	// MaxStatusBatch bounds the status updates of one StatusUpdateRequest
+	// and the acknowledgements of one AcknowledgeRequest or AckCommand.
+	MaxStatusBatch = 4096
 	// MaxConstraints bounds the constraints on one task or task shape.
 	MaxConstraints = 64
 	// MaxMapLen bounds labels, environment variables, URIs, arguments and

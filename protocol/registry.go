@@ -36,6 +36,8 @@ var registry = map[MsgType]func() any{
 	MsgReply:                    func() any { return new(Reply) },
 	MsgSubscribeReply:           func() any { return new(SubscribeReply) },
 	MsgRegisterReply:            func() any { return new(RegisterReply) },
+	MsgStatusUpdateReply:        func() any { return new(StatusUpdateReply) },
+	MsgAcknowledgeReply:         func() any { return new(AcknowledgeReply) },
 }
 
 // typeByGo maps each body struct type to its message type.

@@ -77,7 +77,9 @@ func TestValidate_requests(t *testing.T) {
 		{"reconcile implicit", ReconcileRequest{FrameworkID: "fw-1"}, nil},
 		{"reconcile bad task", ReconcileRequest{FrameworkID: "fw-1", Tasks: []ReconcileTask{{}}}, ErrInvalidArgument},
 		{"reconcile too many", ReconcileRequest{FrameworkID: "fw-1", Tasks: make([]ReconcileTask, MaxListLen+1)}, ErrInvalidArgument},
-		{"acknowledge no uuid", AcknowledgeRequest{FrameworkID: "fw-1", AgentID: "ag-1", TaskID: "t-1"}, ErrInvalidArgument},
+		{"acknowledge no uuid", AcknowledgeRequest{FrameworkID: "fw-1", Acks: []Acknowledgement{{AgentID: "ag-1", TaskID: "t-1"}}}, ErrInvalidArgument},
+		{"acknowledge empty", AcknowledgeRequest{FrameworkID: "fw-1"}, ErrInvalidArgument},
+		{"acknowledge too many", AcknowledgeRequest{FrameworkID: "fw-1", Acks: make([]Acknowledgement, MaxStatusBatch+1)}, ErrInvalidArgument},
 		{"demand empty", DemandRequest{FrameworkID: "fw-1"}, nil},
 		{"demand negative count", DemandRequest{FrameworkID: "fw-1", MustStart: []TaskShape{{Count: -1}}}, ErrInvalidArgument},
 		{"demand negative ports", DemandRequest{FrameworkID: "fw-1", Optional: []TaskShape{{Ports: -1}}}, ErrInvalidArgument},
@@ -112,17 +114,19 @@ func TestValidate_requests(t *testing.T) {
 		}(), ErrInvalidArgument},
 		{"status uuid mismatch", func() validator {
 			r := sample[StatusUpdateRequest](MsgStatusUpdateRequest)
-			r.Update.UUID = "st-2"
+			r.Updates[0].UUID = "st-2"
 			return r
 		}(), ErrInvalidArgument},
+		{"status empty batch", StatusUpdateRequest{AgentID: "ag-1"}, ErrInvalidArgument},
+		{"status batch too large", StatusUpdateRequest{AgentID: "ag-1", Updates: make([]StatusUpdate, MaxStatusBatch+1)}, ErrInvalidArgument},
 		{"status no uuid", func() validator {
 			r := sample[StatusUpdateRequest](MsgStatusUpdateRequest)
-			r.Update.UUID, r.Update.Status.UUID = "", ""
+			r.Updates[0].UUID, r.Updates[0].Status.UUID = "", ""
 			return r
 		}(), ErrInvalidArgument},
 		{"status huge message", func() validator {
 			r := sample[StatusUpdateRequest](MsgStatusUpdateRequest)
-			r.Update.Status.Message = strings.Repeat("x", MaxTextLen+1)
+			r.Updates[0].Status.Message = strings.Repeat("x", MaxTextLen+1)
 			return r
 		}(), ErrInvalidArgument},
 		{"coflow report negative", CoflowReportRequest{AgentID: "ag-1", Flows: []FlowProgress{{CoflowID: "c", Src: "a", Dst: "b", BytesSent: -1}}}, ErrInvalidArgument},

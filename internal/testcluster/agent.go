@@ -62,11 +62,10 @@ func (o *AgentOptions) setDefaults(n int) {
 // registers with the leader, heartbeats (re-registering with its tasks
 // when the leader does not know it), follows LaunchCommand, KillCommand,
 // ShutdownFrameworkCommand and AckCommand, and sends every status update
-// reliably: per task one update at a time, in order, each kept until the
-// master's AckCommand for its UUID arrives and resent every ResendInterval
-// until the leader answers it with success (a failed or unanswered request
-// proves nothing; a success means it is in Raft, and its AckCommand was
-// published before the reply). It records every launch it receives, so
+// reliably: batched across tasks, per task in order, each kept until the
+// master acknowledges it (an AckCommand, or a successful reply: both mean
+// it is in Raft) and resent every ResendInterval until then (a failed or
+// unanswered request proves nothing). It records every launch it receives, so
 // tests can detect duplicates.
 type TestAgent struct {
 	t      testing.TB
@@ -92,6 +91,7 @@ type TestAgent struct {
 	closed        bool
 	tasks         map[TaskKey]*agentTask
 	order         []TaskKey
+	pending       []TaskKey // tasks that may have queued updates
 	registrations int
 	refused       []RefusedUpdate
 	reregister    bool // a reregistration is wanted or under way
@@ -123,12 +123,10 @@ type agentTask struct {
 	acked    []protocol.StatusUUID
 	queue    []protocol.StatusUpdate
 	inflight bool
-	// committed: the leader answered the head update with success, so it
-	// is not resent; its AckCommand pops it.
-	committed bool
-	lastSent  time.Time
-	held      bool // RUNNING, behaviour waiting for Release
-	timer     *time.Timer
+	lastSent time.Time
+	listed   bool // in TestAgent.pending
+	held     bool // RUNNING, behaviour waiting for Release
+	timer    *time.Timer
 }
 
 // AgentTask is a snapshot of one task as the agent saw it.

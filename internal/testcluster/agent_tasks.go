@@ -56,7 +56,7 @@ func (a *TestAgent) handleCommand(msg *nats.Msg) {
 		}
 		a.mu.Unlock()
 	case *protocol.AckCommand:
-		a.ack(TaskKey{cmd.FrameworkID, cmd.TaskID}, cmd.UUID)
+		a.ack(cmd.Acks)
 	default:
 		a.logger.Debug("ignored command", "type", env.Type.String())
 	}
@@ -149,4 +149,8 @@ func (a *TestAgent) enqueueLocked(t *agentTask, st protocol.TaskState, reason, m
 	t.state = st
 	t.sent = append(t.sent, u)
 	t.queue = append(t.queue, u)
+	if !t.listed {
+		t.listed = true
+		a.pending = append(a.pending, t.key)
+	}
 }

@@ -12,10 +12,16 @@ import (
 // This file holds the reliable status-update machinery of TestAgent (send,
 // resend, acknowledgement) and its heartbeats and re-registration.
 
-// ack drops the acknowledged update from the head of its task's queue.
-func (a *TestAgent) ack(k TaskKey, uuid protocol.StatusUUID) {
+// ack drops acknowledged updates from their tasks' queues.
+func (a *TestAgent) ack(acks []protocol.StatusAck) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	for _, ack := range acks {
+		a.ackLocked(TaskKey{ack.FrameworkID, ack.TaskID}, ack.UUID)
+	}
+}
+
+func (a *TestAgent) ackLocked(k TaskKey, uuid protocol.StatusUUID) {
 	t, ok := a.tasks[k]
 	if !ok {
 		return
@@ -27,7 +33,9 @@ func (a *TestAgent) ack(k TaskKey, uuid protocol.StatusUUID) {
 			}
 			t.queue = append(t.queue[:i:i], t.queue[i+1:]...)
 			t.acked = append(t.acked, uuid)
-			t.lastSent, t.committed = time.Time{}, false
+			if len(t.queue) == 0 {
+				t.lastSent = time.Time{}
+			}
 			return
 		}
 	}
@@ -42,8 +50,8 @@ func (a *TestAgent) ack(k TaskKey, uuid protocol.StatusUUID) {
 	})
 }
 
-// sendLoop sends the head update of every task that has one and is not
-// waiting for an answer, when it is new or its resend interval passed.
+// sendLoop sends the queued updates of every task that has some and is not
+// waiting for an answer, when they are new or their resend interval passed.
 func (a *TestAgent) sendLoop(ctx context.Context) {
 	defer a.wg.Done()
 	tick := time.NewTicker(a.opts.ResendInterval / 2)
@@ -59,64 +67,102 @@ func (a *TestAgent) sendLoop(ctx context.Context) {
 	}
 }
 
+// updateBatch is one status update request: the queue of each task in it, in order, so a task's updates apply in the order created.
+type updateBatch struct {
+	keys    []TaskKey
+	updates []protocol.StatusUpdate
+}
+
 func (a *TestAgent) flush(ctx context.Context, now time.Time) {
 	a.mu.Lock()
 	if a.reregister {
 		a.mu.Unlock()
 		return
 	}
-	var out []protocol.StatusUpdate
-	var keys []TaskKey
-	for _, k := range a.order {
+	var batches []*updateBatch
+	cur := &updateBatch{}
+	live := a.pending[:0]
+	for _, k := range a.pending {
 		t := a.tasks[k]
-		if len(t.queue) == 0 || t.inflight || t.committed || !t.lastSent.IsZero() && now.Sub(t.lastSent) < a.opts.ResendInterval {
+		if len(t.queue) == 0 {
+			t.listed = false
 			continue
 		}
+		live = append(live, k)
+		if t.inflight || !t.lastSent.IsZero() && now.Sub(t.lastSent) < a.opts.ResendInterval {
+			continue
+		}
+		ups := t.queue
+		if len(cur.updates)+len(ups) > protocol.MaxStatusBatch {
+			batches, cur = append(batches, cur), &updateBatch{}
+		}
 		t.inflight, t.lastSent = true, now
-		out = append(out, t.queue[0])
-		keys = append(keys, k)
+		cur.keys = append(cur.keys, k)
+		cur.updates = append(cur.updates, ups...)
+	}
+	a.pending = live
+	if len(cur.updates) > 0 {
+		batches = append(batches, cur)
 	}
 	id := a.id
 	a.mu.Unlock()
-	for i := range out {
+	for _, b := range batches {
 		a.wg.Add(1)
-		go a.sendUpdate(ctx, id, keys[i], out[i])
+		go a.sendBatch(ctx, id, b)
 	}
 }
 
-func (a *TestAgent) sendUpdate(ctx context.Context, id protocol.AgentID, k TaskKey, u protocol.StatusUpdate) {
+func (a *TestAgent) sendBatch(ctx context.Context, id protocol.AgentID, b *updateBatch) {
 	defer a.wg.Done()
-	u.Status.AgentID = id
+	for i := range b.updates {
+		b.updates[i].Status.AgentID = id
+	}
+	var reply protocol.StatusUpdateReply
 	err := a.req.once(ctx, a.subj.APIAgent(protocol.VerbStatus), protocol.MsgStatusUpdateRequest,
-		protocol.StatusUpdateRequest{AgentID: id, Update: u}, nil)
+		protocol.StatusUpdateRequest{AgentID: id, Updates: b.updates}, &reply)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	t := a.tasks[k]
-	t.inflight = false
+	for _, k := range b.keys {
+		a.tasks[k].inflight = false
+	}
 	switch {
 	case err == nil:
-		// Committed: the AckCommand (published before the reply) pops it.
-		if len(t.queue) > 0 && t.queue[0].UUID == u.UUID {
-			t.committed = true
-		}
 	case retryable(err), errors.Is(err, context.Canceled):
-		// Resent after ResendInterval.
+		return // resent after ResendInterval
 	case errors.Is(err, protocol.ErrUnknownAgent):
 		a.wantReregisterLocked()
-	case len(t.queue) == 0 || t.queue[0].UUID != u.UUID:
-		// Refused, but acknowledged already: the master has no use for it
-		// (e.g. its framework was removed) and said so with an AckCommand.
-		a.logger.Debug("status update refused after its acknowledgement", "task", k.String(),
-			"uuid", u.UUID, "error", err)
+		return
 	default:
+		a.logger.Warn("status update request refused whole", "updates", len(b.updates), "error", err)
+		return
+	}
+	refused := make(map[protocol.StatusUUID]error, len(reply.Refused))
+	for _, r := range reply.Refused {
+		refused[r.UUID] = r.Err()
+	}
+	for _, u := range b.updates {
+		k := TaskKey{u.Status.FrameworkID, u.Status.TaskID}
+		t := a.tasks[k]
+		err, bad := refused[u.UUID]
+		if !bad {
+			// In Raft: the reply acknowledges it as its AckCommand does.
+			a.ackLocked(k, u.UUID)
+			continue
+		}
+		i := slices.IndexFunc(t.queue, func(q protocol.StatusUpdate) bool { return q.UUID == u.UUID })
+		if i < 0 {
+			// Refused, but acknowledged already: the master has no use for
+			// it (e.g. its framework was removed) and said so with an
+			// AckCommand.
+			a.logger.Debug("status update refused after its acknowledgement", "task", k.String(), "uuid", u.UUID, "error", err)
+			continue
+		}
 		// The master will never take this update (e.g. the task is already
 		// terminal there, or gone): keeping it would resend it forever. A
 		// late AckCommand takes it off the refused list.
-		a.logger.Warn("status update refused", "task", k.String(), "uuid", u.UUID,
-			"state", u.Status.State, "error", err)
+		a.logger.Warn("status update refused", "task", k.String(), "uuid", u.UUID, "state", u.Status.State, "error", err)
 		a.refused = append(a.refused, RefusedUpdate{Update: u, Err: err})
-		t.queue = t.queue[1:]
-		t.lastSent, t.committed = time.Time{}, false
+		t.queue = append(t.queue[:i:i], t.queue[i+1:]...)
 	}
 }
 

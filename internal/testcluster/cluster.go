@@ -113,6 +113,8 @@ type Cluster struct {
 	agents     []*TestAgent
 	frameworks []*TestFramework
 	conns      []*nats.Conn
+
+	closeOnce sync.Once
 }
 
 // New starts a cluster and waits until a leader serves; everything stops
@@ -126,7 +128,7 @@ func New(t testing.TB, opts Options) *Cluster {
 		logger: testlog.New(t),
 		subj:   protocol.Subjects{Prefix: protocol.DefaultSubjectPrefix},
 	}
-	t.Cleanup(c.shutdown)
+	t.Cleanup(c.Close)
 	c.startNATS()
 	if !opts.TCPRaft {
 		c.network = raftstore.NewInmemNetwork()
@@ -216,7 +218,10 @@ func (c *Cluster) Frameworks() []*TestFramework {
 	return append([]*TestFramework(nil), c.frameworks...)
 }
 
-// shutdown stops clients, then masters, then NATS.
+// Close stops clients, then masters, then NATS. The end of the test calls
+// it; a benchmark that starts a cluster per iteration calls it sooner.
+func (c *Cluster) Close() { c.closeOnce.Do(c.shutdown) }
+
 func (c *Cluster) shutdown() {
 	c.mu.Lock()
 	agents, frameworks, conns := c.agents, c.frameworks, c.conns

@@ -2,7 +2,6 @@ package testcluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -97,17 +96,19 @@ type TestFramework struct {
 	demand        []protocol.TaskShape
 	launched      int // auto-launched tasks known to run
 	seq           int
-	pendingAcks   int
+	pendingAcks   int // queued or in flight
+	ackQueue      []protocol.Acknowledgement
 	ackErrors     []error
 	errorEvents   []protocol.ErrorEvent
 	offerQueue    []protocol.Offer
 
-	inbox  chan *nats.Msg // events and leader announcements, in order
-	resub  chan struct{}
-	wake   chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	subs   []*nats.Subscription
+	inbox   chan *nats.Msg // events and leader announcements, in order
+	resub   chan struct{}
+	wake    chan struct{}
+	ackWake chan struct{}
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	subs    []*nats.Subscription
 }
 
 // NewFramework subscribes a test framework and declares opts.Demand. It
@@ -130,6 +131,7 @@ func (c *Cluster) NewFramework(opts FrameworkOptions) *TestFramework {
 		inbox:       make(chan *nats.Msg, inboxSize),
 		resub:       make(chan struct{}, 1),
 		wake:        make(chan struct{}, 1),
+		ackWake:     make(chan struct{}, 1),
 	}
 	f.req = requester{nc: f.nc, timeout: opts.RequestTimeout}
 	c.mu.Lock()
@@ -141,9 +143,10 @@ func (c *Cluster) NewFramework(opts FrameworkOptions) *TestFramework {
 	if err := f.subscribe(ctx); err != nil {
 		fatalf(c.t, "framework %s: %v", opts.Name, err)
 	}
-	f.wg.Add(2)
+	f.wg.Add(3)
 	go f.loop(ctx)
 	go f.receive(ctx)
+	go f.ackLoop(ctx)
 	return f
 }
 
@@ -445,33 +448,9 @@ func (f *TestFramework) statusLocked(ctx context.Context, ev *protocol.StatusUpd
 		return
 	}
 	f.pendingAcks++
-	f.wg.Add(1)
-	go f.acknowledge(ctx, st.TaskID, st.AgentID, ev.UUID)
-}
-
-func (f *TestFramework) acknowledge(ctx context.Context, task protocol.TaskID, agent protocol.AgentID, uuid protocol.StatusUUID) {
-	defer f.wg.Done()
-	ctx, cancel := context.WithTimeout(ctx, f.opts.RetryTimeout)
-	defer cancel()
-	err := f.req.retry(ctx, f.subj.APIFramework(protocol.VerbAcknowledge), protocol.MsgAcknowledgeRequest,
-		protocol.AcknowledgeRequest{FrameworkID: f.ID(), AgentID: agent, TaskID: task, UUID: uuid}, nil)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pendingAcks--
-	t := f.tasks[task]
-	switch {
-	case err == nil:
-		t.acked = append(t.acked, uuid)
-	case errors.Is(err, protocol.ErrUnknownTask):
-		// The task left the table after its terminal update was
-		// acknowledged: this one (by an earlier attempt or delivery), or a
-		// later one that superseded it.
-		if t.terminal(uuid) {
-			t.acked = append(t.acked, uuid)
-		}
-	case errors.Is(err, protocol.ErrInvalidArgument):
-		// Superseded by a newer update, which gets its own acknowledgement.
+	f.ackQueue = append(f.ackQueue, protocol.Acknowledgement{AgentID: st.AgentID, TaskID: st.TaskID, UUID: ev.UUID})
+	select {
+	case f.ackWake <- struct{}{}:
 	default:
-		f.ackErrors = append(f.ackErrors, fmt.Errorf("acknowledge %s of %s: %w", uuid, task, err))
 	}
 }

@@ -155,8 +155,11 @@ func TestState_Apply_domainErrorsCarryCodes(t *testing.T) {
 	if got := protocol.CodeOf(err); got != protocol.CodeUnknownFramework {
 		t.Errorf("got code %d, want %d", got, protocol.CodeUnknownFramework)
 	}
-	_, err = h.apply(CmdAcknowledgeStatus, &AcknowledgeStatus{FrameworkID: "fw-1", TaskID: "t", UUID: "u"})
-	if got := protocol.CodeOf(err); got != protocol.CodeUnknownTask {
+	res, err := h.apply(CmdAcknowledgeStatus, ackOne("fw-1", "t", "u"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := protocol.CodeOf(res.(AckResult)[0].Err); got != protocol.CodeUnknownTask {
 		t.Errorf("got code %d, want %d", got, protocol.CodeUnknownTask)
 	}
 	if got := protocol.CodeOf(ErrAgentGone); got != protocol.CodeUnknownAgent {

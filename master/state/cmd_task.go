@@ -70,23 +70,34 @@ func (e StatusError) Error() string {
 // Unwrap returns the cause.
 func (e StatusError) Unwrap() error { return e.Err }
 
-// AcknowledgeStatus records that a framework acknowledged the status
-// update UUID of one of its tasks: the task is Acked, and removed when its
-// state is terminal. Acknowledging the latest status again changes nothing.
-// Apply result: AckResult. Errors: ErrUnknownFramework, ErrUnknownTask,
-// ErrStaleAck (UUID is not the latest status), ErrInvalidArgument.
+// AcknowledgeStatus records that a framework acknowledged status updates
+// of its tasks: each task is Acked, and removed when its state is terminal.
+// Acknowledging the latest status again changes nothing. Apply result:
+// AckResult, one outcome per ack. Command errors: ErrUnknownFramework,
+// ErrInvalidArgument; per-ack errors: ErrUnknownTask, ErrStaleAck (UUID is
+// not the latest status).
 type AcknowledgeStatus struct {
 	FrameworkID protocol.FrameworkID `msgpack:"fw"`
-	TaskID      protocol.TaskID      `msgpack:"tid"`
-	UUID        protocol.StatusUUID  `msgpack:"uuid"`
+	Acks        []StatusAck          `msgpack:"acks"`
 }
 
-// AckResult is the outcome of AcknowledgeStatus.
-type AckResult struct {
-	// Task is the task after the acknowledgement (as it was, if removed).
+// StatusAck names one acknowledged status update.
+type StatusAck struct {
+	TaskID protocol.TaskID     `msgpack:"tid"`
+	UUID   protocol.StatusUUID `msgpack:"uuid"`
+}
+
+// AckResult is the outcome of AcknowledgeStatus, in the order of its Acks.
+type AckResult []AckOutcome
+
+// AckOutcome is the outcome of one StatusAck.
+type AckOutcome struct {
+	// Task is the task after the acknowledgement (as it was, if removed);
+	// nil when Err is set.
 	Task *Task
 	// Removed reports that the task was terminal and left the table.
 	Removed bool
+	Err     error
 }
 
 func (c *LaunchTasks) validate() error {
@@ -205,32 +216,45 @@ func (s *State) applyAcknowledgeStatus(_ uint64, body []byte) (any, error) {
 	if err := decode(CmdAcknowledgeStatus, body, &c); err != nil {
 		return nil, err
 	}
-	if err := checkID("task_id", c.TaskID); err != nil {
-		return nil, fmt.Errorf("acknowledge status: %w", err)
+	if len(c.Acks) == 0 || len(c.Acks) > protocol.MaxListLen {
+		return nil, errorf(protocol.ErrInvalidArgument, "acknowledge status: %d acks, want 1 to %d", len(c.Acks), protocol.MaxListLen)
 	}
-	if err := checkID("uuid", c.UUID); err != nil {
-		return nil, fmt.Errorf("acknowledge status: %w", err)
+	for i, a := range c.Acks {
+		if err := checkID("task_id", a.TaskID); err != nil {
+			return nil, fmt.Errorf("acknowledge status acks[%d]: %w", i, err)
+		}
+		if err := checkID("uuid", a.UUID); err != nil {
+			return nil, fmt.Errorf("acknowledge status acks[%d]: %w", i, err)
+		}
 	}
 	if _, err := s.framework("acknowledge status", c.FrameworkID); err != nil {
 		return nil, err
 	}
-	t, ok := s.cur.tasks.get(taskKey(c.FrameworkID, c.TaskID))
-	if !ok {
-		return nil, errorf(protocol.ErrUnknownTask, "acknowledge status %s of task %s/%s", c.UUID, c.FrameworkID, c.TaskID)
+	res := make(AckResult, len(c.Acks))
+	for i, a := range c.Acks {
+		res[i] = s.acknowledge(c.FrameworkID, a)
 	}
-	if c.UUID != t.StatusUUID {
-		return nil, fmt.Errorf("acknowledge status %s of task %s/%s, latest is %q: %w",
-			c.UUID, c.FrameworkID, c.TaskID, t.StatusUUID, ErrStaleAck)
+	return res, nil
+}
+
+func (s *State) acknowledge(fw protocol.FrameworkID, a StatusAck) AckOutcome {
+	t, ok := s.cur.tasks.get(taskKey(fw, a.TaskID))
+	if !ok {
+		return AckOutcome{Err: errorf(protocol.ErrUnknownTask, "acknowledge status %s of task %s/%s", a.UUID, fw, a.TaskID)}
+	}
+	if a.UUID != t.StatusUUID {
+		return AckOutcome{Err: fmt.Errorf("acknowledge status %s of task %s/%s, latest is %q: %w",
+			a.UUID, fw, a.TaskID, t.StatusUUID, ErrStaleAck)}
 	}
 	if t.Terminal() {
 		s.cur.deleteTask(t)
-		return AckResult{Task: t, Removed: true}, nil
+		return AckOutcome{Task: t, Removed: true}
 	}
 	if t.Acked {
-		return AckResult{Task: t}, nil
+		return AckOutcome{Task: t}
 	}
 	n := *t
 	n.Acked = true
 	s.cur.putTask(&n)
-	return AckResult{Task: &n}, nil
+	return AckOutcome{Task: &n}
 }

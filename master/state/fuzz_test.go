@@ -43,7 +43,7 @@ func applySeeds(f *testing.F) {
 		{CmdLaunchTasks, launch("fw-1", "ag-2", "t7", "t8")},
 		{CmdUpdateTaskStatus, updates(update("fw-1", "t3", "ag-1", protocol.TaskFailed, "u9"),
 			update("fw-1", "t2", "ag-1", protocol.TaskRunning, "u10"))},
-		{CmdAcknowledgeStatus, &AcknowledgeStatus{FrameworkID: "fw-1", TaskID: "t2", UUID: "u2"}},
+		{CmdAcknowledgeStatus, ackOne("fw-1", "t2", "u2")},
 		{CmdMarkAgentTasks, &MarkAgentTasks{AgentID: "ag-1", State: protocol.TaskUnreachable, Time: t0 + 4}},
 	}
 	for _, s := range seeds {

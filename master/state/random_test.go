@@ -181,14 +181,18 @@ func (g *logGen) next(s *State) (CmdType, any) {
 		}
 		return CmdUpdateTaskStatus, c
 	default:
-		c := &AcknowledgeStatus{FrameworkID: g.fwID(), TaskID: g.taskID(), UUID: g.newUUID()}
+		c := &AcknowledgeStatus{FrameworkID: g.fwID()}
 		tasks := v.Tasks()
-		if len(tasks) > 0 && g.chance(0.8) {
-			t := tasks[g.pick(len(tasks))]
-			c.FrameworkID, c.TaskID, c.UUID = t.FrameworkID, t.ID, t.StatusUUID
-			if c.UUID == "" {
-				c.UUID = "stale"
+		for range 1 + g.pick(3) {
+			a := StatusAck{TaskID: g.taskID(), UUID: g.newUUID()}
+			if len(tasks) > 0 && g.chance(0.8) {
+				t := tasks[g.pick(len(tasks))]
+				c.FrameworkID, a.TaskID, a.UUID = t.FrameworkID, t.ID, t.StatusUUID
+				if a.UUID == "" {
+					a.UUID = "stale"
+				}
 			}
+			c.Acks = append(c.Acks, a)
 		}
 		return CmdAcknowledgeStatus, c
 	}

@@ -60,6 +60,7 @@ func (s *State) Apply(index uint64, cmd []byte) (result any, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	saved := s.cur
+	s.cur.beginEdit()
 	switch t &^ IgnoreUnknownFlag {
 	case CmdSetRole:
 		result, err = s.applySetRole(index, body)

@@ -136,10 +136,13 @@ func TestState_Apply_statusLifecycle(t *testing.T) {
 	h := fixture(t)
 	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "t1", "t2"))
 	unacked := func() []TaskKey { return keys(h.view().UnackedTasks("fw-1")) }
-	ack := func(id protocol.TaskID, uuid protocol.StatusUUID) (AckResult, error) {
-		res, err := h.apply(CmdAcknowledgeStatus, &AcknowledgeStatus{FrameworkID: "fw-1", TaskID: id, UUID: uuid})
-		r, _ := res.(AckResult)
-		return r, err
+	ack := func(id protocol.TaskID, uuid protocol.StatusUUID) (AckOutcome, error) {
+		res, err := h.apply(CmdAcknowledgeStatus, ackOne("fw-1", id, uuid))
+		if err != nil {
+			return AckOutcome{}, err
+		}
+		r := res.(AckResult)
+		return r[0], r[0].Err
 	}
 
 	h.must(CmdUpdateTaskStatus, updates(update("fw-1", "t1", "ag-1", protocol.TaskRunning, "r1")))
@@ -194,16 +197,34 @@ func TestState_Apply_acknowledgeStatusErrors(t *testing.T) {
 	h := fixture(t)
 	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "t1"))
 	h.must(CmdUpdateTaskStatus, updates(update("fw-1", "t1", "ag-1", protocol.TaskRunning, "u1")))
-	ack := func(fw protocol.FrameworkID, id protocol.TaskID, uuid protocol.StatusUUID) *AcknowledgeStatus {
-		return &AcknowledgeStatus{FrameworkID: fw, TaskID: id, UUID: uuid}
-	}
+	ack := ackOne
 	inv := protocol.ErrInvalidArgument
 	runErrCases(t, h, []errCase{
 		{"unknown framework", CmdAcknowledgeStatus, ack("fw-x", "t1", "u1"), protocol.ErrUnknownFramework},
-		{"unknown task", CmdAcknowledgeStatus, ack("fw-1", "t9", "u1"), protocol.ErrUnknownTask},
-		{"stale uuid", CmdAcknowledgeStatus, ack("fw-1", "t1", "u0"), ErrStaleAck},
 		{"bad uuid", CmdAcknowledgeStatus, ack("fw-1", "t1", ""), inv},
 		{"bad task id", CmdAcknowledgeStatus, ack("fw-1", "", "u1"), inv},
 		{"bad framework id", CmdAcknowledgeStatus, ack("", "t1", "u1"), inv},
+		{"no acks", CmdAcknowledgeStatus, &AcknowledgeStatus{FrameworkID: "fw-1"}, inv},
 	})
+
+	// Per-ack errors leave the rest of the batch applied.
+	before := h.view().UnackedTasks("fw-1")
+	res, err := h.apply(CmdAcknowledgeStatus, &AcknowledgeStatus{FrameworkID: "fw-1", Acks: []StatusAck{
+		{TaskID: "t9", UUID: "u1"}, {TaskID: "t1", UUID: "u0"}, {TaskID: "t1", UUID: "u1"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.(AckResult)
+	if len(r) != 3 || !errors.Is(r[0].Err, protocol.ErrUnknownTask) || !errors.Is(r[1].Err, ErrStaleAck) ||
+		r[2].Err != nil || !r[2].Task.Acked {
+		t.Fatalf("got outcomes %+v, want unknown task, stale, acked", r)
+	}
+	if len(before) != 1 || len(h.view().UnackedTasks("fw-1")) != 0 {
+		t.Fatalf("unacked went from %d to %d tasks, want 1 to 0", len(before), len(h.view().UnackedTasks("fw-1")))
+	}
+}
+
+func ackOne(fw protocol.FrameworkID, id protocol.TaskID, uuid protocol.StatusUUID) *AcknowledgeStatus {
+	return &AcknowledgeStatus{FrameworkID: fw, Acks: []StatusAck{{TaskID: id, UUID: uuid}}}
 }

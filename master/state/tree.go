@@ -11,12 +11,21 @@ import (
 // a tree may be read from many goroutines at once. Writes cost O(log n)
 // expected time and allocations.
 //
+// Within one command the state writes many keys (a launch of thousands of
+// tasks); copying every path for every key would dominate its cost. So a
+// tree may carry an edit token: nodes created under the token belong to the
+// command being applied, which nobody else has seen yet, and later writes
+// under the same token change them in place instead of copying them. The
+// state starts every command with a fresh token, so nodes a View or a
+// rollback copy can see are never changed. A nil token always copies.
+//
 // Node priorities come from a hash with a per-process random seed, so the
 // shape of a tree differs between processes but its contents and key order
 // do not; nothing observable depends on the shape.
 type tree[V any] struct {
 	root *node[V]
 	n    int
+	edit *editToken
 }
 
 type node[V any] struct {
@@ -24,6 +33,22 @@ type node[V any] struct {
 	val         V
 	prio        uint64
 	left, right *node[V]
+	edit        *editToken
+}
+
+// editToken identifies one command's writes. It is not zero-sized, so
+// every token has its own address.
+type editToken struct{ _ byte }
+
+// own returns n itself when it was created under e, else a copy of n
+// that is.
+func own[V any](n *node[V], e *editToken) *node[V] {
+	if e != nil && n.edit == e {
+		return n
+	}
+	c := *n
+	c.edit = e
+	return &c
 }
 
 var prioSeed = maphash.MakeSeed()
@@ -50,9 +75,9 @@ func (t tree[V]) get(k string) (V, bool) {
 // set returns a tree with k bound to v.
 func (t tree[V]) set(k string, v V) tree[V] {
 	if _, ok := t.get(k); ok {
-		return tree[V]{root: replaceNode(t.root, k, v), n: t.n}
+		return tree[V]{root: replaceNode(t.root, k, v, t.edit), n: t.n, edit: t.edit}
 	}
-	return tree[V]{root: insertNode(t.root, k, v, maphash.String(prioSeed, k)), n: t.n + 1}
+	return tree[V]{root: insertNode(t.root, k, v, maphash.String(prioSeed, k), t.edit), n: t.n + 1, edit: t.edit}
 }
 
 // delete returns a tree without k.
@@ -60,7 +85,7 @@ func (t tree[V]) delete(k string) tree[V] {
 	if _, ok := t.get(k); !ok {
 		return t
 	}
-	return tree[V]{root: removeNode(t.root, k), n: t.n - 1}
+	return tree[V]{root: removeNode(t.root, k, t.edit), n: t.n - 1, edit: t.edit}
 }
 
 // ascend calls fn in key order for every key in [lo, hi) until fn returns
@@ -95,79 +120,79 @@ func ascendNode[V any](n *node[V], lo, hi string, fn func(string, V) bool) bool 
 	return ascendNode(n.right, lo, hi, fn)
 }
 
-func replaceNode[V any](n *node[V], k string, v V) *node[V] {
-	c := *n
+func replaceNode[V any](n *node[V], k string, v V, e *editToken) *node[V] {
+	c := own(n, e)
 	switch cmp := strings.Compare(k, n.key); {
 	case cmp < 0:
-		c.left = replaceNode(n.left, k, v)
+		c.left = replaceNode(n.left, k, v, e)
 	case cmp > 0:
-		c.right = replaceNode(n.right, k, v)
+		c.right = replaceNode(n.right, k, v, e)
 	default:
 		c.val = v
 	}
-	return &c
+	return c
 }
 
 // insertNode adds k, which n does not hold.
-func insertNode[V any](n *node[V], k string, v V, p uint64) *node[V] {
+func insertNode[V any](n *node[V], k string, v V, p uint64, e *editToken) *node[V] {
 	if n == nil || p > n.prio {
-		l, r := splitNode(n, k)
-		return &node[V]{key: k, val: v, prio: p, left: l, right: r}
+		l, r := splitNode(n, k, e)
+		return &node[V]{key: k, val: v, prio: p, left: l, right: r, edit: e}
 	}
-	c := *n
+	c := own(n, e)
 	if k < n.key {
-		c.left = insertNode(n.left, k, v, p)
+		c.left = insertNode(n.left, k, v, p, e)
 	} else {
-		c.right = insertNode(n.right, k, v, p)
+		c.right = insertNode(n.right, k, v, p, e)
 	}
-	return &c
+	return c
 }
 
 // splitNode returns the nodes of n with keys below k and above k; n does
 // not hold k.
-func splitNode[V any](n *node[V], k string) (l, r *node[V]) {
+func splitNode[V any](n *node[V], k string, e *editToken) (l, r *node[V]) {
 	if n == nil {
 		return nil, nil
 	}
-	c := *n
+	c := own(n, e)
 	if k < n.key {
-		l, c.left = splitNode(n.left, k)
-		return l, &c
+		l, c.left = splitNode(n.left, k, e)
+		return l, c
 	}
-	c.right, r = splitNode(n.right, k)
-	return &c, r
+	c.right, r = splitNode(n.right, k, e)
+	return c, r
 }
 
 // removeNode deletes k, which n holds.
-func removeNode[V any](n *node[V], k string) *node[V] {
+func removeNode[V any](n *node[V], k string, e *editToken) *node[V] {
 	switch {
 	case k < n.key:
-		c := *n
-		c.left = removeNode(n.left, k)
-		return &c
+		c := own(n, e)
+		c.left = removeNode(n.left, k, e)
+		return c
 	case k > n.key:
-		c := *n
-		c.right = removeNode(n.right, k)
-		return &c
+		c := own(n, e)
+		c.right = removeNode(n.right, k, e)
+		return c
 	}
-	return mergeNodes(n.left, n.right)
+	return mergeNodes(n.left, n.right, e)
 }
 
 // mergeNodes joins a and b, where every key of a is below every key of b.
-func mergeNodes[V any](a, b *node[V]) *node[V] {
+func mergeNodes[V any](a, b *node[V], e *editToken) *node[V] {
 	switch {
 	case a == nil:
 		return b
 	case b == nil:
 		return a
 	case a.prio > b.prio:
-		c := *a
-		c.right = mergeNodes(a.right, b)
-		return &c
+		c := own(a, e)
+		c.right = mergeNodes(a.right, b, e)
+		return c
 	}
-	c := *b
-	c.left = mergeNodes(a, b.left)
-	return &c
+	c := own(b, e)
+	c.left = mergeNodes(a, b.left, e)
+	return c
 }
 
 // prefixRange returns the key range [lo, hi) of the keys that start with

@@ -11,7 +11,8 @@ import (
 
 // TestTree_againstMap applies random sets and deletes to a tree and a map
 // and compares them, and checks that every older version of the tree is
-// unchanged by later writes.
+// unchanged by later writes. Writes come in "commands" of 50 under one edit
+// token, as the state makes them, so the in-place edits are covered too.
 func TestTree_againstMap(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -23,6 +24,12 @@ func TestTree_againstMap(t *testing.T) {
 	}
 	var versions []version
 	for i := range 5000 {
+		if i%500 == 0 {
+			versions = append(versions, version{tr, maps.Clone(m)})
+		}
+		if i%50 == 0 {
+			tr.edit = new(editToken)
+		}
 		k := fmt.Sprintf("k%03d", r.IntN(400))
 		if r.IntN(3) == 0 {
 			tr = tr.delete(k)
@@ -30,9 +37,6 @@ func TestTree_againstMap(t *testing.T) {
 		} else {
 			tr = tr.set(k, i)
 			m[k] = i
-		}
-		if i%500 == 0 {
-			versions = append(versions, version{tr, maps.Clone(m)})
 		}
 	}
 	versions = append(versions, version{tr, m})

@@ -21,6 +21,13 @@ type View struct {
 	byAgent    tree[struct{}] // key: agentTaskKey
 }
 
+// beginEdit starts a command: its writes may change in place the nodes
+// they create, and only those (see tree).
+func (v *View) beginEdit() {
+	e := new(editToken)
+	v.roles.edit, v.agents.edit, v.frameworks.edit, v.tasks.edit, v.byAgent.edit = e, e, e, e, e
+}
+
 // Index returns the Raft index of the last command applied before the
 // View was taken.
 func (v *View) Index() uint64 { return v.index }

@@ -27,7 +27,7 @@ func TestState_Snapshot_copyOnWrite(t *testing.T) {
 	oldAgentCopy := *oldAgent
 
 	h.must(CmdUpdateTaskStatus, updates(update("fw-1", "t1", "ag-1", protocol.TaskRunning, "u1")))
-	h.must(CmdAcknowledgeStatus, &AcknowledgeStatus{FrameworkID: "fw-1", TaskID: "t1", UUID: "u1"})
+	h.must(CmdAcknowledgeStatus, ackOne("fw-1", "t1", "u1"))
 	h.must(CmdSetFrameworkConnected, &SetFrameworkConnected{FrameworkID: "fw-1", Time: t0 + 99})
 	h.must(CmdSetAgentState, &SetAgentState{AgentID: "ag-1", State: AgentDraining, Time: t0 + 99})
 	h.must(CmdLaunchTasks, launch("fw-1", "ag-2", "t3"))

@@ -62,6 +62,27 @@ func FuzzAPI(f *testing.F) {
 	seed(14, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{AgentID: "ag-forged",
 		Updates: []protocol.StatusUpdate{{UUID: "u1", Status: protocol.TaskStatus{TaskID: "t", FrameworkID: "fw-x", State: protocol.TaskRunning}}}})
 	seed(5, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{Name: "wrong type for the revive subject", Role: "eng"})
+	// A well-formed request with forged IDs for every other handler, so
+	// each one is reached, not only the decoder.
+	forged := protocol.FrameworkID("fw-forged")
+	seed(1, protocol.MsgTeardownRequest, protocol.TeardownRequest{FrameworkID: forged})
+	seed(4, protocol.MsgSuppressRequest, protocol.SuppressRequest{FrameworkID: forged})
+	seed(5, protocol.MsgReviveRequest, protocol.ReviveRequest{FrameworkID: forged})
+	seed(6, protocol.MsgKillRequest, protocol.KillRequest{FrameworkID: forged, TaskID: "t-x"})
+	seed(7, protocol.MsgReconcileRequest, protocol.ReconcileRequest{FrameworkID: forged,
+		Tasks: []protocol.ReconcileTask{{TaskID: "t-x", AgentID: "ag-x"}}})
+	seed(8, protocol.MsgAcknowledgeRequest, protocol.AcknowledgeRequest{FrameworkID: forged,
+		Acks: []protocol.Acknowledgement{{TaskID: "t-x", UUID: "u-x"}}})
+	seed(9, protocol.MsgDemandRequest, protocol.DemandRequest{FrameworkID: forged,
+		Demand: []protocol.TaskShape{{Resources: protocol.Scalars(map[string]int64{"cpus": 10}), Count: 3}}})
+	seed(10, protocol.MsgCoflowRegisterRequest, protocol.CoflowRegisterRequest{FrameworkID: forged, CoflowID: "c",
+		Flows: []protocol.FlowSpec{{Src: "ag-x", Dst: "ag-y", Bytes: 1}}})
+	seed(12, protocol.MsgReregisterRequest, protocol.ReregisterRequest{AgentID: "ag-forged", Hostname: "h",
+		Resources: protocol.Scalars(map[string]int64{"cpus": 1000}),
+		Tasks:     []protocol.TaskStatus{{TaskID: "t", FrameworkID: forged, State: protocol.TaskRunning}}})
+	seed(15, protocol.MsgCoflowReportRequest, protocol.CoflowReportRequest{AgentID: "ag-forged",
+		Flows: []protocol.FlowProgress{{CoflowID: "c", Src: "ag-x", Dst: "ag-y", BytesSent: 1}}})
+	seed(16, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: "ag-forged"})
 
 	// The fuzz harness forbids f.Log while fuzzing; the master logs from
 	// its own goroutines, so it gets a discarding logger.

@@ -18,7 +18,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(simCommand(), masterCommand())
+	root.AddCommand(simCommand(), masterCommand(), taskShimCommand())
 	if err := root.Execute(); err != nil {
 		// One line, so scripts can show the reason as it is.
 		fmt.Fprintln(os.Stderr, "allot:", strings.ReplaceAll(err.Error(), "\n", " "))

@@ -1,0 +1,43 @@
+package files
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// DefaultMaxRead is the default cap on the bytes one request reads.
+const DefaultMaxRead int64 = 16 << 20
+
+// ErrConfig reports an invalid handler configuration.
+var ErrConfig = errors.New("invalid files configuration")
+
+// Config configures the sandbox file handler.
+type Config struct {
+	// Root is the directory holding the sandboxes; every path a request
+	// names is relative to it. It must exist when NewHandler is called.
+	Root string
+	// Token is the bearer token every request must carry. It is required:
+	// sandboxes hold tasks' private files.
+	Token string
+	// MaxRead caps the length of one read and the bytes one tail returns
+	// before following (zero: DefaultMaxRead).
+	MaxRead int64
+	// Logger receives the handler's logs under the name "files" (nil
+	// discards them).
+	Logger hclog.Logger
+}
+
+// Validate checks the configuration without touching the file system.
+func (c Config) Validate() error {
+	switch {
+	case c.Root == "":
+		return fmt.Errorf("%w: root directory is required", ErrConfig)
+	case c.Token == "":
+		return fmt.Errorf("%w: token is required", ErrConfig)
+	case c.MaxRead < 0:
+		return fmt.Errorf("%w: max read %d is negative", ErrConfig, c.MaxRead)
+	}
+	return nil
+}

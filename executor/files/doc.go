@@ -1,0 +1,29 @@
+// Package files serves task sandboxes over HTTP: listing, reading and
+// tailing files, for logs and for the MapReduce shuffle.
+//
+// The agent keeps each task's sandbox as a directory under one root
+// (Config.Root, e.g. WorkDir/sandboxes); NewHandler returns an
+// http.Handler that serves what lies under it:
+//
+//	GET /v1/files/list?path=P                  the entries of directory P ([]Entry)
+//	GET /v1/files/read?path=P&offset=N&length=M  M bytes of file P from N (ReadResponse);
+//	                                           offset=-1 answers the size only
+//	GET /v1/files/download?path=P              the raw bytes of P (Range requests work);
+//	                                           HEAD works too
+//	GET /v1/files/tail?path=P&lines=N&follow=1 the last N lines of P as text; with
+//	                                           follow, then whatever is appended to it
+//
+// P is a slash-separated path relative to the root, such as
+// "<sandbox>/stdout"; "." is the root itself. Every request must carry
+// Config.Token, as "Authorization: Bearer <token>" or a "token" query
+// parameter. All files are opened through an os.Root, so neither ".."
+// components, absolute paths nor symbolic links can reach anything outside
+// the root: relative symbolic links that stay inside it are followed,
+// absolute ones are refused like escapes.
+//
+// Errors are JSON (ErrorResponse) with a stable Code: 400 for a malformed
+// request, 401 for a missing or wrong token, 403 for a path that leaves the
+// root or a file the agent may not read, 404 for a missing file or an
+// unknown endpoint, 405 for a wrong method. Read, download and tail serve
+// regular files only; list serves directories only.
+package files

@@ -1,0 +1,127 @@
+package runner
+
+import (
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Isolation selects how a task's limits are enforced.
+type Isolation string
+
+// Isolation modes.
+const (
+	// IsolationAuto uses cgroup v2 when it is usable and the portable mode
+	// otherwise.
+	IsolationAuto Isolation = "auto"
+	// IsolationCgroups requires cgroup v2 with the memory and cpu
+	// controllers; New fails without them.
+	IsolationCgroups Isolation = "cgroups"
+	// IsolationPortable uses a process group, rlimits and a memory watch
+	// that sums the resident memory of the task's processes. CPU limits are
+	// not enforced in this mode.
+	IsolationPortable Isolation = "portable"
+)
+
+// Valid reports whether i is a known mode.
+func (i Isolation) Valid() bool {
+	return i == IsolationAuto || i == IsolationCgroups || i == IsolationPortable
+}
+
+// Defaults used for zero Config fields.
+const (
+	DefaultGrace        = 3 * time.Second
+	DefaultCgroupParent = "/allot"
+	DefaultFetchTimeout = 10 * time.Minute
+)
+
+// ShimCommand is the subcommand of the allot binary that runs ShimMain.
+const ShimCommand = "task-shim"
+
+// Config configures a Runner.
+type Config struct {
+	// WorkDir holds the sandboxes: WorkDir/<Spec.Name>. Created if missing.
+	WorkDir string
+	// Shim is the argv prefix that runs the shim, e.g.
+	// {"/usr/bin/allot", "task-shim"}; the runner appends the sandbox path,
+	// and the command must call ShimMain with the arguments after the
+	// prefix.
+	Shim []string
+	// ShimEnv is added ("KEY=VALUE") to the environment the shim inherits
+	// from the agent. The task's own environment is built from scratch.
+	ShimEnv []string
+	// Isolation is how limits are enforced (default auto).
+	Isolation Isolation
+	// CgroupParent is the cgroup v2 path under which a cgroup per task is
+	// made (default /allot). It must not hold processes itself.
+	CgroupParent string
+	// DefaultGrace is the time between SIGTERM and SIGKILL on a kill when
+	// Spec.Grace is 0 (default 3s).
+	DefaultGrace time.Duration
+	// HTTPClient fetches http and https URIs (default: a client with a
+	// DefaultFetchTimeout timeout).
+	HTTPClient *http.Client
+	// Logger receives the runner's logs (nil discards them).
+	Logger hclog.Logger
+}
+
+// DefaultConfig returns a Config with the defaults filled in; WorkDir and
+// Shim remain to be set.
+func DefaultConfig() Config {
+	return Config{
+		Isolation:    IsolationAuto,
+		CgroupParent: DefaultCgroupParent,
+		DefaultGrace: DefaultGrace,
+	}
+}
+
+// Validate checks the configuration. Zero values that have a default are
+// accepted.
+func (c Config) Validate() error {
+	if c.WorkDir == "" {
+		return fmt.Errorf("%w: work dir is required", ErrConfig)
+	}
+	if len(c.Shim) == 0 || c.Shim[0] == "" {
+		return fmt.Errorf("%w: shim command is required", ErrConfig)
+	}
+	for _, kv := range c.ShimEnv {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return fmt.Errorf("%w: shim env %q is not KEY=VALUE", ErrConfig, kv)
+		}
+	}
+	if c.Isolation != "" && !c.Isolation.Valid() {
+		return fmt.Errorf("%w: unknown isolation %q", ErrConfig, c.Isolation)
+	}
+	if p := c.CgroupParent; p != "" && (!path.IsAbs(p) || path.Clean(p) != p || p == "/") {
+		return fmt.Errorf("%w: cgroup parent %q must be a clean absolute path below /", ErrConfig, p)
+	}
+	if c.DefaultGrace < 0 {
+		return fmt.Errorf("%w: negative default grace", ErrConfig)
+	}
+	return nil
+}
+
+// withDefaults returns c with its zero fields set to their defaults.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.Isolation == "" {
+		c.Isolation = d.Isolation
+	}
+	if c.CgroupParent == "" {
+		c.CgroupParent = d.CgroupParent
+	}
+	if c.DefaultGrace == 0 {
+		c.DefaultGrace = d.DefaultGrace
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Timeout: DefaultFetchTimeout}
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	return c
+}

@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Exit is how a task ended.
+type Exit struct {
+	// Code is the exit status when the process exited.
+	Code *int `json:"code,omitempty"`
+	// Signal names the signal that killed the process, e.g. "SIGKILL".
+	Signal string `json:"signal,omitempty"`
+	// Reason is "" when the process ended on its own, with any status;
+	// otherwise a protocol.Reason*: memory_limit, killed_by_framework (after
+	// Kill), command_failed (it never started), executor_terminated (its
+	// shim died without recording an exit).
+	Reason string `json:"reason,omitempty"`
+	// Message is human detail: the tail of stderr for a failed process,
+	// what exceeded a limit, why the task did not start.
+	Message string `json:"message,omitempty"`
+	// EndedAt is when the end was observed.
+	EndedAt time.Time `json:"ended_at"`
+}
+
+// tailSize is how much of stderr an Exit's Message carries.
+const tailSize = 1024
+
+// tail returns the last n bytes of the file at path, trimmed of surrounding
+// white space and of a rune cut at the start; "" when unreadable.
+func tail(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(fi.Size()-n, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return ""
+	}
+	if off > 0 {
+		for len(buf) > 0 && !utf8.RuneStart(buf[0]) {
+			buf = buf[1:]
+		}
+	}
+	return strings.TrimSpace(strings.ToValidUTF8(string(buf), "\uFFFD"))
+}

@@ -1,0 +1,4 @@
+package runner
+
+// platformSupported reports whether the runner works here.
+func platformSupported() error { return nil }

@@ -1,0 +1,140 @@
+//go:build linux
+
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// procStat is what the runner reads from /proc/<pid>/stat.
+type procStat struct {
+	pid, ppid, pgrp int
+	state           byte
+	// start is the start time in clock ticks since boot: with the pid it
+	// identifies a process across pid reuse.
+	start uint64
+	// rss is the resident set size in bytes.
+	rss int64
+}
+
+var pageSize = int64(os.Getpagesize())
+
+// readProcStat reads /proc/<pid>/stat.
+func readProcStat(pid int) (procStat, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseProcStat(pid, data)
+}
+
+// parseProcStat parses the content of /proc/<pid>/stat. The command name
+// (field 2) is in parentheses and may itself hold spaces and parentheses,
+// so the fields are counted from the last ')'.
+func parseProcStat(pid int, data []byte) (procStat, error) {
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 > len(data) {
+		return procStat{}, fmt.Errorf("proc %d: malformed stat", pid)
+	}
+	f := bytes.Fields(data[i+1:])
+	// f[0] is field 3 (state); field n is f[n-3].
+	if len(f) < 22 || len(f[0]) != 1 {
+		return procStat{}, fmt.Errorf("proc %d: malformed stat", pid)
+	}
+	st := procStat{pid: pid, state: f[0][0]}
+	var errs [4]error
+	st.ppid, errs[0] = strconv.Atoi(string(f[1]))
+	st.pgrp, errs[1] = strconv.Atoi(string(f[2]))
+	st.start, errs[2] = strconv.ParseUint(string(f[19]), 10, 64)
+	var rss int64
+	rss, errs[3] = strconv.ParseInt(string(f[21]), 10, 64)
+	for _, err := range errs {
+		if err != nil {
+			return procStat{}, fmt.Errorf("proc %d: malformed stat: %w", pid, err)
+		}
+	}
+	st.rss = rss * pageSize
+	return st, nil
+}
+
+// procStart returns the start time of a live process.
+func procStart(pid int) (uint64, error) {
+	st, err := readProcStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	return st.start, nil
+}
+
+// alive reports whether the process pid still runs (is not a zombie) and is
+// the one that started at start.
+func alive(pid int, start uint64) bool {
+	if pid <= 0 {
+		return false
+	}
+	st, err := readProcStat(pid)
+	return err == nil && st.start == start && st.state != 'Z' && st.state != 'X'
+}
+
+// listProcs reads the stat of every process; processes that vanish while
+// it reads are skipped.
+func listProcs() ([]procStat, error) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]procStat, 0, len(names))
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		if st, err := readProcStat(pid); err == nil {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// taskProcs returns the processes of a task: those in the process group
+// pgid, and every descendant of the shim (which is their subreaper, so
+// processes that left the group stay below it). The shim is not included.
+func taskProcs(procs []procStat, shim, pgid int) []procStat {
+	children := make(map[int][]int, len(procs))
+	in := make(map[int]bool)
+	for _, p := range procs {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+		if pgid > 0 && p.pgrp == pgid {
+			in[p.pid] = true
+		}
+	}
+	visited := map[int]bool{shim: true}
+	queue := []int{shim}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if !visited[c] {
+				visited[c] = true
+				in[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	delete(in, shim)
+	var out []procStat
+	for _, p := range procs {
+		if in[p.pid] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

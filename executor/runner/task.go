@@ -1,0 +1,139 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Task is a task started by Start or found by Reattach. Its methods may be
+// called concurrently.
+type Task struct {
+	sandbox string
+	log     hclog.Logger
+	// shimPid and shimStart identify the shim across pid reuse.
+	shimPid   int
+	shimStart uint64
+	// proc is a handle on the shim (a pidfd where the kernel has them) for
+	// signals; nil for a reattached task whose shim was already gone.
+	proc *os.Process
+	done chan struct{}
+	once sync.Once
+
+	mu   sync.Mutex
+	pid  int
+	exit Exit
+}
+
+func (r *Runner) newTask(name, taskID, sandbox string, shimPid int, shimStart uint64, proc *os.Process) *Task {
+	return &Task{
+		sandbox: sandbox, shimPid: shimPid, shimStart: shimStart, proc: proc,
+		log:  r.log.With("sandbox", name, "task_id", taskID),
+		done: make(chan struct{}),
+	}
+}
+
+// Done is closed when the task has ended and its Exit is known.
+func (t *Task) Done() <-chan struct{} { return t.done }
+
+// Exit returns how the task ended, and true, once it has ended.
+func (t *Task) Exit() (Exit, bool) {
+	select {
+	case <-t.done:
+	default:
+		return Exit{}, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.exit, true
+}
+
+// Wait blocks until the task has ended or ctx is done.
+func (t *Task) Wait(ctx context.Context) (Exit, error) {
+	select {
+	case <-t.done:
+		e, _ := t.Exit()
+		return e, nil
+	case <-ctx.Done():
+		return Exit{}, ctx.Err()
+	}
+}
+
+// Kill asks the task's shim to kill the task: SIGTERM to the task's
+// process group, SIGKILL to all its processes after the grace period. The
+// shim carries this out, so it completes even if the agent exits meanwhile.
+// The Exit's Reason is then killed_by_framework. Kill returns at once;
+// killing a task that has ended is a no-op.
+func (t *Task) Kill() error {
+	select {
+	case <-t.done:
+		return nil
+	default:
+	}
+	if t.proc == nil || !alive(t.shimPid, t.shimStart) {
+		return nil // gone: the watcher will see it
+	}
+	t.log.Debug("killing task")
+	if err := t.proc.Signal(syscall.SIGTERM); err != nil {
+		if _, done := t.Exit(); done || errors.Is(err, os.ErrProcessDone) {
+			return nil // it ended meanwhile
+		}
+		return err
+	}
+	return nil
+}
+
+// Sandbox returns the task's sandbox directory.
+func (t *Task) Sandbox() string { return t.sandbox }
+
+// Pid returns the pid of the task's process (the leader of its process
+// group); 0 if the task never started.
+func (t *Task) Pid() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pid
+}
+
+func (t *Task) setPid(pid int) {
+	t.mu.Lock()
+	t.pid = pid
+	t.mu.Unlock()
+}
+
+// finish records the exit once the shim is gone: the one the shim wrote,
+// or executor_terminated if it wrote none.
+func (t *Task) finish() {
+	t.once.Do(func() {
+		e := t.collect()
+		t.mu.Lock()
+		t.exit = e
+		t.mu.Unlock()
+		t.log.Debug("task ended", "code", e.Code, "signal", e.Signal, "reason", e.Reason)
+		close(t.done)
+	})
+}
+
+// end marks a task whose exit is already known as done.
+func (t *Task) end(e Exit) {
+	t.once.Do(func() {
+		t.mu.Lock()
+		t.exit = e
+		t.mu.Unlock()
+		close(t.done)
+	})
+}
+
+// readExit reads the sandbox's recorded exit.
+func readExit(sandbox string) (Exit, error) {
+	var e Exit
+	err := readJSON(control(sandbox, exitFile), &e)
+	return e, err
+}
+
+// notExist reports whether err says a file is missing.
+func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -60,7 +60,7 @@ Example, first of three:
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if configFile != "" {
-				if err := mergeConfigFile(configFile, &f, cmd); err != nil {
+				if err := loadConfigFile(configFile, &f, cmd); err != nil {
 					return err
 				}
 			}
@@ -96,35 +96,6 @@ Example, first of three:
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
-}
-
-// mergeConfigFile loads the JSON file, then reapplies the flags that were
-// set on the command line.
-func mergeConfigFile(path string, f *masterFlags, cmd *cobra.Command) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	fromFlags := *f
-	if err := json.Unmarshal(data, f); err != nil {
-		return fmt.Errorf("config file %s: %w", path, err)
-	}
-	changed := map[string]func(){
-		"node-id": func() { f.NodeID = fromFlags.NodeID }, "data-dir": func() { f.DataDir = fromFlags.DataDir },
-		"raft-bind": func() { f.RaftBind = fromFlags.RaftBind }, "raft-advertise": func() { f.RaftAdvertise = fromFlags.RaftAdvertise },
-		"peers": func() { f.Peers = fromFlags.Peers }, "bootstrap": func() { f.Bootstrap = fromFlags.Bootstrap },
-		"nats-listen": func() { f.NATSListen = fromFlags.NATSListen }, "nats-cluster": func() { f.NATSCluster = fromFlags.NATSCluster },
-		"nats-routes": func() { f.NATSRoutes = fromFlags.NATSRoutes }, "nats-external": func() { f.NATSExternal = fromFlags.NATSExternal },
-		"http": func() { f.HTTPAddr = fromFlags.HTTPAddr }, "roles": func() { f.RolesFile = fromFlags.RolesFile },
-		"policy": func() { f.Policy = fromFlags.Policy }, "allocation-interval": func() { f.AllocationInterval = fromFlags.AllocationInterval },
-		"offer-timeout": func() { f.OfferTimeout = fromFlags.OfferTimeout }, "log-level": func() { f.LogLevel = fromFlags.LogLevel },
-	}
-	for name, restore := range changed {
-		if cmd.Flags().Changed(name) {
-			restore()
-		}
-	}
-	return nil
 }
 
 // config turns the settings into a master.Config.

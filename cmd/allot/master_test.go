@@ -57,22 +57,3 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		}
 	}
 }
-
-func TestMergeConfigFile_FlagsWin(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "master.json")
-	if err := os.WriteFile(path, []byte(`{"node_id": "from-file", "data_dir": "/data", "policy": "naive"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := masterCommand()
-	if err := cmd.Flags().Parse([]string{"--node-id", "from-flag"}); err != nil {
-		t.Fatal(err)
-	}
-	f := masterFlags{NodeID: "from-flag", Policy: "dynamic"}
-	if err := mergeConfigFile(path, &f, cmd); err != nil {
-		t.Fatal(err)
-	}
-	if f.NodeID != "from-flag" || f.DataDir != "/data" || f.Policy != "naive" {
-		t.Errorf("got node %q data %q policy %q, want from-flag, /data, naive", f.NodeID, f.DataDir, f.Policy)
-	}
-}

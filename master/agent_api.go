@@ -31,7 +31,8 @@ func (l *leader) registerAgent(ctx context.Context, r *protocol.RegisterRequest)
 
 // reregisterAgent takes back an agent that restarted or lost its master,
 // reconciling the tasks it reports: tasks it no longer runs are reported to
-// their frameworks, and tasks the master gave up on are killed.
+// their frameworks, tasks the master gave up on are killed, and launches it
+// has not seen yet are sent again.
 func (l *leader) reregisterAgent(ctx context.Context, r *protocol.ReregisterRequest) (*protocol.RegisterReply, error) {
 	now := time.Now()
 	res, err := l.apply(ctx, state.CmdReregisterAgent, state.ReregisterAgent{
@@ -67,6 +68,7 @@ func (l *leader) reregisterAgent(ctx context.Context, r *protocol.ReregisterRequ
 	for _, o := range rr.Orphans {
 		l.sendKill(r.AgentID, o.FrameworkID, o.TaskID, 0)
 	}
+	l.resendLaunches(rr.Relaunch)
 	l.logger.Info("agent reregistered", "agent_id", r.AgentID, "tasks", len(r.Tasks), "orphans", len(rr.Orphans))
 	l.kick()
 	return &protocol.RegisterReply{AgentID: r.AgentID, HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil

@@ -145,23 +145,41 @@ func (l *leader) start() error {
 // leadership between the commit and the send). Agents ignore a launch of a
 // task they already know.
 func (l *leader) resendStagingLaunches() {
-	byAgent := map[protocol.AgentID]map[protocol.FrameworkID][]protocol.TaskInfo{}
+	var staging []*state.Task
 	for _, t := range l.m.View().Tasks() {
-		if t.State != protocol.TaskStaging {
-			continue
+		if t.State == protocol.TaskStaging {
+			staging = append(staging, t)
 		}
-		if byAgent[t.AgentID] == nil {
-			byAgent[t.AgentID] = map[protocol.FrameworkID][]protocol.TaskInfo{}
-		}
-		byAgent[t.AgentID][t.FrameworkID] = append(byAgent[t.AgentID][t.FrameworkID], t.Info)
 	}
-	for agent, fws := range byAgent {
-		subject, err := l.subj.AgentCmd(agent)
+	l.resendLaunches(staging)
+}
+
+// resendLaunches sends the launches of tasks again, grouped per agent,
+// framework and task group (a group goes again as a group).
+func (l *leader) resendLaunches(tasks []*state.Task) {
+	type batch struct {
+		agent protocol.AgentID
+		fw    protocol.FrameworkID
+		group string
+	}
+	var order []batch
+	batches := map[batch][]protocol.TaskInfo{}
+	for _, t := range tasks {
+		b := batch{t.AgentID, t.FrameworkID, t.Info.GroupID}
+		if _, ok := batches[b]; !ok {
+			order = append(order, b)
+		}
+		batches[b] = append(batches[b], t.Info)
+	}
+	for _, b := range order {
+		subject, err := l.subj.AgentCmd(b.agent)
 		if err != nil {
 			continue
 		}
-		for fw, tasks := range fws {
-			l.publish(subject, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: fw, Tasks: tasks})
+		if b.group != "" {
+			l.publish(subject, protocol.MsgLaunchGroupCommand, protocol.LaunchGroupCommand{FrameworkID: b.fw, GroupID: b.group, Tasks: batches[b]})
+		} else {
+			l.publish(subject, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: b.fw, Tasks: batches[b]})
 		}
 	}
 }

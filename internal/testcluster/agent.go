@@ -35,6 +35,9 @@ type AgentOptions struct {
 	// RegisterTimeout bounds registering, retries included (default
 	// DefaultWait).
 	RegisterTimeout time.Duration
+	// DropLaunches makes the agent ignore its first DropLaunches launch
+	// commands, as if they were lost on the way.
+	DropLaunches int
 }
 
 func (o *AgentOptions) setDefaults(n int) {
@@ -97,6 +100,7 @@ type TestAgent struct {
 	reregister    bool // a reregistration is wanted or under way
 
 	wake   chan struct{}
+	ctx    context.Context    // the loops' context
 	cancel context.CancelFunc // stops the loops
 	wg     sync.WaitGroup
 	subs   []*nats.Subscription
@@ -184,7 +188,7 @@ func (c *Cluster) NewAgent(opts AgentOptions) *TestAgent {
 		fatalf(c.t, "agent %s: %v", opts.Hostname, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a.cancel = cancel
+	a.ctx, a.cancel = ctx, cancel
 	a.wg.Add(2)
 	go a.heartbeatLoop(ctx)
 	go a.sendLoop(ctx)
@@ -297,6 +301,18 @@ func (a *TestAgent) Tasks() []AgentTask {
 		})
 	}
 	return out
+}
+
+// Reregister makes the agent reregister now, as a restarted agent does.
+func (a *TestAgent) Reregister() {
+	a.mu.Lock()
+	a.wantReregisterLocked()
+	a.mu.Unlock()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		a.doReregister(a.ctx)
+	}()
 }
 
 // Pending counts status updates the master has not acknowledged yet.

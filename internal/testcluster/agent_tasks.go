@@ -38,6 +38,9 @@ func (a *TestAgent) handleCommand(msg *nats.Msg) {
 		a.logger.Error("bad command body", "type", env.Type.String(), "error", err)
 		return
 	}
+	if _, launch := body.(*protocol.LaunchCommand); launch && a.dropLaunch() {
+		return
+	}
 	switch cmd := body.(type) {
 	case *protocol.LaunchCommand:
 		a.launch(cmd.FrameworkID, cmd.Tasks)
@@ -61,6 +64,18 @@ func (a *TestAgent) handleCommand(msg *nats.Msg) {
 		a.logger.Debug("ignored command", "type", env.Type.String())
 	}
 	a.kick()
+}
+
+// dropLaunch reports whether to ignore this launch (AgentOptions.DropLaunches).
+func (a *TestAgent) dropLaunch() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.opts.DropLaunches > 0 {
+		a.opts.DropLaunches--
+		a.logger.Info("launch dropped on purpose")
+		return true
+	}
+	return false
 }
 
 func (a *TestAgent) launch(fw protocol.FrameworkID, tasks []protocol.TaskInfo) {

@@ -24,11 +24,11 @@ import (
 //     unreachable) and the agent reports it running, the report is an
 //     orphan: terminal states are final, so the leader must kill it.
 //   - A task the master has on this agent, not terminal, that the agent
-//     does not report: it becomes LOST with ReasonAgentRestarted, or
-//     DROPPED with ReasonLaunchNotDelivered when it was still STAGING.
-//     (A launch in flight to the agent when it built its report would be
-//     dropped too; the leader avoids proposing a reregistration while it
-//     has launches in flight to that agent.)
+//     does not report: it becomes LOST with ReasonAgentRestarted. One
+//     still STAGING is left as it is and listed in Relaunch: its launch
+//     may have been in flight to the agent when the agent built its
+//     report, or lost with a leader, so the leader sends it again
+//     (agents ignore a launch of a task they already have).
 //   - A non-terminal task the agent reports that the master does not have
 //     on this agent (unknown framework, unknown task, or a task of that ID
 //     on another agent): an orphan. It is never adopted: every launch is
@@ -60,6 +60,9 @@ type ReregisterResult struct {
 	// Orphans are reported tasks the agent must kill, as reported (with
 	// AgentID set), sorted by task key.
 	Orphans []protocol.TaskStatus
+	// Relaunch are the agent's STAGING tasks it did not report, sorted by
+	// task key: the leader sends their launches again.
+	Relaunch []*Task
 }
 
 func (c *ReregisterAgent) validate() error {
@@ -131,13 +134,11 @@ func (s *State) applyReregisterAgent(index uint64, body []byte) (any, error) {
 				uuid = s.cur.nextUUID(index)
 			}
 			res.Changed = append(res.Changed, s.cur.setStatus(t, r, uuid, c.Time).Status)
+		case t.State == protocol.TaskStaging:
+			res.Relaunch = append(res.Relaunch, t)
 		case !t.Terminal():
 			st := generatedStatus(protocol.TaskLost, protocol.ReasonAgentRestarted,
 				"agent reregistered without the task", c.Time)
-			if t.State == protocol.TaskStaging {
-				st = generatedStatus(protocol.TaskDropped, protocol.ReasonLaunchNotDelivered,
-					"agent reregistered without the task", c.Time)
-			}
 			res.Changed = append(res.Changed, s.cur.setStatus(t, st, s.cur.nextUUID(index), c.Time).Status)
 		}
 	}

@@ -45,9 +45,15 @@ func TestState_Apply_reregisterAgentReconcile(t *testing.T) {
 		reported("fw-1", "elsewhere", protocol.TaskRunning, ""),         // on ag-2: orphan
 	)).(ReregisterResult)
 
-	wantChanged := []string{"fw-1/gone:LOST", "fw-1/run:RUNNING", "fw-1/staged:DROPPED", "fw-1/term:FAILED"}
+	wantChanged := []string{"fw-1/gone:LOST", "fw-1/run:RUNNING", "fw-1/term:FAILED"}
 	if got := statusKeys(res.Changed); !slices.Equal(got, wantChanged) {
 		t.Errorf("got changed %v, want %v", got, wantChanged)
+	}
+	if len(res.Relaunch) != 1 || res.Relaunch[0].ID != "staged" {
+		t.Errorf("got relaunch %+v, want the staged task", res.Relaunch)
+	}
+	if task := h.task("fw-1", "staged"); task.State != protocol.TaskStaging || task.StatusUUID != "" {
+		t.Errorf("staged task: got %s uuid %q, want still STAGING with no status", task.State, task.StatusUUID)
 	}
 	wantOrphans := []string{"fw-1/elsewhere:RUNNING", "fw-1/lost:RUNNING", "fw-1/unknown:RUNNING", "fw-x/t:RUNNING"}
 	if got := statusKeys(res.Orphans); !slices.Equal(got, wantOrphans) {
@@ -68,7 +74,6 @@ func TestState_Apply_reregisterAgentReconcile(t *testing.T) {
 		{"run", protocol.TaskRunning, "", "a1", false},
 		{"same", protocol.TaskRunning, "", "u2", false},
 		{"gone", protocol.TaskLost, protocol.ReasonAgentRestarted, "", false},
-		{"staged", protocol.TaskDropped, protocol.ReasonLaunchNotDelivered, "", false},
 		{"lost", protocol.TaskLost, "", "u4", false},
 		{"term", protocol.TaskFailed, "", "", false},
 	}

@@ -68,6 +68,9 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 	}
 	if v, ok := body.(validator); ok {
 		if err := v.Validate(); err != nil {
+			if a, ok := body.(*protocol.AcceptRequest); ok {
+				l.refuseLaunch(a, err)
+			}
 			return nil, err
 		}
 	}

@@ -124,14 +124,17 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 		for _, t := range tasks {
 			if t.AgentID != first.AgentID {
 				l.mu.Unlock()
-				return fmt.Errorf("%w: task %s names agent %s, the offers are on %s",
+				err := fmt.Errorf("%w: task %s names agent %s, the offers are on %s",
 					protocol.ErrOfferMismatch, t.TaskID, t.AgentID, first.AgentID)
+				l.refuseLaunch(r, err)
+				return err
 			}
 		}
 	}
 	agent, err := l.alloc.Accept(r.FrameworkID, r.OfferIDs, resources, now)
 	l.mu.Unlock()
 	if err != nil {
+		l.refuseLaunch(r, err)
 		return err
 	}
 	for i := range tasks {

@@ -2,6 +2,7 @@ package master
 
 import (
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
@@ -132,7 +133,7 @@ func TestAPI_BadInput(t *testing.T) {
 		protocol.SubscribeRequest{Name: "f", Role: "eng"}, &sub); err != nil {
 		t.Fatal(err)
 	}
-	events := make(chan *nats.Msg, 16)
+	events := make(chan *nats.Msg, 256)
 	evSubject, _ := s.FrameworkEvents(sub.FrameworkID)
 	if _, err := nc.ChanSubscribe(evSubject, events); err != nil {
 		t.Fatal(err)
@@ -198,8 +199,45 @@ func TestAPI_BadInput(t *testing.T) {
 	if err := accept(sub.FrameworkID, []protocol.OfferID{offer.ID}, task("t4", 100)); !errors.Is(err, protocol.ErrUnknownOffer) {
 		t.Errorf("second accept of the same offer: got %v, want ErrUnknownOffer", err)
 	}
+	noCommand := task("t6", 100)
+	noCommand.Command = protocol.CommandInfo{}
+	if err := accept(sub.FrameworkID, []protocol.OfferID{offer.ID}, noCommand); !errors.Is(err, protocol.ErrInvalidArgument) {
+		t.Errorf("task without a command: got %v, want ErrInvalidArgument", err)
+	}
 	if tasks := m.View().Tasks(); len(tasks) != 1 || tasks[0].ID != "t3" {
 		t.Errorf("got %d tasks in the state, want only t3", len(tasks))
+	}
+	// Every refused task also ends in TASK_ERROR with a reason; the launched
+	// t3, whose ID a refused accept did not reuse, gets none.
+	want := map[protocol.TaskID]string{
+		"t1": protocol.ReasonInvalidOffers, "t2": protocol.ReasonInvalidOffers, "t5": protocol.ReasonInvalidOffers,
+		"t4": protocol.ReasonInvalidOffers, "t6": protocol.ReasonTaskInvalid,
+	}
+	got := map[protocol.TaskID]string{}
+	deadline = time.After(10 * time.Second)
+	for len(got) < len(want) {
+		select {
+		case msg := <-events:
+			env, err := protocol.Decode(msg.Data)
+			if err != nil || env.Type != protocol.MsgStatusUpdateEvent {
+				continue
+			}
+			var ev protocol.StatusUpdateEvent
+			if err := protocol.DecodeBody(env, &ev); err != nil {
+				t.Fatal(err)
+			}
+			if ev.Status.State == protocol.TaskError {
+				if ev.UUID != "" || ev.Status.Message == "" {
+					t.Errorf("TASK_ERROR for %s: uuid %q message %q, want no uuid and a message", ev.Status.TaskID, ev.UUID, ev.Status.Message)
+				}
+				got[ev.Status.TaskID] = ev.Status.Reason
+			}
+		case <-deadline:
+			t.Fatalf("got TASK_ERROR for %v within 10s, want %v", got, want)
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("got TASK_ERROR reasons %v, want %v", got, want)
 	}
 	big := make([]byte, protocol.MaxMessageSize+1)
 	msg, err := nc.Request(s.APIAgent(protocol.VerbRegister), big, 5*time.Second)

@@ -437,6 +437,10 @@ func (f *TestFramework) statusLocked(ctx context.Context, ev *protocol.StatusUpd
 		if st.State == protocol.TaskLost && (st.Reason == protocol.ReasonReconciliation || st.Reason == protocol.ReasonTaskUnknown) {
 			// Reconciliation: the leader never committed the launch.
 			t.outcome = AcceptRefused
+		} else if st.State == protocol.TaskError && st.UUID == "" {
+			// The leader refused the accept (it sends TASK_ERROR, with
+			// no update UUID, besides the error reply).
+			t.outcome = AcceptRefused
 		} else {
 			// An unanswered accept did commit after all.
 			t.outcome = AcceptOK

@@ -40,9 +40,21 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	} else {
 		err = l.alloc.Suppress(id)
 	}
+	var rescinds []offers.Rescind
+	if resubscribe {
+		// A framework subscribing again has forgotten the offers it held.
+		var held []protocol.OfferID
+		for _, o := range l.alloc.Outstanding() {
+			if o.FrameworkID == id {
+				held = append(held, o.ID)
+			}
+		}
+		rescinds = l.alloc.Rescind(held, "framework subscribed again")
+	}
 	l.opening[id] = !r.Suppressed
 	l.subscribedAt[id] = time.Unix(0, now)
 	l.mu.Unlock()
+	l.sendRescinds(rescinds)
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +80,8 @@ func (l *leader) sendStatus(st protocol.TaskStatus) {
 	l.publish(subject, protocol.MsgStatusUpdateEvent, protocol.StatusUpdateEvent{Status: st, UUID: st.UUID})
 }
 
-// teardown removes a framework: its tasks are killed and its offers
-// rescinded.
+// teardown removes a framework: its agents are told to shut its tasks
+// down and its offers are rescinded.
 func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
 	if err := l.admit(id); err != nil {
 		return err
@@ -79,15 +91,20 @@ func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
 		return err
 	}
 	if removed, ok := res.(state.RemoveFrameworkResult); ok {
+		agents := map[protocol.AgentID]bool{}
 		for _, t := range removed.Tasks {
-			if !t.Terminal() {
-				l.sendKill(t.AgentID, id, t.ID, 0)
+			if !t.Terminal() && !agents[t.AgentID] {
+				agents[t.AgentID] = true
+				if subject, err := l.subj.AgentCmd(t.AgentID); err == nil {
+					l.publish(subject, protocol.MsgShutdownFrameworkCommand, protocol.ShutdownFrameworkCommand{FrameworkID: id})
+				}
 			}
 		}
 	}
 	l.mu.Lock()
-	_, err = l.alloc.RemoveFramework(id)
+	rescinds, err := l.alloc.RemoveFramework(id)
 	l.mu.Unlock()
+	l.sendRescinds(rescinds)
 	l.logger.Info("framework removed", "framework_id", id)
 	l.kick()
 	return err
@@ -103,11 +120,13 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 		return err
 	}
 	var tasks []protocol.TaskInfo
-	group := ""
 	for _, op := range r.Operations {
-		tasks = append(tasks, op.Tasks...)
-		if op.Type == protocol.OperationLaunchGroup {
-			group = op.GroupID
+		for _, t := range op.Tasks {
+			t.GroupID = ""
+			if op.Type == protocol.OperationLaunchGroup {
+				t.GroupID = op.GroupID
+			}
+			tasks = append(tasks, t)
 		}
 	}
 	if len(tasks) == 0 {
@@ -156,15 +175,7 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 		l.kick()
 		return err
 	}
-	subject, err := l.subj.AgentCmd(agent)
-	if err != nil {
-		return err
-	}
-	if group != "" {
-		l.publish(subject, protocol.MsgLaunchGroupCommand, protocol.LaunchGroupCommand{FrameworkID: r.FrameworkID, GroupID: group, Tasks: tasks})
-	} else {
-		l.publish(subject, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: r.FrameworkID, Tasks: tasks})
-	}
+	l.sendLaunches(agent, r.FrameworkID, tasks)
 	return nil
 }
 

@@ -154,33 +154,53 @@ func (l *leader) resendStagingLaunches() {
 	l.resendLaunches(staging)
 }
 
-// resendLaunches sends the launches of tasks again, grouped per agent,
-// framework and task group (a group goes again as a group).
+// resendLaunches sends the launches of tasks again, per agent and
+// framework (see sendLaunches).
 func (l *leader) resendLaunches(tasks []*state.Task) {
-	type batch struct {
+	type target struct {
 		agent protocol.AgentID
 		fw    protocol.FrameworkID
-		group string
 	}
-	var order []batch
-	batches := map[batch][]protocol.TaskInfo{}
+	var order []target
+	byTarget := map[target][]protocol.TaskInfo{}
 	for _, t := range tasks {
-		b := batch{t.AgentID, t.FrameworkID, t.Info.GroupID}
-		if _, ok := batches[b]; !ok {
-			order = append(order, b)
+		k := target{t.AgentID, t.FrameworkID}
+		if _, ok := byTarget[k]; !ok {
+			order = append(order, k)
 		}
-		batches[b] = append(batches[b], t.Info)
+		byTarget[k] = append(byTarget[k], t.Info)
 	}
-	for _, b := range order {
-		subject, err := l.subj.AgentCmd(b.agent)
-		if err != nil {
+	for _, k := range order {
+		l.sendLaunches(k.agent, k.fw, byTarget[k])
+	}
+}
+
+// sendLaunches sends committed launches of one framework to an agent:
+// tasks of a task group (TaskInfo.GroupID) go together as a group, which
+// the agent starts all or nothing, the others as one launch.
+func (l *leader) sendLaunches(agent protocol.AgentID, fw protocol.FrameworkID, tasks []protocol.TaskInfo) {
+	subject, err := l.subj.AgentCmd(agent)
+	if err != nil {
+		return
+	}
+	var plain []protocol.TaskInfo
+	var groups []string
+	byGroup := map[string][]protocol.TaskInfo{}
+	for _, t := range tasks {
+		if t.GroupID == "" {
+			plain = append(plain, t)
 			continue
 		}
-		if b.group != "" {
-			l.publish(subject, protocol.MsgLaunchGroupCommand, protocol.LaunchGroupCommand{FrameworkID: b.fw, GroupID: b.group, Tasks: batches[b]})
-		} else {
-			l.publish(subject, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: b.fw, Tasks: batches[b]})
+		if _, ok := byGroup[t.GroupID]; !ok {
+			groups = append(groups, t.GroupID)
 		}
+		byGroup[t.GroupID] = append(byGroup[t.GroupID], t)
+	}
+	for _, g := range groups {
+		l.publish(subject, protocol.MsgLaunchGroupCommand, protocol.LaunchGroupCommand{FrameworkID: fw, GroupID: g, Tasks: byGroup[g]})
+	}
+	if len(plain) > 0 {
+		l.publish(subject, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: fw, Tasks: plain})
 	}
 }
 

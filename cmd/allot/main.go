@@ -18,7 +18,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(simCommand(), masterCommand(), taskShimCommand())
+	root.AddCommand(simCommand(), masterCommand(), agentCommand(), taskShimCommand())
 	if err := root.Execute(); err != nil {
 		// One line, so scripts can show the reason as it is.
 		fmt.Fprintln(os.Stderr, "allot:", strings.ReplaceAll(err.Error(), "\n", " "))

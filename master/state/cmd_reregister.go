@@ -19,7 +19,11 @@ import (
 //   - A task the master has on this agent and the agent reports: when
 //     the master's task is not terminal and the reported state differs,
 //     the reported status becomes the latest, unacknowledged (under the
-//     reported UUID, or a generated one when it has none). When the
+//     reported UUID, or a generated one when it has none), unless it is
+//     behind the master's (STARTING reported for a task the master has
+//     RUNNING: the agent reports its oldest unacknowledged update, which
+//     the master may have committed, and a later one, before the
+//     acknowledgements were lost). When the
 //     master's task is terminal (e.g. LOST after the agent was
 //     unreachable) and the agent reports it running, the report is an
 //     orphan: terminal states are final, so the leader must kill it.
@@ -126,7 +130,7 @@ func (s *State) applyReregisterAgent(index uint64, body []byte) (any, error) {
 				res.Orphans = append(res.Orphans, r)
 			}
 		case ok:
-			if r.State == t.State || r.UUID != "" && r.UUID == t.StatusUUID {
+			if r.State == t.State || r.UUID != "" && r.UUID == t.StatusUUID || behind(r.State, t.State) {
 				continue
 			}
 			uuid := r.UUID
@@ -152,4 +156,16 @@ func (s *State) applyReregisterAgent(index uint64, body []byte) (any, error) {
 		return cmp.Or(cmp.Compare(x.FrameworkID, y.FrameworkID), cmp.Compare(x.TaskID, y.TaskID))
 	})
 	return res, nil
+}
+
+// behind reports whether reported, a live state, comes before current in
+// the lifecycle STAGING, STARTING, RUNNING, KILLING. UNREACHABLE, which
+// the master sets, never counts as ahead of what the agent reports.
+func behind(reported, current protocol.TaskState) bool {
+	rank := map[protocol.TaskState]int{
+		protocol.TaskStaging: 1, protocol.TaskStarting: 2, protocol.TaskRunning: 3, protocol.TaskKilling: 4,
+	}
+	r, rok := rank[reported]
+	c, cok := rank[current]
+	return rok && cok && r < c
 }

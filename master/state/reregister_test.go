@@ -22,7 +22,7 @@ func reregister(ag protocol.AgentID, tasks ...protocol.TaskStatus) *ReregisterAg
 func TestState_Apply_reregisterAgentReconcile(t *testing.T) {
 	t.Parallel()
 	h := fixture(t)
-	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "run", "same", "gone", "staged", "lost", "done", "term"))
+	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "run", "same", "gone", "staged", "lost", "done", "term", "ahead"))
 	h.must(CmdLaunchTasks, launch("fw-1", "ag-2", "elsewhere"))
 	h.must(CmdUpdateTaskStatus, updates(
 		update("fw-1", "run", "ag-1", protocol.TaskStarting, "u1"),
@@ -31,6 +31,7 @@ func TestState_Apply_reregisterAgentReconcile(t *testing.T) {
 		update("fw-1", "lost", "ag-1", protocol.TaskLost, "u4"),
 		update("fw-1", "done", "ag-1", protocol.TaskFinished, "u5"),
 		update("fw-1", "term", "ag-1", protocol.TaskRunning, "u6"),
+		update("fw-1", "ahead", "ag-1", protocol.TaskRunning, "u7"),
 	))
 	h.must(CmdSetAgentState, &SetAgentState{AgentID: "ag-1", State: AgentUnreachable, Time: t0 + 40})
 	res := h.must(CmdReregisterAgent, reregister("ag-1",
@@ -43,6 +44,7 @@ func TestState_Apply_reregisterAgentReconcile(t *testing.T) {
 		reported("fw-1", "finished-unknown", protocol.TaskFinished, ""), // unknown, terminal: ignored
 		reported("fw-x", "t", protocol.TaskRunning, ""),                 // unknown framework: orphan
 		reported("fw-1", "elsewhere", protocol.TaskRunning, ""),         // on ag-2: orphan
+		reported("fw-1", "ahead", protocol.TaskStarting, "old"),         // behind the master's RUNNING: kept
 	)).(ReregisterResult)
 
 	wantChanged := []string{"fw-1/gone:LOST", "fw-1/run:RUNNING", "fw-1/term:FAILED"}
@@ -76,6 +78,7 @@ func TestState_Apply_reregisterAgentReconcile(t *testing.T) {
 		{"gone", protocol.TaskLost, protocol.ReasonAgentRestarted, "", false},
 		{"lost", protocol.TaskLost, "", "u4", false},
 		{"term", protocol.TaskFailed, "", "", false},
+		{"ahead", protocol.TaskRunning, "", "u7", false},
 	}
 	for _, c := range checks {
 		task := h.task("fw-1", c.id)

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/allot-project/allot/executor"
+	"github.com/allot-project/allot/executor/runner"
+	"github.com/allot-project/allot/protocol"
+)
+
+// agentFlags are the `allot agent` settings; a config file (JSON with the
+// same names) fills what the command line does not set.
+type agentFlags struct {
+	NATS           string        `json:"nats"`
+	SubjectPrefix  string        `json:"subject_prefix"`
+	WorkDir        string        `json:"work_dir"`
+	Hostname       string        `json:"hostname"`
+	Resources      string        `json:"resources"`
+	Attributes     string        `json:"attributes"`
+	Isolation      string        `json:"isolation"`
+	HTTPAddr       string        `json:"http"`
+	FilesToken     string        `json:"files_token"`
+	DefaultGrace   time.Duration `json:"default_grace"`
+	ResendInterval time.Duration `json:"resend_interval"`
+	LogLevel       string        `json:"log_level"`
+}
+
+func agentCommand() *cobra.Command {
+	f := agentFlags{
+		NATS: "nats://127.0.0.1:4222", SubjectPrefix: "allot", Isolation: string(runner.IsolationAuto),
+		HTTPAddr: "0.0.0.0:5051", DefaultGrace: runner.DefaultGrace, ResendInterval: time.Second, LogLevel: "info",
+	}
+	var configFile string
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Run an agent: register this machine's resources and run tasks",
+		Long: `Run an agent. It registers this machine's resources (detected, or given with
+--resources) and attributes with the leading master over NATS, runs the tasks frameworks
+launch on it as processes in per-task sandboxes under --work-dir, and serves the sandboxes'
+files over HTTP. Restarted on the same --work-dir, it reattaches to the tasks still running.
+
+Example:
+  allot agent --nats nats://10.0.0.1:4222,nats://10.0.0.2:4222 --work-dir /var/lib/allot-agent \
+    --attributes rack=r1,zone=eu-1 --resources cpus=16000,mem=65536`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if configFile != "" {
+				if err := loadConfigFile(configFile, &f, cmd); err != nil {
+					return err
+				}
+			}
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			a, err := executor.New(cfg)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return a.Run(ctx)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&configFile, "config", "", "JSON config file; flags given on the command line win")
+	fl.StringVar(&f.NATS, "nats", f.NATS, "NATS URLs of the masters, comma-separated")
+	fl.StringVar(&f.SubjectPrefix, "subject-prefix", f.SubjectPrefix, "NATS subject prefix of the cluster")
+	fl.StringVar(&f.WorkDir, "work-dir", "", "directory for the checkpoint and task sandboxes (required)")
+	fl.StringVar(&f.Hostname, "hostname", "", "hostname to register (default: this machine's)")
+	fl.StringVar(&f.Resources, "resources", "", "resources instead of detected ones: cpus=4000,mem=8192,ports=31000-32000")
+	fl.StringVar(&f.Attributes, "attributes", "", "attributes added to the detected ones: rack=r1,zone=z1,ssd=true")
+	fl.StringVar(&f.Isolation, "isolation", f.Isolation, "limits: auto (cgroup v2 when usable), cgroups, portable")
+	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "file server listen address")
+	fl.StringVar(&f.FilesToken, "files-token", "", "bearer token for the file server (default: generated)")
+	fl.DurationVar(&f.DefaultGrace, "default-grace", f.DefaultGrace, "time between SIGTERM and SIGKILL when a task sets none")
+	fl.DurationVar(&f.ResendInterval, "resend-interval", f.ResendInterval, "resend unacknowledged status updates this often")
+	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
+	return cmd
+}
+
+// config turns the settings into an executor.Config.
+func (f agentFlags) config() (executor.Config, error) {
+	var cfg executor.Config
+	if f.WorkDir == "" {
+		return cfg, fmt.Errorf("--work-dir is required")
+	}
+	res, err := parseResources(f.Resources)
+	if err != nil {
+		return cfg, fmt.Errorf("--resources: %w", err)
+	}
+	attrs, err := parseAttributes(f.Attributes)
+	if err != nil {
+		return cfg, fmt.Errorf("--attributes: %w", err)
+	}
+	cfg = executor.Config{
+		NATSURLs: splitList(f.NATS), SubjectPrefix: f.SubjectPrefix, WorkDir: f.WorkDir,
+		Hostname: f.Hostname, Resources: res, Attributes: attrs, Isolation: runner.Isolation(f.Isolation),
+		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, DefaultGrace: f.DefaultGrace,
+		ResendInterval: f.ResendInterval,
+		Logger:         hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr}),
+	}
+	return cfg, cfg.Validate()
+}
+
+// parseResources reads name=value pairs: scalars in their integer units
+// (cpus in milli-CPU, mem and disk in MiB) and ranges as lo-hi[+lo-hi].
+func parseResources(s string) (protocol.Resources, error) {
+	var r protocol.Resources
+	for _, kv := range splitList(s) {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return r, fmt.Errorf("%q is not name=value", kv)
+		}
+		if strings.Contains(value, "-") {
+			var ranges protocol.Ranges
+			for _, part := range strings.Split(value, "+") {
+				lo, hi, ok := strings.Cut(part, "-")
+				l, err1 := strconv.ParseUint(lo, 10, 64)
+				h, err2 := strconv.ParseUint(hi, 10, 64)
+				if !ok || err1 != nil || err2 != nil {
+					return r, fmt.Errorf("%s: %q is not a range lo-hi", name, part)
+				}
+				ranges = append(ranges, protocol.Range{Begin: l, End: h})
+			}
+			if r.Ranges == nil {
+				r.Ranges = map[string]protocol.Ranges{}
+			}
+			r.Ranges[name] = ranges
+			continue
+		}
+		v, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			return r, fmt.Errorf("%s: %q is not an integer", name, value)
+		}
+		if r.Scalars == nil {
+			r.Scalars = map[string]int64{}
+		}
+		r.Scalars[name] = v
+	}
+	return r, r.Validate()
+}
+
+// parseAttributes reads comma-separated name=value pairs: a number becomes
+// a number attribute, {a,b} a set, anything else text.
+func parseAttributes(s string) (protocol.Attributes, error) {
+	attrs := protocol.Attributes{}
+	var pairs []string
+	depth, start := 0, 0
+	for i, c := range s + "," {
+		switch {
+		case c == '{':
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+		case c == ',' && depth == 0:
+			if p := strings.TrimSpace(s[start:min(i, len(s))]); p != "" {
+				pairs = append(pairs, p)
+			}
+			start = i + 1
+		}
+	}
+	for _, kv := range pairs {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("%q is not name=value", kv)
+		}
+		attrs[strings.TrimSpace(name)] = protocol.ParseValue(strings.TrimSpace(value))
+	}
+	return attrs, nil
+}

@@ -1,0 +1,349 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/executor/files"
+	"github.com/allot-project/allot/executor/runner"
+	"github.com/allot-project/allot/protocol"
+)
+
+// Agent is the allot agent daemon: it registers with the leading master,
+// heartbeats, runs the tasks it is told to launch, reports their status
+// updates reliably, checkpoints to its work directory, and serves its
+// tasks' sandboxes over HTTP. Create it with New and run it with Run.
+type Agent struct {
+	cfg    Config
+	log    hclog.Logger
+	subj   protocol.Subjects
+	total  protocol.Resources
+	attrs  protocol.Attributes
+	ckpt   checkpoint
+	runner *runner.Runner
+	files  http.Handler
+	req    requester
+
+	ran   atomic.Bool
+	ready chan struct{}
+
+	// mu guards everything below. Checkpoint writes happen under it, so the
+	// disk always holds what memory says was sent.
+	mu         sync.Mutex
+	id         protocol.AgentID
+	heartbeat  time.Duration
+	listenAddr string
+	advertise  string
+	nc         *nats.Conn
+	cmdSub     *nats.Subscription
+	subs       []*nats.Subscription
+	tasks      map[taskKey]*task
+	ended      map[taskKey]endedTask
+	endedOrder []taskKey
+	// registered is true while the leader knows the agent: updates are sent
+	// only then. rereg asks for a reregistration.
+	registered bool
+	rereg      bool
+	leader     protocol.LeaderAnnouncement
+	stopping   bool
+	srv        *http.Server
+
+	wake  chan struct{} // wakes the sender
+	poke  chan struct{} // wakes the session loop (heartbeat or reregister now)
+	wg    sync.WaitGroup
+	srvWG sync.WaitGroup
+}
+
+// New checks cfg, fills in its defaults, creates the work directory,
+// detects resources and attributes as configured, and prepares the task
+// runner and the file server. It starts nothing.
+func New(cfg Config) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(cfg.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: work dir: %w", ErrConfig, err)
+	}
+	cfg.WorkDir = dir
+	log := cfg.Logger.Named("agent")
+	ck := checkpoint{dir: dir, log: log}
+	if err := ck.init(); err != nil {
+		return nil, err
+	}
+	total := cfg.Resources.Clone()
+	if total.IsEmpty() {
+		if total, err = DetectResources(dir); err != nil {
+			return nil, err
+		}
+	}
+	attrs := DetectAttributes()
+	attrs["hostname"] = protocol.Text(cfg.Hostname)
+	maps.Copy(attrs, cfg.Attributes)
+	if err := (protocol.RegisterRequest{Hostname: cfg.Hostname, Resources: total, Attributes: attrs, Version: cfg.Version}).Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rn, err := runner.New(runner.Config{
+		WorkDir: filepath.Join(dir, sandboxDir), Shim: cfg.Shim, ShimEnv: cfg.ShimEnv,
+		Isolation: cfg.Isolation, DefaultGrace: cfg.DefaultGrace, Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("task runner: %w", err)
+	}
+	fh, err := files.NewHandler(files.Config{Root: filepath.Join(dir, sandboxDir), Token: cfg.FilesToken, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("file server: %w", err)
+	}
+	a := &Agent{
+		cfg:    cfg,
+		log:    log,
+		subj:   protocol.Subjects{Prefix: cfg.SubjectPrefix},
+		total:  total,
+		attrs:  attrs,
+		ckpt:   ck,
+		runner: rn,
+		files:  fh,
+		ready:  make(chan struct{}),
+		tasks:  map[taskKey]*task{},
+		ended:  map[taskKey]endedTask{},
+		wake:   make(chan struct{}, 1),
+		poke:   make(chan struct{}, 1),
+	}
+	return a, nil
+}
+
+// Run runs the agent until ctx is done: it loads the checkpoint, starts
+// the file server, connects to NATS, reattaches the tasks that survived a
+// previous run, registers (or, with a checkpointed ID, reregisters), and
+// then follows the master's commands. A cancelled ctx is a graceful stop:
+// tasks keep running (their shims are detached) and the checkpoint holds
+// everything a later Run on the same work directory needs; Run then
+// returns nil once every goroutine it started has exited. Run may be
+// called once.
+func (a *Agent) Run(ctx context.Context) error {
+	if !a.ran.CompareAndSwap(false, true) {
+		return ErrAlreadyRun
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lock, err := lockWorkDir(filepath.Join(a.cfg.WorkDir, lockFile))
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	err = a.start(runCtx)
+	if err == nil {
+		a.log.Info("agent running", "agent_id", a.ID(), "hostname", a.cfg.Hostname, "http_addr", a.HTTPAddr(),
+			"resources", a.total.String(), "isolation", a.runner.Isolation())
+		close(a.ready)
+		a.wg.Add(2)
+		go a.sessionLoop(runCtx)
+		go a.sendLoop(runCtx)
+		<-runCtx.Done()
+	}
+	stopped := ctx.Err() != nil
+	cancel()
+	a.shutdown()
+	if err != nil && stopped && errors.Is(err, context.Canceled) {
+		err = nil // stopped while registering
+	}
+	if err == nil {
+		a.log.Info("agent stopped", "agent_id", a.ID())
+	}
+	return err
+}
+
+// start brings the agent up to its first successful registration.
+func (a *Agent) start(ctx context.Context) error {
+	rec, found, err := a.ckpt.loadAgent()
+	if err != nil {
+		return err
+	}
+	if found {
+		a.mu.Lock()
+		a.id = rec.AgentID
+		a.mu.Unlock()
+	}
+	if err := a.startHTTP(); err != nil {
+		return err
+	}
+	if err := a.connect(); err != nil {
+		return err
+	}
+	if err := a.subscribe(a.subj.Leader(), func(m *nats.Msg) { a.onLeader(m) }); err != nil {
+		return err
+	}
+	if err := a.recoverTasks(ctx); err != nil {
+		return err
+	}
+	if !found && a.hasTasks() {
+		// Records without an agent ID: the agent was abandoned midway.
+		a.log.Warn("task records without an agent id; killing those tasks")
+		if err := a.abandon(); err != nil {
+			return err
+		}
+	}
+	return a.join(ctx)
+}
+
+func (a *Agent) hasTasks() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.tasks) > 0
+}
+
+// connect dials NATS unless a connection was given.
+func (a *Agent) connect() error {
+	nc := a.cfg.NATSConn
+	if nc == nil {
+		var err error
+		nc, err = nats.Connect(joinURLs(a.cfg.NATSURLs),
+			nats.Name("allot-agent-"+a.cfg.Hostname),
+			nats.MaxReconnects(-1),
+			nats.ReconnectWait(100*time.Millisecond),
+		)
+		if err != nil {
+			return fmt.Errorf("connect to NATS: %w", err)
+		}
+	}
+	a.mu.Lock()
+	a.nc = nc
+	a.mu.Unlock()
+	a.req = requester{nc: nc, subj: a.subj, timeout: a.cfg.RequestTimeout}
+	return nil
+}
+
+func joinURLs(urls []string) string {
+	s := ""
+	for i, u := range urls {
+		if i > 0 {
+			s += ","
+		}
+		s += u
+	}
+	return s
+}
+
+// subscribe subscribes h to subject; the handler runs only while the
+// agent is not stopping, and is waited for on shutdown.
+func (a *Agent) subscribe(subject string, h func(*nats.Msg)) error {
+	sub, err := a.nc.Subscribe(subject, a.guard(h))
+	if err != nil {
+		return fmt.Errorf("subscribe %s: %w", subject, err)
+	}
+	a.mu.Lock()
+	a.subs = append(a.subs, sub)
+	a.mu.Unlock()
+	return nil
+}
+
+// guard wraps a message handler so it never runs after shutdown began,
+// is waited for, and cannot crash the agent.
+func (a *Agent) guard(h func(*nats.Msg)) nats.MsgHandler {
+	return func(m *nats.Msg) {
+		a.mu.Lock()
+		if a.stopping {
+			a.mu.Unlock()
+			return
+		}
+		a.wg.Add(1)
+		a.mu.Unlock()
+		defer a.wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				a.log.Error("message handler panicked", "subject", m.Subject, "panic", fmt.Sprint(r))
+			}
+		}()
+		h(m)
+	}
+}
+
+// shutdown stops handlers, waits for every goroutine, and closes what Run
+// opened. Tasks keep running.
+func (a *Agent) shutdown() {
+	a.mu.Lock()
+	a.stopping = true
+	subs := a.subs
+	if a.cmdSub != nil {
+		subs = append(subs, a.cmdSub)
+	}
+	a.subs, a.cmdSub = nil, nil
+	nc := a.nc
+	a.mu.Unlock()
+	for _, s := range subs {
+		if err := s.Unsubscribe(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+			a.log.Debug("unsubscribe", "subject", s.Subject, "error", err)
+		}
+	}
+	a.wg.Wait()
+	a.stopHTTP()
+	if nc != nil && a.cfg.NATSConn == nil {
+		nc.Close()
+	}
+}
+
+// Ready is closed once the agent is registered (or reregistered) with the
+// leader for the first time.
+func (a *Agent) Ready() <-chan struct{} { return a.ready }
+
+// ID returns the agent ID: the checkpointed one, or the one the master
+// assigned; empty before either is known.
+func (a *Agent) ID() protocol.AgentID {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.id
+}
+
+// HTTPAddr returns the file server's actual listen address (host:port);
+// empty before Run started it.
+func (a *Agent) HTTPAddr() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.listenAddr
+}
+
+// FilesToken returns the bearer token the file server requires.
+func (a *Agent) FilesToken() string { return a.cfg.FilesToken }
+
+// Resources returns the agent's total resources.
+func (a *Agent) Resources() protocol.Resources { return a.total.Clone() }
+
+// Attributes returns the agent's attributes, detected and configured.
+func (a *Agent) Attributes() protocol.Attributes { return maps.Clone(a.attrs) }
+
+// WorkDir returns the agent's absolute work directory.
+func (a *Agent) WorkDir() string { return a.cfg.WorkDir }
+
+// SandboxRoot returns the directory holding the task sandboxes, the root
+// of the file server.
+func (a *Agent) SandboxRoot() string { return filepath.Join(a.cfg.WorkDir, sandboxDir) }
+
+// kick wakes the sender.
+func (a *Agent) kick() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pokeSession wakes the session loop (heartbeat or reregister now).
+func (a *Agent) pokeSession() {
+	select {
+	case a.poke <- struct{}{}:
+	default:
+	}
+}

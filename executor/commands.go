@@ -1,0 +1,110 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// onCommand handles one message on the agent's command subject. A
+// malformed or unexpected message is logged and dropped.
+func (a *Agent) onCommand(ctx context.Context, m *nats.Msg) {
+	env, err := protocol.Decode(m.Data)
+	if err != nil {
+		a.log.Warn("malformed command dropped", "bytes", len(m.Data), "error", err)
+		return
+	}
+	body, ok := protocol.NewBody(env.Type)
+	if !ok {
+		a.log.Warn("command of unknown type dropped", "type", env.Type.String())
+		return
+	}
+	if err := protocol.DecodeBody(env, body); err != nil {
+		a.log.Warn("malformed command dropped", "type", env.Type.String(), "error", err)
+		return
+	}
+	switch cmd := body.(type) {
+	case *protocol.LaunchCommand:
+		a.launch(ctx, cmd.FrameworkID, "", cmd.Tasks)
+	case *protocol.LaunchGroupCommand:
+		if !protocol.ValidID(cmd.GroupID) {
+			a.log.Warn("launch group without a valid group id dropped", "framework_id", cmd.FrameworkID, "tasks", len(cmd.Tasks))
+			return
+		}
+		a.launch(ctx, cmd.FrameworkID, cmd.GroupID, cmd.Tasks)
+	case *protocol.KillCommand:
+		if err := cmd.Validate(); err != nil {
+			a.log.Warn("invalid kill command dropped", "error", err)
+			return
+		}
+		a.kill(cmd.FrameworkID, cmd.TaskID, protocol.ReasonKilledByFramework)
+	case *protocol.ShutdownFrameworkCommand:
+		if !protocol.ValidID(string(cmd.FrameworkID)) {
+			a.log.Warn("invalid shutdown framework command dropped", "framework_id", cmd.FrameworkID)
+			return
+		}
+		a.shutdownFramework(cmd.FrameworkID)
+	case *protocol.AckCommand:
+		a.ack(cmd.Acks)
+	case *protocol.CoflowPrioritiesCommand:
+		a.log.Trace("coflow priorities ignored")
+	default:
+		a.log.Warn("unexpected message on the command subject dropped", "type", env.Type.String())
+	}
+}
+
+// kill kills a task: KILLING now, then KILLED with reason once its process
+// ended. A task still launching is not started. A kill of a task the agent
+// does not have is answered with LOST (task_unknown), so that a launch the
+// master committed but that never arrived does not stay STAGING; the task
+// is remembered, so that a late launch of it is not started.
+func (a *Agent) kill(fw protocol.FrameworkID, id protocol.TaskID, reason string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := taskKey{fw, id}
+	t, ok := a.tasks[k]
+	if !ok {
+		if _, ended := a.ended[k]; ended {
+			a.log.Debug("kill of an ended task ignored", "task", k.String())
+			return
+		}
+		a.log.Info("kill of an unknown task; reporting it lost", "task", k.String())
+		t = a.newTaskLocked(fw, protocol.TaskInfo{TaskID: id, AgentID: a.id})
+		t.rec.Unknown = true
+		a.enqueueLocked(t, protocol.TaskLost, protocol.ReasonTaskUnknown, "kill of a task unknown to the agent", nil)
+		return
+	}
+	a.killLocked(t, reason)
+}
+
+// killLocked requests t's kill once, and signals its process (again).
+func (a *Agent) killLocked(t *task, reason string) {
+	if t.rec.State.Terminal() || t.abandoned {
+		return
+	}
+	if !t.rec.KillRequested {
+		t.rec.KillRequested, t.rec.KillReason = true, reason
+		a.enqueueLocked(t, protocol.TaskKilling, reason, "", nil)
+	}
+	if t.rt != nil {
+		if err := t.rt.Kill(); err != nil {
+			t.log.Warn("kill task", "error", err)
+		}
+	}
+}
+
+// shutdownFramework kills every task of a framework.
+func (a *Agent) shutdownFramework(fw protocol.FrameworkID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, t := range a.tasks {
+		if t.rec.FrameworkID == fw && !t.rec.State.Terminal() {
+			a.killLocked(t, protocol.ReasonFrameworkRemoved)
+			n++
+		}
+	}
+	a.log.Info("framework shut down", "framework_id", fw, "tasks", n)
+}

@@ -1,0 +1,187 @@
+package executor
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/executor/runner"
+	"github.com/allot-project/allot/protocol"
+)
+
+// Defaults used for zero Config fields.
+const (
+	DefaultSubjectPrefix  = protocol.DefaultSubjectPrefix
+	DefaultHTTPAddr       = "127.0.0.1:0"
+	DefaultGrace          = 3 * time.Second
+	DefaultResendInterval = time.Second
+	DefaultRequestTimeout = 2 * time.Second
+	DefaultVersion        = "dev"
+	// DefaultHeartbeat is used when the master's register reply names no
+	// heartbeat interval.
+	DefaultHeartbeat = time.Second
+)
+
+// Config configures an Agent.
+type Config struct {
+	// NATSURLs are the NATS servers to connect to (the masters' embedded
+	// servers, say). Ignored when NATSConn is set.
+	NATSURLs []string
+	// NATSConn is an existing connection to use instead of dialling
+	// NATSURLs. The agent does not close it.
+	NATSConn *nats.Conn
+	// SubjectPrefix starts every NATS subject (default "allot").
+	SubjectPrefix string
+	// WorkDir holds the agent's checkpoint (agent.json, tasks/) and the
+	// task sandboxes (sandboxes/). Created if missing. One agent process at
+	// a time may use it.
+	WorkDir string
+	// Hostname is reported to the master (default os.Hostname).
+	Hostname string
+	// Resources are the agent's total resources. Zero means detected (see
+	// DetectResources); otherwise they are used as given.
+	Resources protocol.Resources
+	// Attributes are merged over the detected ones (see DetectAttributes).
+	Attributes protocol.Attributes
+	// Isolation is how task limits are enforced (default auto).
+	Isolation runner.Isolation
+	// Shim is the argv prefix that runs the task shim (default
+	// {os.Executable(), runner.ShimCommand}).
+	Shim []string
+	// ShimEnv is added ("KEY=VALUE") to the shims' environment.
+	ShimEnv []string
+	// HTTPAddr is the listen address of the agent's file server (default
+	// 127.0.0.1:0, a free port).
+	HTTPAddr string
+	// HTTPAdvertiseAddr is the address reported to the master; empty means
+	// the listen address, with an unspecified host (0.0.0.0, ::) replaced
+	// by Hostname.
+	HTTPAdvertiseAddr string
+	// FilesToken is the bearer token the file server requires. A random
+	// one is generated when empty; Agent.FilesToken returns it.
+	FilesToken string
+	// DefaultGrace is the time between SIGTERM and SIGKILL on a kill when
+	// the task sets no KillGracePeriod (default 3s).
+	DefaultGrace time.Duration
+	// ResendInterval is how often an unacknowledged status update is sent
+	// again (default 1s).
+	ResendInterval time.Duration
+	// RequestTimeout bounds one request attempt to the master (default 2s).
+	RequestTimeout time.Duration
+	// Version is the agent's software version, reported to the master.
+	Version string
+	// Logger receives the agent's logs (nil discards them).
+	Logger hclog.Logger
+}
+
+// DefaultConfig returns a Config with the defaults filled in; WorkDir and
+// NATSURLs (or NATSConn) remain to be set.
+func DefaultConfig() Config {
+	return Config{
+		SubjectPrefix:  DefaultSubjectPrefix,
+		Isolation:      runner.IsolationAuto,
+		HTTPAddr:       DefaultHTTPAddr,
+		DefaultGrace:   DefaultGrace,
+		ResendInterval: DefaultResendInterval,
+		RequestTimeout: DefaultRequestTimeout,
+		Version:        DefaultVersion,
+	}
+}
+
+// Validate checks the configuration. Zero values that have a default are
+// accepted.
+func (c Config) Validate() error {
+	if c.NATSConn == nil && len(c.NATSURLs) == 0 {
+		return fmt.Errorf("%w: NATS URLs or a NATS connection are required", ErrConfig)
+	}
+	if c.WorkDir == "" {
+		return fmt.Errorf("%w: work dir is required", ErrConfig)
+	}
+	if err := (protocol.Subjects{Prefix: c.SubjectPrefix}).Validate(); err != nil {
+		return fmt.Errorf("%w: subject prefix: %w", ErrConfig, err)
+	}
+	if len(c.Hostname) > protocol.MaxNameLen {
+		return fmt.Errorf("%w: hostname is longer than %d bytes", ErrConfig, protocol.MaxNameLen)
+	}
+	if !c.Resources.IsEmpty() {
+		if err := c.Resources.Validate(); err != nil {
+			return fmt.Errorf("%w: resources: %w", ErrConfig, err)
+		}
+	}
+	if c.Isolation != "" && !c.Isolation.Valid() {
+		return fmt.Errorf("%w: unknown isolation %q", ErrConfig, c.Isolation)
+	}
+	if len(c.Shim) > 0 && c.Shim[0] == "" {
+		return fmt.Errorf("%w: empty shim command", ErrConfig)
+	}
+	if c.HTTPAddr != "" {
+		if _, _, err := net.SplitHostPort(c.HTTPAddr); err != nil {
+			return fmt.Errorf("%w: http addr %q: %w", ErrConfig, c.HTTPAddr, err)
+		}
+	}
+	if c.HTTPAdvertiseAddr != "" {
+		if _, _, err := net.SplitHostPort(c.HTTPAdvertiseAddr); err != nil {
+			return fmt.Errorf("%w: http advertise addr %q: %w", ErrConfig, c.HTTPAdvertiseAddr, err)
+		}
+	}
+	for name, d := range map[string]time.Duration{
+		"default grace": c.DefaultGrace, "resend interval": c.ResendInterval, "request timeout": c.RequestTimeout,
+	} {
+		if d < 0 {
+			return fmt.Errorf("%w: %s is negative", ErrConfig, name)
+		}
+	}
+	return nil
+}
+
+// withDefaults returns c with its zero fields set, resources and
+// attributes detected, and a files token generated if needed.
+func (c Config) withDefaults() (Config, error) {
+	d := DefaultConfig()
+	if c.SubjectPrefix == "" {
+		c.SubjectPrefix = d.SubjectPrefix
+	}
+	if c.Isolation == "" {
+		c.Isolation = d.Isolation
+	}
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = d.HTTPAddr
+	}
+	if c.DefaultGrace == 0 {
+		c.DefaultGrace = d.DefaultGrace
+	}
+	if c.ResendInterval == 0 {
+		c.ResendInterval = d.ResendInterval
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = d.RequestTimeout
+	}
+	if c.Version == "" {
+		c.Version = d.Version
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.Hostname == "" {
+		h, err := os.Hostname()
+		if err != nil || h == "" {
+			return c, fmt.Errorf("%w: hostname: %v", ErrConfig, err)
+		}
+		c.Hostname = h
+	}
+	if len(c.Shim) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return c, fmt.Errorf("%w: shim: %w", ErrConfig, err)
+		}
+		c.Shim = []string{exe, runner.ShimCommand}
+	}
+	if c.FilesToken == "" {
+		c.FilesToken = protocol.NewID("")
+	}
+	return c, nil
+}

@@ -1,0 +1,76 @@
+// Package executor is the allot agent: the daemon that runs on every
+// worker, offers the machine's resources to the masters and runs the
+// tasks frameworks launch on them.
+//
+// An Agent registers with the leading master over NATS (RegisterRequest,
+// with its hostname, file server address, resources and attributes) and
+// checkpoints the agent ID it is given before anything else. It then
+// heartbeats every interval the master asks for, and listens on its
+// command subject (allot.agent.<id>.cmd) for:
+//
+//   - LaunchCommand and LaunchGroupCommand. A launch delivered again (a
+//     new leader resends launches still STAGING) is ignored: tasks are
+//     known by (framework ID, task ID). Each task is admitted first: a
+//     valid description for this agent, hard constraints the agent's
+//     attributes satisfy (protocol.MatchHard; else ERROR,
+//     constraint_violated), and resources within what the tasks already
+//     admitted leave free (else ERROR, task_invalid). It is then STARTING
+//     while its sandbox is prepared (URIs fetched: FAILED, fetch_failed on
+//     a failure or an output path that escapes the sandbox) and its
+//     process started (executor/runner), and RUNNING once started. A group
+//     runs all or nothing (see launchGroup); tasks of a plain launch that
+//     carry a group ID are launched as that group.
+//   - KillCommand: KILLING, then KILLED (killed_by_framework) once the
+//     process ended: SIGTERM, then SIGKILL after the task's
+//     KillGracePeriod (or Config.DefaultGrace). A kill of a task the agent
+//     never had is answered with LOST (task_unknown); a later launch of
+//     that task is ignored.
+//   - ShutdownFrameworkCommand: every task of the framework is killed
+//     (framework_removed).
+//   - AckCommand: the named status updates are stored by the master and
+//     need not be sent again.
+//
+// A malformed or unexpected command is logged and dropped.
+//
+// When a task's process ends the agent reports FINISHED (exit 0), FAILED
+// (command_failed, with the exit code and the tail of stderr), KILLED
+// (after a kill request), FAILED memory_limit, or FAILED
+// executor_terminated (its shim died without recording an exit).
+//
+// # Reliable status updates
+//
+// Every status update gets a fresh UUID and is checkpointed with its task
+// before it is sent. Updates are sent in batches (all queued updates of a
+// task in one request, in order) until the master acknowledges them, by
+// the request's reply or by an AckCommand, and resent every
+// ResendInterval otherwise, and at once when a new leader announces
+// itself. An update the master refuses can never apply; it is logged and
+// dropped.
+//
+// When the leader does not know the agent (a failover that lost it, a
+// partition, a restart), the agent reregisters with every task it still
+// owns, each with the status of its oldest unacknowledged update, and then
+// sends its queue again. If the master does not know the agent ID at all
+// (the agent was marked gone), the agent kills its tasks, which the master
+// has given up, and registers anew.
+//
+// # Checkpoint and restart
+//
+// The work directory holds agent.json (the agent ID), tasks/<name>.json
+// (one record per task: its description, state, kill request and
+// unacknowledged updates, written atomically) and sandboxes/<name>/. A
+// task's sandbox is normally named "<framework ID>_<task ID>"; /v1/state
+// lists it. Stopping Run leaves the tasks running (their shims are
+// detached). A new agent on the same work directory reregisters with the
+// same ID, never anew, and finds its tasks again: one still running is
+// watched; one that ended meanwhile is reported from its recorded exit;
+// one whose shim died is FAILED executor_terminated; one whose launch the
+// stop interrupted is FAILED agent_restarted. Because a record holds the
+// task's state and its queue together, a final status is queued exactly
+// once, however often the agent restarts.
+//
+// # File server
+//
+// The agent serves HTTP on Config.HTTPAddr: /v1/files/ (executor/files,
+// with the bearer token Config.FilesToken), /healthz and /v1/state.
+package executor

@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -32,6 +33,12 @@ func (l *leader) checkFrameworks(now time.Time) {
 				ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
 				if err := l.teardown(ctx, f.ID); err != nil {
 					l.logger.Warn("could not remove framework", "framework_id", f.ID, "error", err)
+				} else if subject, err := l.subj.FrameworkEvents(f.ID); err == nil {
+					// Should the scheduler be listening after all, it learns
+					// why its requests now fail.
+					l.publish(subject, protocol.MsgErrorEvent, protocol.ErrorEvent{Error: *protocol.ToWire(
+						fmt.Errorf("%w: framework %s removed: failover timeout %s expired",
+							protocol.ErrUnknownFramework, f.ID, f.FailoverTimeout))})
 				}
 				cancel()
 			}

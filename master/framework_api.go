@@ -245,9 +245,7 @@ func (l *leader) reconcile(r *protocol.ReconcileRequest) error {
 	v := l.m.View()
 	if len(r.Tasks) == 0 {
 		for _, t := range v.TasksByFramework(r.FrameworkID) {
-			st := t.Status
-			st.UUID = ""
-			l.sendStatus(st)
+			l.sendStatus(reconciled(t.Status))
 		}
 		return nil
 	}
@@ -259,11 +257,18 @@ func (l *leader) reconcile(r *protocol.ReconcileRequest) error {
 				Timestamp: time.Now().UnixNano()})
 			continue
 		}
-		st := t.Status
-		st.UUID = ""
-		l.sendStatus(st)
+		l.sendStatus(reconciled(t.Status))
 	}
 	return nil
+}
+
+// reconciled is a task's latest status as reconciliation reports it: with
+// ReasonReconciliation, as Mesos does, and no update UUID (nothing to
+// acknowledge).
+func reconciled(st protocol.TaskStatus) protocol.TaskStatus {
+	st.UUID = ""
+	st.Reason = protocol.ReasonReconciliation
+	return st
 }
 
 // acknowledge records that a framework received status updates; the
@@ -289,7 +294,8 @@ func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest
 	return reply, nil
 }
 
-// demand records a framework's pending task shapes for the allocator.
+// demand records a framework's pending task shapes for the allocator; an
+// empty report withdraws the declaration.
 func (l *leader) demand(r *protocol.DemandRequest) error {
 	if err := l.admit(r.FrameworkID); err != nil {
 		return err
@@ -301,7 +307,12 @@ func (l *leader) demand(r *protocol.DemandRequest) error {
 		}
 	}
 	l.mu.Lock()
-	err := l.alloc.SetDemand(r.FrameworkID, ds)
+	var err error
+	if len(ds) == 0 {
+		err = l.alloc.ClearDemand(r.FrameworkID)
+	} else {
+		err = l.alloc.SetDemand(r.FrameworkID, ds)
+	}
 	l.mu.Unlock()
 	l.kick()
 	return err

@@ -38,7 +38,10 @@ func (s TaskShape) Validate() error {
 // report. The master uses Demand for fair (H-DRF) offers, MustStart and
 // Optional for Carbyne leftover redistribution, and RemainingWork for
 // shortest-remaining-time-first ordering. Demand is leader memory only: the
-// SDK resends it after reconnecting.
+// SDK resends it after reconnecting. A report with no shapes at all
+// withdraws the declaration: the framework is offered whatever is left on
+// agents again, as a framework that never declared demand is. Shapes with
+// count 0 declare that nothing is pending.
 type DemandRequest struct {
 	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
 	// Demand is every task the framework would launch now.

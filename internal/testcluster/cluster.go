@@ -112,6 +112,7 @@ type Cluster struct {
 	masters    []*masterProc
 	agents     []*TestAgent
 	frameworks []*TestFramework
+	executors  []*Executor
 	conns      []*nats.Conn
 
 	closeOnce sync.Once

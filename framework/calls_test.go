@@ -1,0 +1,217 @@
+package framework_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/protocol"
+)
+
+func TestDriver_DeclineRefuseFilter(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 2})
+	rec := &recorder{}
+	r := start(t, c, rec)
+	d := r.d
+	a0, a1 := c.Agents()[0].ID(), c.Agents()[1].ID()
+	onAgent := func(ag protocol.AgentID) func(protocol.Offer) bool {
+		return func(o protocol.Offer) bool { return o.AgentID == ag }
+	}
+	// Without declared demand the framework is offered whole agents.
+	o0 := rec.waitOffer(t, d, 0, onAgent(a0))
+	o1 := rec.waitOffer(t, d, 0, onAgent(a1))
+	const refuse = time.Second
+	mark := rec.offerCount()
+	declined := time.Now()
+	if err := d.Decline(ctxT(t), []protocol.OfferID{o0.ID, o1.ID}, refuse); err != nil {
+		t.Fatal(err)
+	}
+	back := rec.waitOffer(t, d, mark, onAgent(a0))
+	if elapsed := time.Since(declined); elapsed < refuse {
+		t.Fatalf("agent %s offered again after %s, refuse filter %s", a0, elapsed, refuse)
+	}
+	if back.ID == o0.ID {
+		t.Fatal("the declined offer came back under the same ID")
+	}
+	// A decline with NoFilter is offered again at once.
+	mark = rec.offerCount()
+	declined = time.Now()
+	if err := d.Decline(ctxT(t), []protocol.OfferID{back.ID}, framework.NoFilter); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitOffer(t, d, mark, onAgent(a0))
+	if elapsed := time.Since(declined); elapsed >= refuse {
+		t.Fatalf("offered again after %s with no filter", elapsed)
+	}
+}
+
+func TestDriver_SuppressRevive(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1})
+	rec := &recorder{}
+	r := start(t, c, rec)
+	d := r.d
+	o := rec.waitOffer(t, d, 0, nil)
+	if err := d.Suppress(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	mark := rec.offerCount()
+	if err := d.Decline(ctxT(t), []protocol.OfferID{o.ID}, framework.NoFilter); err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := c.WaitForLeader().View().Framework(d.ID()); !ok || !f.Suppressed {
+		t.Fatalf("framework not suppressed in the state: %+v", f)
+	}
+	never(t, 300*time.Millisecond, "offered while suppressed", func() bool { return rec.offerCount() > mark })
+	if err := d.Revive(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitOffer(t, d, mark, nil)
+}
+
+func TestDriver_SuppressedFromTheStart(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1})
+	rec := &recorder{}
+	r := start(t, c, rec, framework.WithSuppressed())
+	never(t, 300*time.Millisecond, "offered while subscribed suppressed", func() bool { return rec.offerCount() > 0 })
+	if err := r.d.Revive(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitOffer(t, r.d, 0, nil)
+}
+
+func TestDriver_KillAndReconcile(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1})
+	rec := &recorder{}
+	r := start(t, c, rec)
+	d := r.d
+	o := rec.waitOffer(t, d, 0, nil)
+	if err := d.Launch(ctxT(t), []protocol.OfferID{o.ID},
+		task("a", unit(), testcluster.RunUntilKilled()), task("b", unit(), testcluster.RunUntilKilled())); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitState(t, "a", protocol.TaskRunning)
+	rec.waitState(t, "b", protocol.TaskRunning)
+
+	// Reconciled statuses carry no UUID.
+	reconciled := func(st protocol.TaskStatus) bool { return st.UUID == "" }
+	// Explicit: only the named task, plus LOST for one the master never
+	// heard of.
+	if err := d.Reconcile(ctxT(t), protocol.ReconcileTask{TaskID: "a"}, protocol.ReconcileTask{TaskID: "ghost"}); err != nil {
+		t.Fatal(err)
+	}
+	st := rec.waitStatus(t, "a", reconciled)
+	if st.State != protocol.TaskRunning || st.UUID != "" {
+		t.Fatalf("reconciled status %+v", st)
+	}
+	lost := rec.waitState(t, "ghost", protocol.TaskLost)
+	if lost.Reason != protocol.ReasonTaskUnknown {
+		t.Fatalf("unknown task reconciled as %+v", lost)
+	}
+	// Implicit: every task.
+	before := len(rec.statusesOf("b"))
+	if err := d.Reconcile(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+		sts := rec.statusesOf("b")
+		for _, st := range sts[before:] {
+			if st.UUID == "" && st.State == protocol.TaskRunning {
+				return nil
+			}
+		}
+		return fmt.Errorf("b: %v", states(sts))
+	})
+
+	if err := d.Kill(ctxT(t), "a", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitState(t, "a", protocol.TaskKilled)
+	if err := d.Kill(ctxT(t), "ghost", "", 0); !errors.Is(err, protocol.ErrUnknownTask) {
+		t.Fatalf("kill of an unknown task: %v, want ErrUnknownTask", err)
+	}
+}
+
+func TestDriver_AcceptOfUnknownOrRescindedOffer(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1, OfferTimeout: 300 * time.Millisecond})
+	rec := &recorder{}
+	r := start(t, c, rec)
+	d := r.d
+	ag := c.Agents()[0].ID()
+	bogus := task("t1", unit(), testcluster.RunUntilKilled())
+	bogus.AgentID = ag
+	err := d.Launch(ctxT(t), []protocol.OfferID{"of-bogus"}, bogus)
+	if !errors.Is(err, protocol.ErrUnknownOffer) {
+		t.Fatalf("launch on a forged offer: %v, want ErrUnknownOffer", err)
+	}
+	// An offer held past the offer timeout is rescinded.
+	o := rec.waitOffer(t, d, 0, nil)
+	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+		for _, id := range rec.rescinds() {
+			if id == o.ID {
+				return nil
+			}
+		}
+		return errors.New("offer not rescinded yet")
+	})
+	for _, held := range d.Offers() {
+		if held.ID == o.ID {
+			t.Fatal("rescinded offer still listed")
+		}
+	}
+	t2 := task("t2", unit(), testcluster.RunUntilKilled())
+	t2.AgentID = ag // the driver forgot the offer, and its agent
+	err = d.Launch(ctxT(t), []protocol.OfferID{o.ID}, t2)
+	if !errors.Is(err, protocol.ErrUnknownOffer) {
+		t.Fatalf("launch on a rescinded offer: %v, want ErrUnknownOffer", err)
+	}
+	// A refused accept changes nothing: the offer stays usable.
+	o2 := rec.waitOffer(t, d, 0, func(x protocol.Offer) bool { return x.ID != o.ID })
+	huge := task("t3", protocol.Scalars(map[string]int64{protocol.ResCPUs: 1 << 40}), testcluster.RunUntilKilled())
+	if err := d.Launch(ctxT(t), []protocol.OfferID{o2.ID}, huge); !errors.Is(err, protocol.ErrInsufficient) {
+		t.Fatalf("launch beyond the offer: %v, want ErrInsufficient", err)
+	}
+	if err := d.Launch(ctxT(t), []protocol.OfferID{o2.ID}, task("t4", unit(), testcluster.RunUntilKilled())); err != nil {
+		t.Fatalf("launch after a refused one: %v", err)
+	}
+	rec.waitState(t, "t4", protocol.TaskRunning)
+}
+
+func TestDriver_Teardown(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1})
+	rec := &recorder{}
+	r := start(t, c, rec)
+	d := r.d
+	o := rec.waitOffer(t, d, 0, nil)
+	if err := d.Launch(ctxT(t), []protocol.OfferID{o.ID}, task("a", unit(), testcluster.RunUntilKilled())); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitState(t, "a", protocol.TaskRunning)
+	id := d.ID()
+	if err := d.Teardown(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.wait(t); err != nil {
+		t.Fatalf("Run after teardown: %v", err)
+	}
+	if _, ok := c.WaitForLeader().View().Framework(id); ok {
+		t.Fatal("framework still in the state")
+	}
+	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+		for _, at := range c.Agents()[0].Tasks() {
+			if at.State != protocol.TaskKilled {
+				return fmt.Errorf("task %s is %s", at.Key, at.State)
+			}
+		}
+		return nil
+	})
+	if err := d.Kill(ctxT(t), "a", "", 0); !errors.Is(err, framework.ErrNotRunning) {
+		t.Fatalf("call after Run returned: %v, want ErrNotRunning", err)
+	}
+	if err := d.Run(ctxT(t)); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("second Run: %v, want ErrClosed", err)
+	}
+}

@@ -1,0 +1,369 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Defaults of GangSpec fields left zero.
+const (
+	DefaultGangTimeout = 30 * time.Second
+	DefaultGangRefuse  = time.Second
+)
+
+// GangSpec describes tasks that must start together, all or none, across
+// agents: an MPI job, a parameter-server group.
+type GangSpec struct {
+	// GroupID names the gang; every task gets it as its GroupID, and each
+	// agent's share is one launch group.
+	GroupID string
+	// Tasks are the gang's tasks, without AgentID; their own hard
+	// constraints apply.
+	Tasks []protocol.TaskInfo
+	// Ports is how many ports each task gets from its agent's offers.
+	Ports int
+	// Constraints apply to the whole gang: group operators (unique, same,
+	// max_per over an attribute) and per-task operators for every task.
+	Constraints []protocol.Constraint
+	// Timeout is how long one attempt may hold offers without finding a
+	// placement (default DefaultGangTimeout). Each attempt's deadline is
+	// drawn from [3/4 Timeout, Timeout] so that competing gangs do not
+	// give up together.
+	Timeout time.Duration
+	// Attempts is how many times the gang tries, each with a fresh
+	// deadline (default 1; negative: until canceled).
+	Attempts int
+	// Refuse is the refuse filter on the offers a gang releases when an
+	// attempt times out (default DefaultGangRefuse): long enough for
+	// someone else to take them.
+	Refuse time.Duration
+	// Backoff spaces attempts: after a timeout the gang waits Refuse plus
+	// Backoff.Delay(attempt) before it tries again, holding nothing and
+	// declaring no demand meanwhile. The zero value grows from 100ms to
+	// Timeout.
+	Backoff Backoff
+	// NoDemand stops the gang from declaring its demand; the scheduler
+	// then makes sure offers arrive.
+	NoDemand bool
+}
+
+// gangState is where a gang is in its life.
+type gangState int
+
+const (
+	gangIdle gangState = iota
+	gangAcquiring
+	gangLaunching
+	gangWaiting // between attempts
+	gangDone
+)
+
+// Gang acquires offers across agents for a set of tasks and launches them
+// all at once, once a placement that satisfies every task's resources and
+// hard constraints and the gang's group constraints exists.
+//
+// The scheduler hands the gang the offers it does not want itself (Offer,
+// from its Offers callback); the gang keeps those it may use and returns
+// the rest. While acquiring, it declares its tasks' shapes as demand with
+// an unlimited count, so that every agent they fit on is offered (a finite
+// count would have the allocator pack them onto the first agents).
+//
+// Launching takes one accept per agent (the leader refuses offers on
+// different agents in one accept): each is a launch group, all or nothing
+// on its agent, but the master commits each agent's group separately.
+// When one of them fails, the gang kills the tasks the others launched
+// and fails with ErrGangLaunch.
+//
+// A gang that finds no placement before its deadline declines everything
+// it holds, with a short refuse filter so that the offers go to others,
+// and fails with ErrGangTimeout, or tries again after a jittered back-off
+// when Attempts allows. Releasing on time is what keeps two gangs that
+// each hold part of what both need from waiting on each other forever.
+type Gang struct {
+	d      *Driver
+	spec   GangSpec
+	shapes []protocol.TaskShape
+	logger hclog.Logger
+
+	mu       sync.Mutex
+	state    gangState
+	attempt  int
+	deadline time.Time
+	held     map[protocol.OfferID]protocol.Offer
+	tasks    []protocol.TaskInfo
+	err      error
+	done     chan struct{}
+}
+
+// NewGang checks spec and prepares a gang on d; Start begins acquiring.
+func NewGang(d *Driver, spec GangSpec) (*Gang, error) {
+	if d == nil {
+		return nil, fmt.Errorf("%w: nil driver", ErrInvalidSpec)
+	}
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	if spec.Timeout == 0 {
+		spec.Timeout = DefaultGangTimeout
+	}
+	if spec.Attempts == 0 {
+		spec.Attempts = 1
+	}
+	if spec.Refuse == 0 {
+		spec.Refuse = DefaultGangRefuse
+	}
+	if spec.Backoff == (Backoff{}) {
+		spec.Backoff = Backoff{Min: 100 * time.Millisecond, Max: max(spec.Timeout, 100*time.Millisecond)}
+	}
+	spec.Tasks = slices.Clone(spec.Tasks)
+	for i := range spec.Tasks {
+		spec.Tasks[i].GroupID = spec.GroupID
+	}
+	spec.Constraints = slices.Clone(spec.Constraints)
+	return &Gang{
+		d:      d,
+		spec:   spec,
+		shapes: gangShapes(spec),
+		logger: d.logger.Named("gang").With("group_id", spec.GroupID),
+		held:   map[protocol.OfferID]protocol.Offer{},
+		done:   make(chan struct{}),
+	}, nil
+}
+
+func (s GangSpec) validate() error {
+	if !protocol.ValidID(s.GroupID) {
+		return fmt.Errorf("%w: group id %q", ErrInvalidSpec, s.GroupID)
+	}
+	if len(s.Tasks) == 0 {
+		return fmt.Errorf("%w: gang without tasks", ErrInvalidSpec)
+	}
+	if s.Timeout < 0 || s.Refuse < 0 || s.Ports < 0 {
+		return fmt.Errorf("%w: negative timeout, refuse or ports", ErrInvalidSpec)
+	}
+	seen := map[protocol.TaskID]bool{}
+	for _, t := range s.Tasks {
+		if seen[t.TaskID] {
+			return fmt.Errorf("%w: task %s twice", ErrInvalidSpec, t.TaskID)
+		}
+		seen[t.TaskID] = true
+		probe := t
+		probe.AgentID, probe.GroupID = "agent", s.GroupID
+		if err := probe.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+		}
+	}
+	for _, c := range s.Constraints {
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+		}
+	}
+	return nil
+}
+
+// gangShapes are the distinct shapes of the gang's tasks, each with an
+// unlimited count.
+func gangShapes(spec GangSpec) []protocol.TaskShape {
+	common := TaskConstraints(spec.Constraints)
+	var out []protocol.TaskShape
+	for _, t := range spec.Tasks {
+		s := ShapeOf(t, UnlimitedCount)
+		s.Ports += spec.Ports
+		for _, c := range common {
+			if !c.Soft {
+				s.Constraints = append(s.Constraints, c)
+			}
+		}
+		if !slices.ContainsFunc(out, func(o protocol.TaskShape) bool { return sameShape(o, s) }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sameShape(a, b protocol.TaskShape) bool {
+	return sameScalars(a.Resources, b.Resources) && a.Ports == b.Ports &&
+		slices.EqualFunc(a.Constraints, b.Constraints, func(x, y protocol.Constraint) bool {
+			return x.String() == y.String()
+		})
+}
+
+// Start begins the first attempt: the gang declares its demand and
+// accepts offers until its deadline. The driver must be running (after
+// Ready); the gang stops when the driver's Run returns.
+func (g *Gang) Start(ctx context.Context) error {
+	if _, _, err := g.d.session(); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	if g.state != gangIdle {
+		g.mu.Unlock()
+		return fmt.Errorf("%w: gang %s already started", ErrInvalidSpec, g.spec.GroupID)
+	}
+	g.state = gangAcquiring
+	g.attempt = 1
+	g.deadline = time.Now().Add(g.hold())
+	g.mu.Unlock()
+	g.d.mu.Lock()
+	g.d.gangs[g] = struct{}{}
+	g.d.mu.Unlock()
+	g.d.background(g.run)
+	g.logger.Debug("gang acquiring", "tasks", len(g.spec.Tasks), "attempt", 1)
+	if g.spec.NoDemand {
+		return nil
+	}
+	return g.d.setGangDemand(ctx, g, g.shapes)
+}
+
+// hold draws one attempt's holding time from [3/4 Timeout, Timeout].
+func (g *Gang) hold() time.Duration {
+	t := g.spec.Timeout
+	if q := t / 4; q > 0 {
+		t -= rand.N(q)
+	}
+	return t
+}
+
+// Offer gives the gang offers the scheduler does not want. The gang keeps
+// those it may use and returns the rest, which the scheduler should
+// decline or use. When the offers it holds now allow a placement, it
+// launches the gang before returning (one accept per agent, using ctx),
+// and the returned offers also include those it held and did not use.
+// err is the launch's failure (ErrGangLaunch); Done and Err report the
+// outcome too. A gang that is not acquiring returns every offer.
+func (g *Gang) Offer(ctx context.Context, offers []protocol.Offer) (rest []protocol.Offer, err error) {
+	g.mu.Lock()
+	if g.state != gangAcquiring {
+		g.mu.Unlock()
+		return offers, nil
+	}
+	for _, o := range offers {
+		if g.useful(o) {
+			g.held[o.ID] = o
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	p, ok := Place(g.heldLocked(), PlacementSpec{Tasks: g.spec.Tasks, Ports: g.spec.Ports, Constraints: g.spec.Constraints})
+	if !ok {
+		g.mu.Unlock()
+		return rest, nil
+	}
+	g.state = gangLaunching
+	used := map[protocol.OfferID]bool{}
+	for _, ap := range p.Agents {
+		for _, id := range ap.OfferIDs {
+			used[id] = true
+		}
+	}
+	for _, o := range g.heldLocked() {
+		if !used[o.ID] {
+			rest = append(rest, o)
+		}
+	}
+	clear(g.held)
+	g.mu.Unlock()
+	g.logger.Debug("gang placed", "agents", len(p.Agents))
+	if err = g.launch(ctx, p); err != nil {
+		g.finish(ctx, nil, err)
+	} else {
+		g.finish(ctx, p.Tasks, nil)
+	}
+	return rest, err
+}
+
+// useful reports whether o's agent may host one of the gang's tasks,
+// given what the gang already holds there; g.mu must be held.
+func (g *Gang) useful(o protocol.Offer) bool {
+	total := o.Resources.Clone()
+	for _, h := range g.held {
+		if h.AgentID == o.AgentID {
+			total.AddInPlace(h.Resources)
+		}
+	}
+	if !GroupAllows(g.spec.Constraints, nil, o.Attributes) {
+		return false
+	}
+	if ok, _ := MatchOffer(o, g.spec.Constraints); !ok {
+		return false
+	}
+	for _, t := range g.spec.Tasks {
+		if ok, _ := MatchOffer(o, t.Constraints); !ok || !total.Contains(t.Resources) {
+			continue
+		}
+		left := total.Ranges[protocol.ResPorts].Minus(t.Resources.Ranges[protocol.ResPorts])
+		if left.Count() >= uint64(g.spec.Ports) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldLocked returns the held offers ordered by ID; g.mu must be held.
+func (g *Gang) heldLocked() []protocol.Offer {
+	out := make([]protocol.Offer, 0, len(g.held))
+	for _, o := range g.held {
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b protocol.Offer) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Done is closed when the gang launched or failed.
+func (g *Gang) Done() <-chan struct{} { return g.done }
+
+// Err returns the gang's outcome once Done is closed: nil when it
+// launched, or an error wrapping ErrGangTimeout, ErrGangLaunch or
+// ErrGangCanceled.
+func (g *Gang) Err() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
+
+// Wait waits until the gang is done or ctx ends, and returns Err.
+func (g *Gang) Wait(ctx context.Context) error {
+	select {
+	case <-g.done:
+		return g.Err()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Tasks returns the launched tasks, with their agents and ports, once the
+// gang launched.
+func (g *Gang) Tasks() []protocol.TaskInfo {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.tasks)
+}
+
+// Attempt returns the number of the current (or last) attempt.
+func (g *Gang) Attempt() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.attempt
+}
+
+// Held returns how many offers the gang holds.
+func (g *Gang) Held() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.held)
+}

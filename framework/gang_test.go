@@ -1,0 +1,234 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/protocol"
+)
+
+// gangScheduler starts a gang once registered and feeds it every offer;
+// it declines what the gang returns.
+type gangScheduler struct {
+	recorder
+	mu   sync.Mutex
+	gang *framework.Gang
+	errs []error
+}
+
+func (s *gangScheduler) Registered(d *framework.Driver, id protocol.FrameworkID) {
+	s.recorder.Registered(d, id)
+	if err := s.gang.Start(context.Background()); err != nil {
+		s.fail(err)
+	}
+}
+
+func (s *gangScheduler) Offers(d *framework.Driver, offers []protocol.Offer) {
+	s.recorder.Offers(d, offers)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	rest, err := s.gang.Offer(ctx, offers)
+	if err != nil {
+		s.fail(err)
+	}
+	if len(rest) > 0 {
+		if err := d.Decline(ctx, framework.OfferIDs(rest), framework.NoFilter); err != nil {
+			s.fail(err)
+		}
+	}
+}
+
+func (s *gangScheduler) fail(err error) {
+	s.mu.Lock()
+	s.errs = append(s.errs, err)
+	s.mu.Unlock()
+}
+
+func (s *gangScheduler) failures() []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]error(nil), s.errs...)
+}
+
+// startGang runs a driver whose scheduler runs one gang.
+func startGang(t *testing.T, c *testcluster.Cluster, spec framework.GangSpec, opts ...framework.Option) (*gangScheduler, *running) {
+	t.Helper()
+	s := &gangScheduler{}
+	d := prepare(t, c, s, opts...)
+	g, err := framework.NewGang(d, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.gang = g
+	return s, run(t, d)
+}
+
+func rackCluster(t *testing.T, agents int) *testcluster.Cluster {
+	return testcluster.New(t, testcluster.Options{Agents: agents, AgentAttributes: func(i int) protocol.Attributes {
+		return protocol.Attributes{"rack": protocol.Text(fmt.Sprint("r", i))}
+	}})
+}
+
+func gangTasks(prefix string, n int, r protocol.Resources, b testcluster.Behaviour) []protocol.TaskInfo {
+	out := make([]protocol.TaskInfo, n)
+	for i := range out {
+		out[i] = task(fmt.Sprintf("%s-%d", prefix, i), r, b)
+	}
+	return out
+}
+
+func waitGang(t *testing.T, g *framework.Gang) error {
+	t.Helper()
+	select {
+	case <-g.Done():
+		return g.Err()
+	case <-time.After(wait):
+		t.Fatalf("gang not done (attempt %d, holding %d offers)", g.Attempt(), g.Held())
+		return nil
+	}
+}
+
+func TestGang_UniqueRack(t *testing.T) {
+	c := rackCluster(t, 3)
+	s, r := startGang(t, c, framework.GangSpec{
+		GroupID:     "mpi-1",
+		Tasks:       gangTasks("rank", 3, unit(), testcluster.RunUntilKilled()),
+		Constraints: []protocol.Constraint{uniqueRack},
+		Timeout:     5 * time.Second,
+	})
+	if err := waitGang(t, s.gang); err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range s.gang.Tasks() {
+		s.waitState(t, ti.TaskID, protocol.TaskRunning)
+	}
+	// One task per agent, each launched as a group of one, at once.
+	for _, a := range c.Agents() {
+		ts := a.Tasks()
+		if len(ts) != 1 || ts[0].Info.GroupID != "mpi-1" || ts[0].Launches != 1 {
+			t.Fatalf("agent %s runs %+v", a.Hostname(), ts)
+		}
+	}
+	if errs := s.failures(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	// The gang withdrew its demand: nothing more is offered.
+	if len(r.d.Offers()) != 0 {
+		t.Fatalf("offers held after the gang launched: %v", r.d.Offers())
+	}
+}
+
+func TestGang_TimeoutReleasesOffers(t *testing.T) {
+	c := rackCluster(t, 3)
+	s, r := startGang(t, c, framework.GangSpec{
+		GroupID:     "too-big",
+		Tasks:       gangTasks("rank", 4, unit(), testcluster.RunUntilKilled()),
+		Constraints: []protocol.Constraint{uniqueRack},
+		Timeout:     400 * time.Millisecond,
+		Refuse:      5 * time.Second,
+	})
+	// It gathers an offer from every agent, finds no placement for four
+	// tasks on three racks, and lets them go.
+	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+		if n := s.gang.Held(); n < 3 && s.gang.Err() == nil {
+			return fmt.Errorf("gang holds %d offers", n)
+		}
+		return nil
+	})
+	err := waitGang(t, s.gang)
+	if !errors.Is(err, framework.ErrGangTimeout) {
+		t.Fatalf("gang: %v, want ErrGangTimeout", err)
+	}
+	if s.gang.Held() != 0 || len(r.d.Offers()) != 0 {
+		t.Fatalf("still held: gang %d, driver %v", s.gang.Held(), r.d.Offers())
+	}
+	// Another framework now gets every agent, whole.
+	other := &recorder{}
+	start(t, c, other)
+	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+		agents := map[protocol.AgentID]bool{}
+		for _, o := range other.offersSince(0) {
+			if o.Resources.Equal(testcluster.DefaultAgentResources()) {
+				agents[o.AgentID] = true
+			}
+		}
+		if len(agents) < 3 {
+			return fmt.Errorf("other framework offered %d agents", len(agents))
+		}
+		return nil
+	})
+	for _, a := range c.Agents() {
+		if n := len(a.Tasks()); n != 0 {
+			t.Fatalf("agent %s runs %d tasks", a.Hostname(), n)
+		}
+	}
+}
+
+func TestGang_CompetingGangsBothComplete(t *testing.T) {
+	c := rackCluster(t, 3)
+	whole := testcluster.DefaultAgentResources() // each task needs a whole agent
+	spec := func(name string) framework.GangSpec {
+		return framework.GangSpec{
+			GroupID:     name,
+			Tasks:       gangTasks(name, 3, whole, testcluster.Finish(150*time.Millisecond)),
+			Constraints: []protocol.Constraint{uniqueRack},
+			Timeout:     400 * time.Millisecond,
+			Refuse:      100 * time.Millisecond,
+			Attempts:    -1,
+		}
+	}
+	s1, _ := startGang(t, c, spec("g1"), framework.WithName("g1"))
+	s2, _ := startGang(t, c, spec("g2"), framework.WithName("g2"))
+	for _, s := range []*gangScheduler{s1, s2} {
+		if err := waitGang(t, s.gang); err != nil {
+			t.Fatal(err)
+		}
+		for _, ti := range s.gang.Tasks() {
+			s.waitState(t, ti.TaskID, protocol.TaskFinished)
+		}
+		if errs := s.failures(); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+	}
+	// Each agent ran one task of each gang, one after the other.
+	for _, a := range c.Agents() {
+		ts := a.Tasks()
+		if len(ts) != 2 || ts[0].Info.GroupID == ts[1].Info.GroupID {
+			t.Fatalf("agent %s ran %+v", a.Hostname(), ts)
+		}
+	}
+	t.Logf("attempts: g1 %d, g2 %d", s1.gang.Attempt(), s2.gang.Attempt())
+}
+
+func TestGang_InvalidSpec(t *testing.T) {
+	d, err := framework.NewDriver(framework.NopScheduler{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := gangTasks("t", 1, unit(), testcluster.RunUntilKilled())
+	for name, spec := range map[string]framework.GangSpec{
+		"no group id":    {Tasks: ok},
+		"no tasks":       {GroupID: "g"},
+		"duplicate task": {GroupID: "g", Tasks: append(ok, ok...)},
+		"bad constraint": {GroupID: "g", Tasks: ok, Constraints: []protocol.Constraint{{Attribute: "rack", Op: "??"}}},
+		"no resources":   {GroupID: "g", Tasks: []protocol.TaskInfo{framework.NewTask("x", "true").Build()}},
+	} {
+		if _, err := framework.NewGang(d, spec); !errors.Is(err, framework.ErrInvalidSpec) {
+			t.Errorf("%s: %v, want ErrInvalidSpec", name, err)
+		}
+	}
+	g, err := framework.NewGang(d, framework.GangSpec{GroupID: "g", Tasks: ok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(context.Background()); !errors.Is(err, framework.ErrNotRunning) {
+		t.Fatalf("Start before Run: %v, want ErrNotRunning", err)
+	}
+}

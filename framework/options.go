@@ -1,0 +1,193 @@
+package framework
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Defaults for options left unset.
+const (
+	// DefaultName is the framework name when WithName is not given.
+	DefaultName = "framework"
+	// DefaultRole is the role a framework joins when WithRole is not given.
+	DefaultRole = "default"
+	// DefaultRequestTimeout bounds one attempt of one request.
+	DefaultRequestTimeout = 2 * time.Second
+)
+
+// Option configures a Driver.
+type Option func(*config) error
+
+type config struct {
+	urls            []string
+	nc              *nats.Conn
+	name            string
+	role            string
+	principal       string
+	failoverTimeout time.Duration
+	frameworkID     protocol.FrameworkID
+	capabilities    []string
+	weight          float64
+	prefix          string
+	logger          hclog.Logger
+	requestTimeout  time.Duration
+	manualAcks      bool
+	suppressed      bool
+}
+
+func defaultConfig() config {
+	return config{
+		name:           DefaultName,
+		role:           DefaultRole,
+		prefix:         protocol.DefaultSubjectPrefix,
+		logger:         hclog.NewNullLogger(),
+		requestTimeout: DefaultRequestTimeout,
+	}
+}
+
+// WithNATSURLs connects to any of these NATS servers (the masters' embedded
+// servers, or an external cluster); the connection reconnects forever.
+// The default is nats.DefaultURL.
+func WithNATSURLs(urls ...string) Option {
+	return func(c *config) error {
+		if len(urls) == 0 {
+			return fmt.Errorf("%w: no NATS URLs", ErrInvalidSpec)
+		}
+		c.urls = slices.Clone(urls)
+		return nil
+	}
+}
+
+// WithNATSConn uses an existing connection. The driver does not close it,
+// and does not replace its handlers; it watches its status to notice
+// disconnects.
+func WithNATSConn(nc *nats.Conn) Option {
+	return func(c *config) error {
+		if nc == nil {
+			return fmt.Errorf("%w: nil NATS connection", ErrInvalidSpec)
+		}
+		c.nc = nc
+		return nil
+	}
+}
+
+// WithName sets the framework's name (default DefaultName).
+func WithName(name string) Option {
+	return func(c *config) error { c.name = name; return nil }
+}
+
+// WithRole sets the role path the framework joins, e.g. "eng/prod"
+// (default DefaultRole).
+func WithRole(role string) Option {
+	return func(c *config) error {
+		if !protocol.ValidRole(role) {
+			return fmt.Errorf("%w: role %q", ErrInvalidSpec, role)
+		}
+		c.role = role
+		return nil
+	}
+}
+
+// WithPrincipal sets the principal the framework authenticates as. A
+// framework that fails over must keep its principal.
+func WithPrincipal(principal string) Option {
+	return func(c *config) error { c.principal = principal; return nil }
+}
+
+// WithFailoverTimeout sets how long the master keeps the framework and its
+// tasks after the scheduler goes away. The default, 0, kills its tasks as
+// soon as the master notices.
+func WithFailoverTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative failover timeout", ErrInvalidSpec)
+		}
+		c.failoverTimeout = d
+		return nil
+	}
+}
+
+// WithFrameworkID resumes an existing framework (scheduler failover): the
+// driver subscribes with this ID, takes over its tasks and reconciles them.
+func WithFrameworkID(id protocol.FrameworkID) Option {
+	return func(c *config) error {
+		if !protocol.ValidID(string(id)) {
+			return fmt.Errorf("%w: framework id %q", ErrInvalidSpec, id)
+		}
+		c.frameworkID = id
+		return nil
+	}
+}
+
+// WithCapabilities declares framework capabilities (protocol.CapGang,
+// protocol.CapPartitionAware, ...).
+func WithCapabilities(caps ...string) Option {
+	return func(c *config) error { c.capabilities = append(c.capabilities, caps...); return nil }
+}
+
+// WithWeight sets the framework's weight among its role's frameworks
+// (default 1).
+func WithWeight(w float64) Option {
+	return func(c *config) error {
+		if !(w > 0) {
+			return fmt.Errorf("%w: weight %v", ErrInvalidSpec, w)
+		}
+		c.weight = w
+		return nil
+	}
+}
+
+// WithSubjectPrefix sets the cluster's NATS subject prefix (default
+// "allot").
+func WithSubjectPrefix(prefix string) Option {
+	return func(c *config) error {
+		if err := (protocol.Subjects{Prefix: prefix}).Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+		}
+		c.prefix = prefix
+		return nil
+	}
+}
+
+// WithLogger sets the logger; the driver logs under the name "framework".
+// The default discards logs.
+func WithLogger(l hclog.Logger) Option {
+	return func(c *config) error {
+		if l != nil {
+			c.logger = l
+		}
+		return nil
+	}
+}
+
+// WithRequestTimeout bounds one attempt of one request to the leader
+// (default DefaultRequestTimeout). Idempotent requests are attempted again
+// until their context ends.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: request timeout %s", ErrInvalidSpec, d)
+		}
+		c.requestTimeout = d
+		return nil
+	}
+}
+
+// WithManualAcks turns automatic acknowledgements off: the scheduler calls
+// Driver.Acknowledge for every status update that carries a UUID. By
+// default the driver acknowledges each update once StatusUpdate returns.
+func WithManualAcks() Option {
+	return func(c *config) error { c.manualAcks = true; return nil }
+}
+
+// WithSuppressed subscribes without wanting offers; Revive (or a demand
+// declaration followed by Revive) starts them.
+func WithSuppressed() Option {
+	return func(c *config) error { c.suppressed = true; return nil }
+}

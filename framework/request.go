@@ -1,0 +1,72 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// requestBackoff spaces the attempts of a retried request.
+var requestBackoff = Backoff{Min: 10 * time.Millisecond, Max: 500 * time.Millisecond}
+
+// requester sends API requests to the leader.
+type requester struct {
+	nc   *nats.Conn
+	subj protocol.Subjects
+	// timeout bounds one attempt.
+	timeout time.Duration
+}
+
+// once sends one request on the verb's subject and decodes the reply into
+// into (nil for none). Errors are the reply's typed error (errors.Is works
+// with the protocol sentinels), nats.ErrNoResponders when no leader
+// listens, or context.DeadlineExceeded when no reply came within the
+// attempt's timeout.
+func (r requester) once(ctx context.Context, verb protocol.FrameworkVerb, body, into any) error {
+	t, _ := verb.RequestType()
+	data, err := protocol.Encode(t, body)
+	if err != nil {
+		return err
+	}
+	actx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	msg, err := r.nc.RequestWithContext(actx, r.subj.APIFramework(verb), data)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w (%w)", ctx.Err(), err)
+		}
+		return err
+	}
+	return protocol.DecodeReply(msg.Data, into)
+}
+
+// retry sends a request until it succeeds, fails with an error retrying
+// cannot fix, or ctx ends. Use it only for requests that are safe to
+// repeat. accept, when set, may turn the error of a repeated attempt into
+// success (e.g. "unknown offer" for a decline whose first attempt
+// succeeded unanswered).
+func (r requester) retry(ctx context.Context, verb protocol.FrameworkVerb, body, into any, accept func(error) bool) error {
+	for attempt := 0; ; attempt++ {
+		err := r.once(ctx, verb, body, into)
+		if err != nil && attempt > 0 && accept != nil && accept(err) {
+			return nil
+		}
+		if err == nil || ctx.Err() != nil || !retryable(err) {
+			return err
+		}
+		if !sleep(ctx.Done(), requestBackoff.Delay(attempt)) {
+			return fmt.Errorf("%s: %w (last error: %w)", verb, ctx.Err(), err)
+		}
+	}
+}
+
+// isUnknownOffer reports the error of a decline repeated after its offers
+// were already gone.
+func isUnknownOffer(err error) bool {
+	return errors.Is(err, protocol.ErrUnknownOffer) || errors.Is(err, protocol.ErrOfferRescinded)
+}

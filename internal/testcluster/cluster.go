@@ -112,7 +112,6 @@ type Cluster struct {
 	masters    []*masterProc
 	agents     []*TestAgent
 	frameworks []*TestFramework
-	executors  []*Executor
 	conns      []*nats.Conn
 
 	closeOnce sync.Once

@@ -1,4 +1,8 @@
-package testcluster
+// Package executors runs real agents (the executor package) in the test
+// process against an internal/testcluster cluster. It is separate from
+// testcluster only so that the executor package's own tests may use
+// testcluster without an import cycle.
+package executors
 
 import (
 	"context"
@@ -12,6 +16,8 @@ import (
 
 	"github.com/allot-project/allot/executor"
 	"github.com/allot-project/allot/executor/runner"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -22,7 +28,7 @@ const envShim = "ALLOT_TESTCLUSTER_SHIM"
 // every task under a shim, which here is the test binary itself,
 // re-executed. Use it as
 //
-//	func TestMain(m *testing.M) { testcluster.Main(m) }
+//	func TestMain(m *testing.M) { executors.Main(m) }
 func Main(m *testing.M) {
 	if os.Getenv(envShim) == "1" {
 		os.Exit(runner.ShimMain(os.Args[1:]))
@@ -30,10 +36,9 @@ func Main(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// ExecutorOptions configures a real agent (the executor package) run in
-// this process against the cluster.
-type ExecutorOptions struct {
-	// Hostname defaults to "executor-<n>".
+// Options configures a real agent run in this process against a cluster.
+type Options struct {
+	// Hostname defaults to "executor-<n>", n counting this test's agents.
 	Hostname string
 	// Resources default to 4 CPUs, 2 GiB and ports 31000-31099.
 	Resources  protocol.Resources
@@ -58,13 +63,19 @@ type Executor struct {
 	done   chan error
 }
 
-// NewExecutor starts a real agent and waits until it is registered. Its
+var (
+	countMu sync.Mutex
+	counts  = map[string]int{}
+)
+
+// New starts a real agent against c and waits until it is registered. Its
 // tasks are killed when the test ends.
-func (c *Cluster) NewExecutor(opts ExecutorOptions) *Executor {
-	c.t.Helper()
-	c.mu.Lock()
-	n := len(c.executors)
-	c.mu.Unlock()
+func New(t testing.TB, c *testcluster.Cluster, opts Options) *Executor {
+	t.Helper()
+	countMu.Lock()
+	n := counts[t.Name()]
+	counts[t.Name()]++
+	countMu.Unlock()
 	if opts.Hostname == "" {
 		opts.Hostname = "executor-" + strconv.Itoa(n)
 	}
@@ -75,26 +86,23 @@ func (c *Cluster) NewExecutor(opts ExecutorOptions) *Executor {
 		}
 	}
 	if opts.WorkDir == "" {
-		opts.WorkDir = c.t.TempDir()
+		opts.WorkDir = t.TempDir()
 	}
 	cfg := executor.Config{
-		NATSURLs: []string{c.NATSURL()}, SubjectPrefix: c.subj.Prefix, WorkDir: opts.WorkDir,
+		NATSURLs: []string{c.NATSURL()}, SubjectPrefix: c.Subjects().Prefix, WorkDir: opts.WorkDir,
 		Hostname: opts.Hostname, Resources: opts.Resources, Attributes: opts.Attributes,
 		Isolation: runner.IsolationPortable, HTTPAddr: "127.0.0.1:0",
 		Shim: []string{os.Args[0]},
 		// The race runtime otherwise waits a second whenever a shim exits.
 		ShimEnv:      []string{envShim + "=1", "GORACE=" + os.Getenv("GORACE") + " atexit_sleep_ms=0"},
 		DefaultGrace: time.Second, ResendInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
-		Logger: c.logger.Named(opts.Hostname),
+		Logger: testlog.New(t).Named(opts.Hostname),
 	}
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}
-	e := &Executor{t: c.t, cfg: cfg}
-	c.mu.Lock()
-	c.executors = append(c.executors, e)
-	c.mu.Unlock()
-	c.t.Cleanup(e.killTasks)
+	e := &Executor{t: t, cfg: cfg}
+	t.Cleanup(e.killTasks)
 	e.Start()
 	return e
 }
@@ -104,7 +112,7 @@ func (e *Executor) Start() {
 	e.t.Helper()
 	a, err := executor.New(e.cfg)
 	if err != nil {
-		fatalf(e.t, "executor %s: %v", e.cfg.Hostname, err)
+		e.t.Fatalf("executor %s: %v", e.cfg.Hostname, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -115,9 +123,9 @@ func (e *Executor) Start() {
 	select {
 	case <-a.Ready():
 	case err := <-done:
-		fatalf(e.t, "executor %s stopped before registering: %v", e.cfg.Hostname, err)
-	case <-time.After(DefaultWait):
-		fatalf(e.t, "executor %s not registered after %s", e.cfg.Hostname, DefaultWait)
+		e.t.Fatalf("executor %s stopped before registering: %v", e.cfg.Hostname, err)
+	case <-time.After(testcluster.DefaultWait):
+		e.t.Fatalf("executor %s not registered after %s", e.cfg.Hostname, testcluster.DefaultWait)
 	}
 }
 
@@ -136,8 +144,8 @@ func (e *Executor) Stop() {
 		if err != nil {
 			e.t.Errorf("executor %s: %v", e.cfg.Hostname, err)
 		}
-	case <-time.After(DefaultWait):
-		e.t.Errorf("executor %s did not stop after %s", e.cfg.Hostname, DefaultWait)
+	case <-time.After(testcluster.DefaultWait):
+		e.t.Errorf("executor %s did not stop after %s", e.cfg.Hostname, testcluster.DefaultWait)
 	}
 }
 
@@ -171,7 +179,7 @@ func (e *Executor) killTasks() {
 			continue
 		}
 		_ = task.Kill()
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultWait)
+		ctx, cancel := context.WithTimeout(context.Background(), testcluster.DefaultWait)
 		if _, err := task.Wait(ctx); err != nil {
 			e.t.Errorf("task in %s did not end: %v", ent.Name(), err)
 		}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,10 +59,12 @@ type Agent struct {
 	stopping   bool
 	srv        *http.Server
 
-	wake  chan struct{} // wakes the sender
-	poke  chan struct{} // wakes the session loop (heartbeat or reregister now)
-	wg    sync.WaitGroup
-	srvWG sync.WaitGroup
+	wake chan struct{} // wakes the sender
+	// startSlots bounds the tasks starting at once.
+	startSlots chan struct{}
+	poke       chan struct{} // wakes the session loop (heartbeat or reregister now)
+	wg         sync.WaitGroup
+	srvWG      sync.WaitGroup
 }
 
 // New checks cfg, fills in its defaults, creates the work directory,
@@ -109,19 +112,20 @@ func New(cfg Config) (*Agent, error) {
 		return nil, fmt.Errorf("file server: %w", err)
 	}
 	a := &Agent{
-		cfg:    cfg,
-		log:    log,
-		subj:   protocol.Subjects{Prefix: cfg.SubjectPrefix},
-		total:  total,
-		attrs:  attrs,
-		ckpt:   ck,
-		runner: rn,
-		files:  fh,
-		ready:  make(chan struct{}),
-		tasks:  map[taskKey]*task{},
-		ended:  map[taskKey]endedTask{},
-		wake:   make(chan struct{}, 1),
-		poke:   make(chan struct{}, 1),
+		cfg:        cfg,
+		log:        log,
+		subj:       protocol.Subjects{Prefix: cfg.SubjectPrefix},
+		total:      total,
+		attrs:      attrs,
+		ckpt:       ck,
+		runner:     rn,
+		files:      fh,
+		ready:      make(chan struct{}),
+		tasks:      map[taskKey]*task{},
+		ended:      map[taskKey]endedTask{},
+		wake:       make(chan struct{}, 1),
+		startSlots: make(chan struct{}, max(4, 2*runtime.NumCPU())),
+		poke:       make(chan struct{}, 1),
 	}
 	return a, nil
 }

@@ -37,6 +37,10 @@ func (a *Agent) launchGroup(ctx context.Context, fw protocol.FrameworkID, group 
 	for i, t := range ts {
 		st, reason, msg, ok := a.admitLocked(t)
 		if !ok {
+			// The members admitted so far never get a sandbox either.
+			for _, prev := range ts[:i] {
+				prev.admitted = false
+			}
 			log.Info("task group refused", "task_id", t.rec.Info.TaskID, "reason", reason)
 			a.failGroupLocked(ts, i, st, reason, msg, protocol.TaskError)
 			return

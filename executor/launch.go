@@ -203,7 +203,16 @@ func (a *Agent) runTask(ctx context.Context, t *task) {
 		return
 	}
 	a.mu.Unlock()
+	// Starting a task spawns its supervisor; a burst of thousands at once
+	// would starve everything else on the machine (the agent's own
+	// heartbeats included), so only a few start at a time.
+	select {
+	case a.startSlots <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
 	rt, err := a.runner.Start(ctx, spec)
+	<-a.startSlots
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {

@@ -92,13 +92,13 @@ func (p *portable) watch() {
 			return
 		case <-tick.C:
 		}
-		procs, err := listProcs()
+		procs, err := findTaskProcs(p.shim, p.pgid)
 		if err != nil {
 			p.log.Warn("cannot list processes", "error", err)
 			continue
 		}
 		var sum int64
-		for _, q := range taskProcs(procs, p.shim, p.pgid) {
+		for _, q := range procs {
 			sum += q.rss
 		}
 		if sum > p.limit {
@@ -123,11 +123,11 @@ func signalGroup(pgid int, sig syscall.Signal) {
 // shim, including those that left the group.
 func killTask(shim, pgid int) {
 	signalGroup(pgid, syscall.SIGKILL)
-	procs, err := listProcs()
+	procs, err := findTaskProcs(shim, pgid)
 	if err != nil {
 		return
 	}
-	for _, q := range taskProcs(procs, shim, pgid) {
+	for _, q := range procs {
 		_ = syscall.Kill(q.pid, syscall.SIGKILL)
 	}
 }

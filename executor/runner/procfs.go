@@ -4,9 +4,12 @@ package runner
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // procStat is what the runner reads from /proc/<pid>/stat.
@@ -137,4 +140,79 @@ func taskProcs(procs []procStat, shim, pgid int) []procStat {
 		}
 	}
 	return out
+}
+
+// findTaskProcs returns the processes of a task (see taskProcs). While the
+// shim lives, its descendants are found by walking the kernel's child
+// lists down from it, which costs the size of the task's process tree; a
+// full scan of /proc costs the size of the machine's, and a thousand shims
+// each scanning /proc ten times a second would use the machine up. Without
+// child lists, or once the shim is gone, it falls back to the full scan.
+func findTaskProcs(shim, pgid int) ([]procStat, error) {
+	if procs, ok := descendants(shim); ok {
+		return procs, nil
+	}
+	procs, err := listProcs()
+	if err != nil {
+		return nil, err
+	}
+	return taskProcs(procs, shim, pgid), nil
+}
+
+// descendants walks /proc/<pid>/task/<tid>/children from root down and
+// returns the stat of every descendant; ok is false when root's child
+// lists cannot be read.
+func descendants(root int) (out []procStat, ok bool) {
+	if root <= 0 {
+		return nil, false
+	}
+	queue := []int{root}
+	seen := map[int]bool{root: true}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		kids, err := childPIDs(pid)
+		if err != nil {
+			if pid == root {
+				return nil, false
+			}
+			continue // it exited while we walked
+		}
+		for _, c := range kids {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			if st, err := readProcStat(c); err == nil {
+				out = append(out, st)
+				queue = append(queue, c)
+			}
+		}
+	}
+	return out, true
+}
+
+// childPIDs lists the children of every thread of pid.
+func childPIDs(pid int) ([]int, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tids, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, tid := range tids {
+		data, err := os.ReadFile(dir + "/" + tid.Name() + "/children")
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && len(out) == 0 && tid.Name() == strconv.Itoa(pid) {
+				return nil, err // no child lists in this kernel
+			}
+			continue
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }

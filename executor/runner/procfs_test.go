@@ -3,9 +3,14 @@
 package runner
 
 import (
+	"fmt"
+	"github.com/allot-project/allot/internal/testutil"
 	"os"
+	"os/exec"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestParseProcStat(t *testing.T) {
@@ -62,5 +67,44 @@ func TestTaskProcs(t *testing.T) {
 	slices.Sort(got)
 	if want := []int{11, 12, 13, 14, 15}; !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// TestDescendants finds a child and a grandchild through the kernel's
+// child lists, and agrees with the full /proc scan.
+func TestDescendants(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("/bin/sh", "-c", "sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	var got []procStat
+	testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+		procs, ok := descendants(cmd.Process.Pid)
+		if !ok {
+			return fmt.Errorf("no child lists")
+		}
+		if len(procs) != 1 {
+			return fmt.Errorf("got %d descendants of sh, want its sleep", len(procs))
+		}
+		got = procs
+		return nil
+	})
+	all, err := listProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanned := taskProcs(all, cmd.Process.Pid, 0)
+	if len(scanned) != 1 || scanned[0].pid != got[0].pid {
+		t.Errorf("full scan found %v, child lists %v", scanned, got)
+	}
+	if _, ok := descendants(1 << 30); ok {
+		t.Error("descendants of a pid that does not exist: got ok")
 	}
 }

@@ -1,0 +1,197 @@
+package integration
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testcluster/executors"
+	"github.com/allot-project/allot/protocol"
+)
+
+// fileServer serves one payload at every path and counts the requests
+// per path.
+type fileServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests map[string]int
+}
+
+func newFileServer(t *testing.T, payload string) *fileServer {
+	s := &fileServer{requests: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests[r.URL.Path]++
+		s.mu.Unlock()
+		_, _ = w.Write([]byte(payload))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *fileServer) served(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[path]
+}
+
+// rawAccept sends an accept for the framework's tasks straight to the
+// leader, as a framework without the SDK's own validation would, and
+// returns the leader's answer.
+func rawAccept(t *testing.T, c *testcluster.Cluster, f *sdkFramework, offer protocol.Offer, tasks ...protocol.TaskInfo) error {
+	t.Helper()
+	for i := range tasks {
+		tasks[i].AgentID = offer.AgentID
+	}
+	r := protocol.AcceptRequest{FrameworkID: f.d.ID(), OfferIDs: []protocol.OfferID{offer.ID},
+		Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: tasks}}}
+	return testcluster.Request(sdkCtx(t), c.Connect("raw-accept"), time.Second,
+		c.Subjects().APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, r, nil)
+}
+
+// TestAgent_BadTasks launches broken tasks through the SDK. Each ends
+// with a typed status and reason, refused by whichever of SDK, master and
+// agent first can tell, and the agent carries on: a good task launched
+// after them finishes.
+func TestAgent_BadTasks(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 3})
+	e := executors.New(t, c, executors.Options{Attributes: protocol.Attributes{"rack": protocol.Text("r1")}})
+	f := startSDK(t, c, framework.WithName("bad"))
+	fw, agent := f.d.ID(), e.ID()
+	const payload = "payload\n"
+	srv := newFileServer(t, payload)
+	sum := sha256.Sum256([]byte(payload))
+
+	// noLaunch asserts that a task refused before launch never reached
+	// the master's task table nor the agent.
+	noLaunch := func(t *testing.T, id protocol.TaskID) {
+		t.Helper()
+		if _, ok := c.WaitForLeader().View().Task(fw, id); ok {
+			t.Errorf("the master holds %s", id)
+		}
+		if _, ok := agentTask(e, fw, id); ok {
+			t.Errorf("the agent knows %s", id)
+		}
+	}
+	// refusedByMaster asserts the master's TASK_ERROR for a task whose
+	// accept it refused: sent by the master (no UUID), with reason.
+	refusedByMaster := func(t *testing.T, id protocol.TaskID, reason string) {
+		t.Helper()
+		st := f.rec.waitState(t, id, protocol.TaskError)
+		if st.Reason != reason || st.UUID != "" {
+			t.Errorf("%s: got %s %q uuid %q, want %s from the master", id, st.Reason, st.Message, st.UUID, reason)
+		}
+		noLaunch(t, id)
+	}
+
+	t.Run("no command", func(t *testing.T) {
+		bad := framework.NewTask("no-cmd", "").CPUs(100).Mem(32).Build()
+		o := f.offerOn(t, agent, bad.Resources)
+		// The SDK validates the accept before sending it.
+		if err := f.d.Launch(sdkCtx(t), []protocol.OfferID{o.ID}, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
+			t.Fatalf("Launch: %v, want ErrInvalidArgument", err)
+		}
+		noLaunch(t, "no-cmd")
+		// Sent anyway, the master refuses it and reports the task.
+		if err := rawAccept(t, c, f, o, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
+			t.Fatalf("accept: %v, want ErrInvalidArgument", err)
+		}
+		refusedByMaster(t, "no-cmd", protocol.ReasonTaskInvalid)
+	})
+	t.Run("beyond the offer", func(t *testing.T) {
+		var err error
+		for range 10 { // on a fresh offer when the one tried went stale
+			o := f.offerOn(t, agent, shTask("x", "true").Resources)
+			big := framework.NewTask("too-big", "true").Shell().
+				CPUs(o.Resources.Scalar(protocol.ResCPUs) + 1000).Mem(32).Build()
+			err = f.d.Launch(sdkCtx(t), []protocol.OfferID{o.ID}, big)
+			if !errors.Is(err, protocol.ErrUnknownOffer) && !errors.Is(err, protocol.ErrOfferRescinded) {
+				break
+			}
+		}
+		if !errors.Is(err, protocol.ErrInsufficient) {
+			t.Fatalf("Launch: %v, want ErrInsufficient", err)
+		}
+		f.rec.waitStatus(t, "too-big", "ERROR invalid_offers for insufficient resources", func(st arrival) bool {
+			return st.State == protocol.TaskError && st.Reason == protocol.ReasonInvalidOffers && st.UUID == "" &&
+				strings.Contains(st.Message, "insufficient")
+		})
+		noLaunch(t, "too-big")
+	})
+	t.Run("hard constraint", func(t *testing.T) {
+		// The master does not evaluate task constraints at accept: the
+		// agent refuses the task.
+		bad := shTask("elsewhere", "true")
+		bad.Constraints = []protocol.Constraint{{Attribute: "rack", Op: protocol.OpEq, Value: "r9"}}
+		f.launch(t, agent, bad)
+		st := f.rec.waitUpdate(t, "elsewhere", protocol.TaskError)
+		if st.Reason != protocol.ReasonConstraintViolated || !strings.Contains(st.Message, "rack") {
+			t.Errorf("got %s %q, want constraint_violated naming rack", st.Reason, st.Message)
+		}
+		if ts := waitAgentTask(t, e, fw, "elsewhere", protocol.TaskError); ts.Sandbox != "" {
+			t.Errorf("the refused task got sandbox %q", ts.Sandbox)
+		}
+	})
+	t.Run("sha256 mismatch", func(t *testing.T) {
+		bad := framework.NewTask("bad-sum", "true").Shell().CPUs(100).Mem(32).
+			URI(protocol.URI{Value: srv.URL + "/payload", Sha256: strings.Repeat("0", 64)}).Build()
+		f.launch(t, agent, bad)
+		st := f.rec.waitState(t, "bad-sum", protocol.TaskFailed)
+		if st.Reason != protocol.ReasonFetchFailed || !strings.Contains(st.Message, "sha256") {
+			t.Errorf("got %s %q, want fetch_failed about sha256", st.Reason, st.Message)
+		}
+		if srv.served("/payload") == 0 {
+			t.Error("the agent never fetched the URI")
+		}
+	})
+	t.Run("output escapes the sandbox", func(t *testing.T) {
+		bad := framework.NewTask("escape", "true").Shell().CPUs(100).Mem(32).
+			URI(protocol.URI{Value: srv.URL + "/evil", OutputFile: "../evil"}).Build()
+		o := f.offerOn(t, agent, bad.Resources)
+		if err := f.d.Launch(sdkCtx(t), []protocol.OfferID{o.ID}, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
+			t.Fatalf("Launch: %v, want ErrInvalidArgument", err)
+		}
+		noLaunch(t, "escape")
+		if err := rawAccept(t, c, f, o, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
+			t.Fatalf("accept: %v, want ErrInvalidArgument", err)
+		}
+		refusedByMaster(t, "escape", protocol.ReasonTaskInvalid)
+		if st := f.rec.statusesOf("escape"); !strings.Contains(st[0].Message, "escapes the sandbox") {
+			t.Errorf("message %q, want it to say the output escapes the sandbox", st[0].Message)
+		}
+		if n := srv.served("/evil"); n != 0 {
+			t.Errorf("the URI was fetched %d times", n)
+		}
+		for _, p := range []string{filepath.Join(e.Agent().SandboxRoot(), "evil"), filepath.Join(e.WorkDir(), "evil")} {
+			if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s exists (%v)", p, err)
+			}
+		}
+	})
+
+	// The agent carries on: a good task, fetching the same URI, finishes.
+	good := framework.NewTask("good", "cat in.txt").Shell().CPUs(100).Mem(32).
+		URI(protocol.URI{Value: srv.URL + "/payload", Sha256: hex.EncodeToString(sum[:]), OutputFile: "in.txt"}).Build()
+	f.launch(t, agent, good)
+	st := f.rec.waitState(t, "good", protocol.TaskFinished)
+	if st.ExitCode == nil || *st.ExitCode != 0 {
+		t.Errorf("good: exit code %v", st.ExitCode)
+	}
+	if out := readSandbox(t, e, sandboxOf(t, e, fw, "good"), "stdout"); out != payload {
+		t.Errorf("good: stdout %q, want %q", out, payload)
+	}
+	if ag, ok := c.WaitForLeader().View().Agent(agent); !ok || ag.State != "active" {
+		t.Errorf("agent in the master: %+v, want active", ag)
+	}
+}

@@ -58,10 +58,10 @@ func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, op pro
 			op.Tasks[i].AgentID = agent
 		}
 	}
+	// Not validated here: the leader refuses an invalid accept with a
+	// typed error and reports each of its tasks as TASK_ERROR, so the
+	// scheduler sees a bad task end the same way whoever caught it.
 	r := protocol.AcceptRequest{FrameworkID: id, OfferIDs: slices.Clone(offerIDs), Operations: []protocol.Operation{op}}
-	if err := r.Validate(); err != nil {
-		return fmt.Errorf("accept: %w", err)
-	}
 	err = req.once(ctx, protocol.VerbAccept, r, nil)
 	// Canceled while waiting for the answer: the accept may have gone out.
 	unsure := err != nil && (ambiguous(err) || errors.Is(err, context.Canceled))

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/internal/testcluster"
@@ -45,22 +44,8 @@ func (s *fileServer) served(path string) int {
 	return s.requests[path]
 }
 
-// rawAccept sends an accept for the framework's tasks straight to the
-// leader, as a framework without the SDK's own validation would, and
-// returns the leader's answer.
-func rawAccept(t *testing.T, c *testcluster.Cluster, f *sdkFramework, offer protocol.Offer, tasks ...protocol.TaskInfo) error {
-	t.Helper()
-	for i := range tasks {
-		tasks[i].AgentID = offer.AgentID
-	}
-	r := protocol.AcceptRequest{FrameworkID: f.d.ID(), OfferIDs: []protocol.OfferID{offer.ID},
-		Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: tasks}}}
-	return testcluster.Request(sdkCtx(t), c.Connect("raw-accept"), time.Second,
-		c.Subjects().APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, r, nil)
-}
-
 // TestAgent_BadTasks launches broken tasks through the SDK. Each ends
-// with a typed status and reason, refused by whichever of SDK, master and
+// with a typed status and reason, refused by whichever of master and
 // agent first can tell, and the agent carries on: a good task launched
 // after them finishes.
 func TestAgent_BadTasks(t *testing.T) {
@@ -98,14 +83,9 @@ func TestAgent_BadTasks(t *testing.T) {
 	t.Run("no command", func(t *testing.T) {
 		bad := framework.NewTask("no-cmd", "").CPUs(100).Mem(32).Build()
 		o := f.offerOn(t, agent, bad.Resources)
-		// The SDK validates the accept before sending it.
+		// The master refuses the accept and reports the task.
 		if err := f.d.Launch(sdkCtx(t), []protocol.OfferID{o.ID}, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
 			t.Fatalf("Launch: %v, want ErrInvalidArgument", err)
-		}
-		noLaunch(t, "no-cmd")
-		// Sent anyway, the master refuses it and reports the task.
-		if err := rawAccept(t, c, f, o, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
-			t.Fatalf("accept: %v, want ErrInvalidArgument", err)
 		}
 		refusedByMaster(t, "no-cmd", protocol.ReasonTaskInvalid)
 	})
@@ -161,10 +141,6 @@ func TestAgent_BadTasks(t *testing.T) {
 		o := f.offerOn(t, agent, bad.Resources)
 		if err := f.d.Launch(sdkCtx(t), []protocol.OfferID{o.ID}, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
 			t.Fatalf("Launch: %v, want ErrInvalidArgument", err)
-		}
-		noLaunch(t, "escape")
-		if err := rawAccept(t, c, f, o, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
-			t.Fatalf("accept: %v, want ErrInvalidArgument", err)
 		}
 		refusedByMaster(t, "escape", protocol.ReasonTaskInvalid)
 		if st := f.rec.statusesOf("escape"); !strings.Contains(st[0].Message, "escapes the sandbox") {

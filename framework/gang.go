@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -101,6 +102,7 @@ type Gang struct {
 	tasks    []protocol.TaskInfo
 	err      error
 	done     chan struct{}
+	resumed  chan struct{} // a launch on stale offers went back to acquiring
 }
 
 // NewGang checks spec and prepares a gang on d; Start begins acquiring.
@@ -129,12 +131,13 @@ func NewGang(d *Driver, spec GangSpec) (*Gang, error) {
 	}
 	spec.Constraints = slices.Clone(spec.Constraints)
 	return &Gang{
-		d:      d,
-		spec:   spec,
-		shapes: gangShapes(spec),
-		logger: d.logger.Named("gang").With("group_id", spec.GroupID),
-		held:   map[protocol.OfferID]protocol.Offer{},
-		done:   make(chan struct{}),
+		d:       d,
+		spec:    spec,
+		shapes:  gangShapes(spec),
+		logger:  d.logger.Named("gang").With("group_id", spec.GroupID),
+		held:    map[protocol.OfferID]protocol.Offer{},
+		done:    make(chan struct{}),
+		resumed: make(chan struct{}, 1),
 	}, nil
 }
 
@@ -271,7 +274,19 @@ func (g *Gang) Offer(ctx context.Context, offers []protocol.Offer) (rest []proto
 	clear(g.held)
 	g.mu.Unlock()
 	g.logger.Debug("gang placed", "agents", len(p.Agents))
-	if err = g.launch(ctx, p); err != nil {
+	if err = g.launch(ctx, p); errors.Is(err, errStaleOffers) {
+		g.logger.Debug("gang placement on stale offers; acquiring again", "error", err)
+		g.mu.Lock()
+		if g.state == gangLaunching {
+			g.state = gangAcquiring
+		}
+		g.mu.Unlock()
+		select {
+		case g.resumed <- struct{}{}:
+		default:
+		}
+		return rest, nil
+	} else if err != nil {
 		g.finish(ctx, nil, err)
 	} else {
 		g.finish(ctx, p.Tasks, nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,14 @@ func (g *Gang) launch(ctx context.Context, p Placement) error {
 	if failure == nil {
 		return nil
 	}
+	if !slices.ContainsFunc(errs, func(err error) bool {
+		return !errors.Is(err, protocol.ErrUnknownOffer) && !errors.Is(err, protocol.ErrOfferRescinded)
+	}) {
+		// Every accept was refused for a stale offer (an agent that
+		// reregistered, an offer that timed out): nothing ran, and the
+		// gang may go on acquiring with the same task IDs.
+		return fmt.Errorf("%w: %w", errStaleOffers, failure)
+	}
 	for i, ap := range p.Agents {
 		if errs[i] != nil && !errors.Is(errs[i], ErrAmbiguous) {
 			continue
@@ -43,6 +52,9 @@ func (g *Gang) launch(ctx context.Context, p Placement) error {
 	}
 	return fmt.Errorf("%w: %s: %w", ErrGangLaunch, g.spec.GroupID, failure)
 }
+
+// errStaleOffers marks a gang launch refused only for stale offers.
+var errStaleOffers = errors.New("every offer of the placement was stale")
 
 // finish ends the gang with err (nil: launched) and withdraws its demand.
 func (g *Gang) finish(ctx context.Context, tasks []protocol.TaskInfo, err error) {
@@ -91,6 +103,7 @@ func (g *Gang) run(ctx context.Context) {
 		case gangLaunching:
 			select {
 			case <-g.done:
+			case <-g.resumed:
 			case <-ctx.Done():
 				return
 			}

@@ -232,3 +232,46 @@ func TestGang_InvalidSpec(t *testing.T) {
 		t.Fatalf("Start before Run: %v, want ErrNotRunning", err)
 	}
 }
+
+// TestGang_StaleOffersAcquireAgain gives a gang a placement made only of an
+// offer the leader never made (as a stale one would be): the launch is
+// refused, nothing runs, and the gang goes on acquiring and completes on
+// real offers with the same tasks.
+func TestGang_StaleOffersAcquireAgain(t *testing.T) {
+	c := rackCluster(t, 1)
+	s, r := startGang(t, c, framework.GangSpec{
+		GroupID: "stale",
+		Tasks:   gangTasks("rank", 1, unit(), testcluster.RunUntilKilled()),
+		Timeout: 5 * time.Second,
+	}, framework.WithSuppressed())
+	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+		if len(s.registeredIDs()) == 0 {
+			return errors.New("not registered")
+		}
+		return nil
+	})
+	agent := c.Agents()[0]
+	forged := protocol.Offer{ID: "of-forged", FrameworkID: r.d.ID(), AgentID: agent.ID(),
+		Resources: testcluster.DefaultAgentResources(), Attributes: protocol.Attributes{"rack": protocol.Text("r0")},
+		Kind: protocol.OfferFair}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if _, err := s.gang.Offer(ctx, []protocol.Offer{forged}); err != nil {
+		t.Fatalf("gang on a stale offer: %v, want it to acquire again", err)
+	}
+	select {
+	case <-s.gang.Done():
+		t.Fatalf("gang ended on a stale offer: %v", s.gang.Err())
+	default:
+	}
+	if err := r.d.Revive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitGang(t, s.gang); err != nil {
+		t.Fatal(err)
+	}
+	s.waitState(t, "rank-0", protocol.TaskRunning)
+	if ts := agent.Tasks(); len(ts) != 1 || ts[0].Launches != 1 {
+		t.Fatalf("agent runs %+v, want rank-0 once", ts)
+	}
+}

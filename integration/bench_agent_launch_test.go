@@ -3,8 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -89,7 +87,7 @@ func (s *latencyScheduler) StatusUpdate(_ *framework.Driver, st protocol.TaskSta
 func BenchmarkAgentLaunchLatency(b *testing.B) {
 	const n = 1000
 	rc := raftstore.DefaultConfig()
-	shim := buildAllot(b)
+	shim := allotBinary(b)
 	var lat []time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -137,18 +135,6 @@ func BenchmarkAgentLaunchLatency(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-}
-
-// buildAllot builds the allot binary, whose task-shim command supervises
-// every task of a real deployment, into a temporary directory.
-func buildAllot(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "allot")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/allot").CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // useBinaryShim runs tasks under the allot binary's task-shim command

@@ -30,10 +30,17 @@ const envShim = "ALLOT_TESTCLUSTER_SHIM"
 //
 //	func TestMain(m *testing.M) { executors.Main(m) }
 func Main(m *testing.M) {
+	ServeShim()
+	os.Exit(m.Run())
+}
+
+// ServeShim runs the task shim and exits when this process is the test
+// binary re-executed as one; otherwise it returns at once. Main calls it;
+// a TestMain with more to do calls it first.
+func ServeShim() {
 	if os.Getenv(envShim) == "1" {
 		os.Exit(runner.ShimMain(os.Args[1:]))
 	}
-	os.Exit(m.Run())
 }
 
 // Options configures a real agent run in this process against a cluster.

@@ -59,6 +59,30 @@ func TestTask_Kill_EscalatesToSIGKILLAfterGrace(t *testing.T) {
 	waitGone(t, child)
 }
 
+// TestTask_KillWithGrace_Overrides kills a task that ignores SIGTERM with
+// a grace far shorter than the one it started with: SIGKILL follows after
+// the kill's grace, and the message names it.
+func TestTask_KillWithGrace_Overrides(t *testing.T) {
+	t.Parallel()
+	r := newRunner(t, "")
+	s := shellSpec("override", `trap '' TERM; touch ready; while true; do sleep 0.05; done`)
+	s.Grace = time.Hour
+	task := start(t, r, s)
+	waitFile(t, task, "ready")
+	const grace = 150 * time.Millisecond
+	killed := time.Now()
+	if err := task.KillWithGrace(grace); err != nil {
+		t.Fatal(err)
+	}
+	e := wait(t, task)
+	if took := time.Since(killed); e.Signal != "SIGKILL" || took < grace {
+		t.Fatalf("got %+v after %s, want SIGKILL no sooner than %s", e, took, grace)
+	}
+	if !strings.Contains(e.Message, grace.String()) {
+		t.Errorf("message %q does not name the %s grace", e.Message, grace)
+	}
+}
+
 func TestTask_Exit_KillsLeftoverProcesses(t *testing.T) {
 	t.Parallel()
 	r := newRunner(t, "")

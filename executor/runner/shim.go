@@ -166,6 +166,10 @@ func (s *shim) supervise(exited <-chan syscall.WaitStatus) Exit {
 				continue
 			}
 			killed = true
+			var req killRequest
+			if err := readJSON(control(s.sandbox, killFile), &req); err == nil && req.Grace > 0 {
+				s.spec.Grace = req.Grace
+			}
 			s.log.Info("killing task", "grace", s.spec.Grace)
 			s.iso.signal(syscall.SIGTERM)
 			escalate = time.After(s.spec.Grace)

@@ -60,6 +60,7 @@ const (
 	specFile   = "spec.json"
 	shimFile   = "shim.json"
 	exitFile   = "exit.json"
+	killFile   = "kill.json" // a kill's own grace period, read by the shim on SIGTERM
 	shimLog    = "shim.log"
 	stdoutFile = "stdout"
 	stderrFile = "stderr"

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 )
@@ -69,7 +70,21 @@ func (t *Task) Wait(ctx context.Context) (Exit, error) {
 // shim carries this out, so it completes even if the agent exits meanwhile.
 // The Exit's Reason is then killed_by_framework. Kill returns at once;
 // killing a task that has ended is a no-op.
-func (t *Task) Kill() error {
+func (t *Task) Kill() error { return t.KillWithGrace(0) }
+
+// killRequest is what KillWithGrace leaves for the shim.
+type killRequest struct {
+	Grace time.Duration `json:"grace"`
+}
+
+// KillWithGrace kills the task as Kill does, with grace between SIGTERM
+// and SIGKILL instead of the one it started with (0 keeps that one).
+func (t *Task) KillWithGrace(grace time.Duration) error {
+	if grace > 0 {
+		if err := writeJSONAtomic(control(t.sandbox, killFile), killRequest{Grace: grace}); err != nil {
+			t.log.Warn("could not record the kill's grace period; using the task's", "error", err)
+		}
+	}
 	select {
 	case <-t.done:
 		return nil

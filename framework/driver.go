@@ -25,6 +25,9 @@ type Driver struct {
 	cfg    config
 	logger hclog.Logger
 	subj   protocol.Subjects
+	// nonce makes the first subscribe idempotent: a retry after a lost
+	// reply gets the framework the first attempt registered.
+	nonce string
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -83,6 +86,7 @@ func NewDriver(sched Scheduler, opts ...Option) (*Driver, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
 	d := &Driver{
+		nonce:       protocol.NewID("sub"),
 		sched:       sched,
 		cfg:         cfg,
 		logger:      cfg.logger.Named("framework"),

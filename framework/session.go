@@ -53,6 +53,9 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 	req := protocol.SubscribeRequest{FrameworkID: id, Name: d.cfg.name, Principal: d.cfg.principal,
 		Role: d.cfg.role, FailoverTimeout: d.cfg.failoverTimeout, Capabilities: d.cfg.capabilities,
 		Suppressed: true, Weight: d.cfg.weight}
+	if id == "" {
+		req.Nonce = d.nonce
+	}
 	d.mu.Unlock()
 	if moved {
 		d.voidOffers()

@@ -24,13 +24,18 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	} else {
 		id = protocol.NewFrameworkID()
 	}
-	_, err := l.apply(ctx, state.CmdRegisterFramework, state.RegisterFramework{
+	res, err := l.apply(ctx, state.CmdRegisterFramework, state.RegisterFramework{
 		ID: id, Name: r.Name, Principal: r.Principal, Role: r.Role, Weight: r.Weight,
 		FailoverTimeout: r.FailoverTimeout, Capabilities: r.Capabilities, Suppressed: r.Suppressed,
-		Resubscribe: resubscribe, Time: now,
+		Resubscribe: resubscribe, Nonce: r.Nonce, Time: now,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if f, ok := res.(*state.Framework); ok && f.ID != id {
+		// A new registration sent again (same nonce): the framework the
+		// first one registered, subscribing again.
+		id, resubscribe = f.ID, true
 	}
 	// RegisterFramework leaves the framework connected, so a resubscription
 	// also ends a disconnect and its failover timer.

@@ -38,6 +38,11 @@ type SubscribeRequest struct {
 	Suppressed bool `msgpack:"suppressed,omitempty" json:"suppressed,omitempty"`
 	// Weight is the framework's weight among its role's frameworks; 0 means 1.
 	Weight float64 `msgpack:"weight,omitempty" json:"weight,omitempty"`
+	// Nonce identifies one registration of a new framework (no
+	// FrameworkID): a subscribe sent again with the same nonce and
+	// principal, because the reply to the first was lost, gets the
+	// framework the first one registered instead of a second one.
+	Nonce string `msgpack:"nonce,omitempty" json:"nonce,omitempty"`
 }
 
 // HasCapability reports whether the request declares capability c.
@@ -52,6 +57,9 @@ func (r SubscribeRequest) Validate() error {
 		return err
 	}
 	if err := checkText("principal", r.Principal, MaxNameLen); err != nil {
+		return err
+	}
+	if err := checkText("nonce", r.Nonce, MaxNameLen); err != nil {
 		return err
 	}
 	if !ValidRole(r.Role) {

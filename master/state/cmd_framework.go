@@ -29,7 +29,11 @@ type RegisterFramework struct {
 	Capabilities    []string      `msgpack:"caps,omitempty"`
 	Suppressed      bool          `msgpack:"supp,omitempty"`
 	Resubscribe     bool          `msgpack:"resub,omitempty"`
-	Time            int64         `msgpack:"time"`
+	// Nonce, on a new registration, makes it idempotent: when a framework
+	// registered with the same nonce and principal exists, the command
+	// changes nothing and returns that framework.
+	Nonce string `msgpack:"nonce,omitempty"`
+	Time  int64  `msgpack:"time"`
 }
 
 // SetFrameworkConnected records that a framework connected (DisconnectedAt
@@ -86,6 +90,18 @@ func (s *State) applyRegisterFramework(_ uint64, body []byte) (any, error) {
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("register framework: %w", err)
 	}
+	if !c.Resubscribe && c.Nonce != "" {
+		var same *Framework
+		s.cur.frameworks.ascend("", "", func(_ string, f *Framework) bool {
+			if f.Nonce == c.Nonce && f.Principal == c.Principal {
+				same = f
+			}
+			return same == nil
+		})
+		if same != nil {
+			return same, nil
+		}
+	}
 	old, exists := s.cur.frameworks.get(string(c.ID))
 	switch {
 	case !c.Resubscribe && exists:
@@ -101,13 +117,13 @@ func (s *State) applyRegisterFramework(_ uint64, body []byte) (any, error) {
 	f := &Framework{
 		ID: c.ID, Name: c.Name, Principal: c.Principal, Role: c.Role, Weight: c.Weight,
 		FailoverTimeout: c.FailoverTimeout, Capabilities: slices.Compact(caps),
-		Connected: true, RegisteredAt: c.Time, Suppressed: c.Suppressed,
+		Connected: true, RegisteredAt: c.Time, Suppressed: c.Suppressed, Nonce: c.Nonce,
 	}
 	if f.Weight == 0 {
 		f.Weight = 1
 	}
 	if exists {
-		f.RegisteredAt = old.RegisteredAt
+		f.RegisteredAt, f.Nonce = old.RegisteredAt, old.Nonce
 	}
 	s.cur.frameworks = s.cur.frameworks.set(string(f.ID), f)
 	return f, nil

@@ -54,6 +54,33 @@ func TestState_Apply_registerFrameworkResubscribe(t *testing.T) {
 	}
 }
 
+// TestState_Apply_registerFrameworkNonce: a new registration sent again
+// with the same nonce and principal returns the first framework and
+// registers no second one; another principal's or nonce's does.
+func TestState_Apply_registerFrameworkNonce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	first := registerFramework("fw-1")
+	first.Nonce = "sub-1"
+	h.must(CmdRegisterFramework, first)
+	again := registerFramework("fw-2")
+	again.Nonce = "sub-1"
+	if f := h.must(CmdRegisterFramework, again).(*Framework); f.ID != "fw-1" {
+		t.Errorf("retried registration got %s, want fw-1", f.ID)
+	}
+	if _, ok := h.view().Framework("fw-2"); ok {
+		t.Error("retried registration registered fw-2")
+	}
+	other := registerFramework("fw-3")
+	other.Nonce, other.Principal = "sub-1", "someone-else"
+	if f := h.must(CmdRegisterFramework, other).(*Framework); f.ID != "fw-3" {
+		t.Errorf("another principal's registration got %s, want fw-3", f.ID)
+	}
+	if n := len(h.view().Frameworks()); n != 2 {
+		t.Errorf("got %d frameworks, want 2", n)
+	}
+}
+
 func TestState_Apply_registerFrameworkErrors(t *testing.T) {
 	t.Parallel()
 	h := fixture(t)

@@ -101,6 +101,8 @@ type Framework struct {
 	RegisteredAt   int64 `msgpack:"reg" json:"registered_at"`
 	// Suppressed frameworks want no offers until they revive.
 	Suppressed bool `msgpack:"supp,omitempty" json:"suppressed,omitempty"`
+	// Nonce is the registration nonce of the framework's first subscribe.
+	Nonce string `msgpack:"nonce,omitempty" json:"-"`
 }
 
 // HasCapability reports whether the framework declared capability c.

@@ -34,12 +34,20 @@ type Agent struct {
 	runner *runner.Runner
 	files  http.Handler
 	req    requester
+	// journal is the task journal. The flusher (flusher.go) owns it from
+	// startFlusher to stopFlusher; ckptWake wakes it, closing ckptStop
+	// stops it, and ckptDone is closed once it has stopped.
+	journal  *journal
+	ckptWake chan struct{}
+	ckptStop chan struct{}
+	ckptDone chan struct{}
 
 	ran   atomic.Bool
 	ready chan struct{}
 
-	// mu guards everything below. Checkpoint writes happen under it, so the
-	// disk always holds what memory says was sent.
+	// mu guards everything below. Task record changes are queued under it
+	// and written by the flusher; an update is sent only once its record
+	// change is on disk.
 	mu         sync.Mutex
 	id         protocol.AgentID
 	heartbeat  time.Duration
@@ -58,6 +66,15 @@ type Agent struct {
 	leader     protocol.LeaderAnnouncement
 	stopping   bool
 	srv        *http.Server
+	// pending holds the journal entries queued for the flusher, one per
+	// record name at most (pendingAt indexes them). seq numbers the record
+	// changes; those up to durable are on disk. committed is closed, and
+	// replaced, whenever durable advances.
+	pending   []journalEntry
+	pendingAt map[string]int
+	seq       uint64
+	durable   uint64
+	committed chan struct{}
 
 	wake chan struct{} // wakes the sender
 	// startSlots bounds the tasks starting at once.
@@ -126,6 +143,11 @@ func New(cfg Config) (*Agent, error) {
 		wake:       make(chan struct{}, 1),
 		startSlots: make(chan struct{}, max(4, 2*runtime.NumCPU())),
 		poke:       make(chan struct{}, 1),
+		ckptWake:   make(chan struct{}, 1),
+		ckptStop:   make(chan struct{}),
+		ckptDone:   make(chan struct{}),
+		pendingAt:  map[string]int{},
+		committed:  make(chan struct{}),
 	}
 	return a, nil
 }
@@ -182,6 +204,11 @@ func (a *Agent) start(ctx context.Context) error {
 		a.id = rec.AgentID
 		a.mu.Unlock()
 	}
+	j, recs, err := a.ckpt.openTasks()
+	if err != nil {
+		return err
+	}
+	a.startFlusher(j)
 	if err := a.startHTTP(); err != nil {
 		return err
 	}
@@ -191,13 +218,11 @@ func (a *Agent) start(ctx context.Context) error {
 	if err := a.subscribe(a.subj.Leader(), func(m *nats.Msg) { a.onLeader(m) }); err != nil {
 		return err
 	}
-	if err := a.recoverTasks(ctx); err != nil {
-		return err
-	}
+	a.recoverTasks(ctx, recs)
 	if !found && a.hasTasks() {
 		// Records without an agent ID: the agent was abandoned midway.
 		a.log.Warn("task records without an agent id; killing those tasks")
-		if err := a.abandon(); err != nil {
+		if err := a.abandon(ctx); err != nil {
 			return err
 		}
 	}
@@ -276,8 +301,8 @@ func (a *Agent) guard(h func(*nats.Msg)) nats.MsgHandler {
 	}
 }
 
-// shutdown stops handlers, waits for every goroutine, and closes what Run
-// opened. Tasks keep running.
+// shutdown stops handlers, waits for every goroutine, writes the task
+// records still queued, and closes what Run opened. Tasks keep running.
 func (a *Agent) shutdown() {
 	a.mu.Lock()
 	a.stopping = true
@@ -294,6 +319,7 @@ func (a *Agent) shutdown() {
 		}
 	}
 	a.wg.Wait()
+	a.stopFlusher()
 	a.stopHTTP()
 	if nc != nil && a.cfg.NATSConn == nil {
 		nc.Close()

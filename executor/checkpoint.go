@@ -18,16 +18,27 @@ import (
 //
 //	WorkDir/agent.json          the agent ID (agentRecord)
 //	WorkDir/agent.lock          held while an agent runs
-//	WorkDir/tasks/<name>.json   one taskRecord per task the agent still owns
+//	WorkDir/tasks.journal       the taskRecord of every task the agent still owns
 //	WorkDir/sandboxes/<name>/   the task's sandbox (executor/runner)
 //
-// Every file is replaced atomically (temporary file, fsync, rename, fsync
-// of the directory), so a crash leaves either the old or the new version.
+// agent.json is written rarely and replaced atomically (temporary file,
+// fsync, rename, fsync of the directory), so a crash leaves either the old
+// or the new version. Task records change with every status update and
+// acknowledgement, so they go to one append-only journal (journal.go)
+// instead of a file each: the agent's flusher appends every record change
+// that accumulated while its previous fsync ran with one write and one
+// fsync (group commit), off the agent's lock (flusher.go). A file per
+// record cost two fsyncs per change, serialized under the lock.
+//
 // A task record holds the task's state and its unacknowledged status
-// updates together, so "the final status was enqueued" and the update
-// itself are always written as one: a restarted agent reports a task's end
-// exactly once. The record is deleted once the task is terminal and every
-// update of it was acknowledged; its sandbox stays.
+// updates together, and is one journal entry, so "the final status was
+// enqueued" and the update itself are always written as one: a restarted
+// agent reports a task's end exactly once. A removal entry drops the
+// record once the task is terminal and every update of it was
+// acknowledged; its sandbox stays.
+//
+// Earlier versions kept one file per record, WorkDir/tasks/<name>.json; an
+// agent that finds them folds them into the journal when it starts.
 const (
 	agentFile   = "agent.json"
 	lockFile    = "agent.lock"
@@ -35,6 +46,7 @@ const (
 	sandboxDir  = "sandboxes"
 	recordExt   = ".json"
 	tempPattern = ".tmp-"
+	corruptExt  = ".corrupt"
 )
 
 // agentRecord is WorkDir/agent.json.
@@ -46,7 +58,7 @@ type agentRecord struct {
 
 // taskRecord is what the agent keeps of one task across restarts.
 type taskRecord struct {
-	// Name names the record file and the sandbox directory.
+	// Name names the record and the sandbox directory.
 	Name        string               `json:"name"`
 	FrameworkID protocol.FrameworkID `json:"framework_id"`
 	Info        protocol.TaskInfo    `json:"info"`
@@ -72,15 +84,9 @@ type checkpoint struct {
 	log hclog.Logger
 }
 
-func (c checkpoint) tasksPath() string { return filepath.Join(c.dir, tasksDir) }
-
-func (c checkpoint) taskPath(name string) string {
-	return filepath.Join(c.tasksPath(), name+recordExt)
-}
-
 // init creates the checkpoint's directories.
 func (c checkpoint) init() error {
-	for _, d := range []string{c.dir, c.tasksPath(), filepath.Join(c.dir, sandboxDir)} {
+	for _, d := range []string{c.dir, filepath.Join(c.dir, sandboxDir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("%w: %w", ErrCheckpoint, err)
 		}
@@ -108,25 +114,62 @@ func (c checkpoint) loadAgent() (rec agentRecord, found bool, err error) {
 
 // saveAgent writes the agent record durably.
 func (c checkpoint) saveAgent(rec agentRecord) error {
-	return c.write(filepath.Join(c.dir, agentFile), rec)
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("%w: encode %s: %w", ErrCheckpoint, agentFile, err)
+	}
+	if err := writeFileAtomic(filepath.Join(c.dir, agentFile), append(data, '\n')); err != nil {
+		return fmt.Errorf("%w: write %s: %w", ErrCheckpoint, agentFile, err)
+	}
+	return nil
 }
 
 // removeAgent deletes the agent record.
 func (c checkpoint) removeAgent() error {
-	return c.remove(filepath.Join(c.dir, agentFile))
+	path := filepath.Join(c.dir, agentFile)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	if err := syncDir(c.dir); err != nil {
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	return nil
 }
 
-// loadTasks reads every task record. A record that cannot be read is
-// logged and moved aside (renamed *.corrupt) so it is not read again;
-// leftover temporary files are removed.
-func (c checkpoint) loadTasks() ([]taskRecord, error) {
-	entries, err := os.ReadDir(c.tasksPath())
+// openTasks opens the task journal and returns the task records it holds
+// (see openJournal).
+func (c checkpoint) openTasks() (*journal, []taskRecord, error) {
+	return openJournal(c.dir, c.log)
+}
+
+// check verifies a task record read back.
+func (r *taskRecord) check() error {
+	switch {
+	case r.Name == "" || strings.ContainsAny(r.Name, `/\`) || r.Name[0] == '.':
+		return fmt.Errorf("record name %q", r.Name)
+	case !protocol.ValidID(string(r.FrameworkID)) || !protocol.ValidID(string(r.Info.TaskID)):
+		return errors.New("invalid framework or task id")
+	case !r.State.Valid():
+		return fmt.Errorf("unknown state %q", r.State)
+	}
+	return nil
+}
+
+// loadLegacyTasks reads the per-task record files of earlier versions in
+// dir, if there are any. A record that cannot be read is logged and moved
+// aside (renamed *.corrupt) so it is not read again; leftover temporary
+// files are removed.
+func loadLegacyTasks(dir string, log hclog.Logger) ([]taskRecord, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
 	var out []taskRecord
 	for _, e := range entries {
-		p := filepath.Join(c.tasksPath(), e.Name())
+		p := filepath.Join(dir, e.Name())
 		if strings.Contains(e.Name(), recordExt+tempPattern) {
 			_ = os.Remove(p)
 			continue
@@ -140,12 +183,15 @@ func (c checkpoint) loadTasks() ([]taskRecord, error) {
 		if err == nil {
 			err = json.Unmarshal(data, &rec)
 		}
+		if err == nil && rec.Name != name {
+			err = fmt.Errorf("record names %q", rec.Name)
+		}
 		if err == nil {
-			err = rec.check(name)
+			err = rec.check()
 		}
 		if err != nil {
-			c.log.Error("unreadable task record moved aside", "file", p, "error", err)
-			_ = os.Rename(p, p+".corrupt")
+			log.Error("unreadable task record moved aside", "file", p, "error", err)
+			_ = os.Rename(p, p+corruptExt)
 			continue
 		}
 		out = append(out, rec)
@@ -153,43 +199,33 @@ func (c checkpoint) loadTasks() ([]taskRecord, error) {
 	return out, nil
 }
 
-// check verifies a record read from file name.json.
-func (r *taskRecord) check(name string) error {
-	switch {
-	case r.Name != name:
-		return fmt.Errorf("record names %q", r.Name)
-	case !protocol.ValidID(string(r.FrameworkID)) || !protocol.ValidID(string(r.Info.TaskID)):
-		return errors.New("invalid framework or task id")
-	case !r.State.Valid():
-		return fmt.Errorf("unknown state %q", r.State)
+// removeLegacyTasks deletes the record files recs were read from, and dir
+// itself unless something else (a record moved aside) is left in it.
+func removeLegacyTasks(dir string, recs []taskRecord) error {
+	for _, rec := range recs {
+		if err := os.Remove(filepath.Join(dir, rec.Name+recordExt)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	if os.Remove(dir) == nil {
+		_ = syncDir(filepath.Dir(dir))
 	}
 	return nil
 }
 
-// saveTask writes a task record durably.
-func (c checkpoint) saveTask(rec *taskRecord) error {
-	return c.write(c.taskPath(rec.Name), rec)
-}
-
-// removeTask deletes a task record.
-func (c checkpoint) removeTask(name string) error {
-	return c.remove(c.taskPath(name))
-}
-
-// write replaces path with v as JSON: temporary file, fsync, rename, fsync
-// of the directory.
-func (c checkpoint) write(path string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("%w: encode %s: %w", ErrCheckpoint, filepath.Base(path), err)
-	}
+// writeFileAtomic replaces path with data: temporary file, fsync, rename,
+// fsync of the directory.
+func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, filepath.Base(path)+tempPattern+"*")
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(append(data, '\n'))
+	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -204,20 +240,19 @@ func (c checkpoint) write(path string, v any) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("%w: write %s: %w", ErrCheckpoint, filepath.Base(path), err)
 	}
-	return nil
+	return err
 }
 
-// remove deletes path (a missing file is fine) and syncs its directory.
-func (c checkpoint) remove(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+// removeTemps removes the temporary files a crash left while replacing
+// dir/base.
+func removeTemps(dir, base string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), base+tempPattern) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
-	}
-	return nil
 }
 
 func syncDir(dir string) error {

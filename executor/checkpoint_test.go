@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,7 +11,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-func TestCheckpoint_RoundTrip(t *testing.T) {
+func TestCheckpoint_AgentRoundTrip(t *testing.T) {
 	t.Parallel()
 	c := checkpoint{dir: t.TempDir(), log: testlog.New(t)}
 	if err := c.init(); err != nil {
@@ -25,37 +26,11 @@ func TestCheckpoint_RoundTrip(t *testing.T) {
 	if rec, found, err := c.loadAgent(); !found || err != nil || rec.AgentID != "ag-1" {
 		t.Fatalf("got %+v %v %v", rec, found, err)
 	}
-	u := protocol.StatusUpdate{UUID: "st-1", Status: protocol.TaskStatus{TaskID: "t", FrameworkID: "fw", State: protocol.TaskRunning, UUID: "st-1"}}
-	rec := taskRecord{Name: "fw_t", FrameworkID: "fw", Info: protocol.TaskInfo{TaskID: "t"}, State: protocol.TaskRunning, Latest: &u, Queue: []protocol.StatusUpdate{u}}
-	if err := c.saveTask(&rec); err != nil {
-		t.Fatal(err)
-	}
-	// Leftovers of a crash: a temporary file and a corrupt record.
-	if err := os.WriteFile(filepath.Join(c.tasksPath(), "fw_x.json"+tempPattern+"123"), []byte("{"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(c.taskPath("fw_bad"), []byte("{"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := c.loadTasks()
-	if err != nil || len(recs) != 1 || recs[0].Name != "fw_t" || len(recs[0].Queue) != 1 || recs[0].Queue[0].UUID != "st-1" {
-		t.Fatalf("got %+v, %v", recs, err)
-	}
-	if _, err := os.Stat(c.taskPath("fw_bad") + ".corrupt"); err != nil {
-		t.Fatalf("corrupt record not moved aside: %v", err)
-	}
-	entries, _ := os.ReadDir(c.tasksPath())
-	if len(entries) != 2 {
-		t.Fatalf("left in tasks/: %v, want the record and the corrupt one", entries)
-	}
-	if err := c.removeTask("fw_t"); err != nil {
-		t.Fatal(err)
-	}
-	if recs, _ := c.loadTasks(); len(recs) != 0 {
-		t.Fatalf("removed record still loaded: %+v", recs)
-	}
 	if err := c.removeAgent(); err != nil {
 		t.Fatal(err)
+	}
+	if _, found, err := c.loadAgent(); found || err != nil {
+		t.Fatalf("after removal: found %v, %v", found, err)
 	}
 }
 
@@ -67,6 +42,59 @@ func TestCheckpoint_BadAgentRecord(t *testing.T) {
 	}
 	if _, _, err := c.loadAgent(); !errors.Is(err, ErrCheckpoint) {
 		t.Fatalf("got %v, want ErrCheckpoint", err)
+	}
+}
+
+// TestCheckpoint_LegacyRecords opens a work directory of an earlier
+// version, with a file per task record: the records are moved into the
+// journal, a corrupt one is kept aside, and the journal wins over a record
+// file it also holds.
+func TestCheckpoint_LegacyRecords(t *testing.T) {
+	t.Parallel()
+	c := checkpoint{dir: t.TempDir(), log: testlog.New(t)}
+	if err := c.init(); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(c.dir, tasksDir)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// fw_b is in the journal too, with a later state.
+	j, _, err := c.openTasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendOK(t, j, put(t, record("b", "RUNNING", 2)))
+	j.close()
+	for _, rec := range []taskRecord{record("a", "RUNNING", 1), record("b", "STARTING", 1)} {
+		data, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rec.Name+recordExt), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range map[string]string{
+		"fw_x.json" + tempPattern + "123": "{",
+		"fw_bad.json":                     "{",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for run := range 2 { // the second run reads the journal alone
+		j, recs, err := c.openTasks()
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.close()
+		checkRecords(t, recs, map[string]protocol.TaskState{"fw_a": "RUNNING", "fw_b": "RUNNING"})
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 1 || entries[0].Name() != "fw_bad.json.corrupt" {
+			t.Fatalf("run %d: left in tasks/: %v, want only the corrupt record", run, entries)
+		}
 	}
 }
 

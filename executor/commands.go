@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -39,7 +40,7 @@ func (a *Agent) onCommand(ctx context.Context, m *nats.Msg) {
 			a.log.Warn("invalid kill command dropped", "error", err)
 			return
 		}
-		a.kill(cmd.FrameworkID, cmd.TaskID, protocol.ReasonKilledByFramework)
+		a.kill(cmd.FrameworkID, cmd.TaskID, protocol.ReasonKilledByFramework, cmd.GracePeriod)
 	case *protocol.ShutdownFrameworkCommand:
 		if !protocol.ValidID(string(cmd.FrameworkID)) {
 			a.log.Warn("invalid shutdown framework command dropped", "framework_id", cmd.FrameworkID)
@@ -60,7 +61,7 @@ func (a *Agent) onCommand(ctx context.Context, m *nats.Msg) {
 // does not have is answered with LOST (task_unknown), so that a launch the
 // master committed but that never arrived does not stay STAGING; the task
 // is remembered, so that a late launch of it is not started.
-func (a *Agent) kill(fw protocol.FrameworkID, id protocol.TaskID, reason string) {
+func (a *Agent) kill(fw protocol.FrameworkID, id protocol.TaskID, reason string, grace time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	k := taskKey{fw, id}
@@ -76,11 +77,12 @@ func (a *Agent) kill(fw protocol.FrameworkID, id protocol.TaskID, reason string)
 		a.enqueueLocked(t, protocol.TaskLost, protocol.ReasonTaskUnknown, "kill of a task unknown to the agent", nil)
 		return
 	}
-	a.killLocked(t, reason)
+	a.killLocked(t, reason, grace)
 }
 
 // killLocked requests t's kill once, and signals its process (again).
-func (a *Agent) killLocked(t *task, reason string) {
+// grace, when not 0, replaces the task's own grace period.
+func (a *Agent) killLocked(t *task, reason string, grace time.Duration) {
 	if t.rec.State.Terminal() || t.abandoned {
 		return
 	}
@@ -88,8 +90,11 @@ func (a *Agent) killLocked(t *task, reason string) {
 		t.rec.KillRequested, t.rec.KillReason = true, reason
 		a.enqueueLocked(t, protocol.TaskKilling, reason, "", nil)
 	}
+	if grace > 0 {
+		t.killGrace = grace
+	}
 	if t.rt != nil {
-		if err := t.rt.Kill(); err != nil {
+		if err := t.rt.KillWithGrace(t.killGrace); err != nil {
 			t.log.Warn("kill task", "error", err)
 		}
 	}
@@ -102,7 +107,7 @@ func (a *Agent) shutdownFramework(fw protocol.FrameworkID) {
 	n := 0
 	for _, t := range a.tasks {
 		if t.rec.FrameworkID == fw && !t.rec.State.Terminal() {
-			a.killLocked(t, protocol.ReasonFrameworkRemoved)
+			a.killLocked(t, protocol.ReasonFrameworkRemoved, 0)
 			n++
 		}
 	}

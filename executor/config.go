@@ -36,9 +36,9 @@ type Config struct {
 	NATSConn *nats.Conn
 	// SubjectPrefix starts every NATS subject (default "allot").
 	SubjectPrefix string
-	// WorkDir holds the agent's checkpoint (agent.json, tasks/) and the
-	// task sandboxes (sandboxes/). Created if missing. One agent process at
-	// a time may use it.
+	// WorkDir holds the agent's checkpoint (agent.json, tasks.journal)
+	// and the task sandboxes (sandboxes/). Created if missing. One agent
+	// process at a time may use it.
 	WorkDir string
 	// Hostname is reported to the master (default os.Hostname).
 	Hostname string

@@ -40,7 +40,8 @@
 // # Reliable status updates
 //
 // Every status update gets a fresh UUID and is checkpointed with its task
-// before it is sent. Updates are sent in batches (all queued updates of a
+// before it is sent: it is sent only once the record holding it is on
+// disk. Updates are sent in batches (all queued updates of a
 // task in one request, in order) until the master acknowledges them, by
 // the request's reply or by an AckCommand, and resent every
 // ResendInterval otherwise, and at once when a new leader announces
@@ -56,18 +57,38 @@
 //
 // # Checkpoint and restart
 //
-// The work directory holds agent.json (the agent ID), tasks/<name>.json
-// (one record per task: its description, state, kill request and
-// unacknowledged updates, written atomically) and sandboxes/<name>/. A
-// task's sandbox is normally named "<framework ID>_<task ID>"; /v1/state
-// lists it. Stopping Run leaves the tasks running (their shims are
-// detached). A new agent on the same work directory reregisters with the
-// same ID, never anew, and finds its tasks again: one still running is
-// watched; one that ended meanwhile is reported from its recorded exit;
-// one whose shim died is FAILED executor_terminated; one whose launch the
-// stop interrupted is FAILED agent_restarted. Because a record holds the
-// task's state and its queue together, a final status is queued exactly
-// once, however often the agent restarts.
+// The work directory holds agent.json (the agent ID), tasks.journal and
+// sandboxes/<name>/. A task's sandbox is normally named
+// "<framework ID>_<task ID>"; /v1/state lists it.
+//
+// Each task has a record: its description, state, kill request and
+// unacknowledged updates. The records live in tasks.journal, an
+// append-only file of whole records and removals, each entry a line with
+// a CRC. Record changes are not written under the agent's lock one by one:
+// a flusher goroutine appends all those that accumulated while its
+// previous write ran with one write and one fsync (group commit), and
+// only then are the updates they hold sent; a reregistration likewise
+// waits until the records it reports are on disk. On start the journal is
+// replayed (the last entry of a task wins; an entry cut short by a crash
+// fails its CRC and is ignored, leaving the task's previous, complete
+// record) and rewritten with just the live records, atomically; it is
+// rewritten the same way when it grows to several times their number. So
+// a crash at any point leaves every task some completely written record,
+// and never loses an update that was sent. A failed write is logged and
+// the agent carries on as if it had succeeded (see flusher.go): only a
+// crash before the journal is written again loses those changes. Records
+// kept as tasks/<name>.json by earlier versions are moved into the journal
+// at start.
+//
+// Stopping Run writes what is queued and leaves the tasks running (their
+// shims are detached). A new agent on the same work directory reregisters
+// with the same ID, never anew, and finds its tasks again: one still
+// running is watched; one that ended meanwhile is reported from its
+// recorded exit; one whose shim died is FAILED executor_terminated; one
+// whose launch the stop interrupted is FAILED agent_restarted. Because a
+// record holds the task's state and its queue together, and is one journal
+// entry, a final status is queued exactly once, however often the agent
+// restarts.
 //
 // # File server
 //

@@ -109,7 +109,8 @@ func (a *Agent) newTaskLocked(fw protocol.FrameworkID, info protocol.TaskInfo) *
 	return t
 }
 
-// nameTakenLocked reports whether a sandbox or record name is in use.
+// nameTakenLocked reports whether a sandbox or record name is in use: by
+// a task the agent has or had, or by a sandbox on disk.
 func (a *Agent) nameTakenLocked(name string) bool {
 	for _, t := range a.tasks {
 		if t.rec.Name == name {
@@ -121,12 +122,8 @@ func (a *Agent) nameTakenLocked(name string) bool {
 			return true
 		}
 	}
-	for _, p := range []string{filepath.Join(a.SandboxRoot(), name), a.ckpt.taskPath(name)} {
-		if _, err := os.Lstat(p); err == nil {
-			return true
-		}
-	}
-	return false
+	_, err := os.Lstat(filepath.Join(a.SandboxRoot(), name))
+	return err == nil
 }
 
 // admitLocked checks a new task against the agent: a valid description
@@ -252,7 +249,7 @@ func (a *Agent) startedLocked(ctx context.Context, t *task, rt *runner.Task, run
 		_ = rt.Kill()
 		return
 	case t.rec.KillRequested || t.groupFailed:
-		if err := rt.Kill(); err != nil {
+		if err := rt.KillWithGrace(t.killGrace); err != nil {
 			t.log.Warn("kill task", "error", err)
 		}
 	case running:

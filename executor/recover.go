@@ -9,8 +9,8 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// recoverTasks loads the checkpointed tasks and finds each one that had
-// not ended again:
+// recoverTasks takes over the checkpointed tasks (recs, as the journal
+// held them) and finds each one that had not ended again:
 //
 //   - still running: watched again (RUNNING is reported if the agent
 //     stopped before reporting it); its end is reported once, later;
@@ -23,11 +23,7 @@ import (
 //
 // A task whose record is terminal already had its final status queued: it
 // is only sent again until acknowledged, never queued a second time.
-func (a *Agent) recoverTasks(ctx context.Context) error {
-	recs, err := a.ckpt.loadTasks()
-	if err != nil {
-		return err
-	}
+func (a *Agent) recoverTasks(ctx context.Context, recs []taskRecord) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var starting []*task // running, but RUNNING was never reported
@@ -36,7 +32,8 @@ func (a *Agent) recoverTasks(ctx context.Context) error {
 		t := &task{rec: rec, log: a.log.With("framework_id", rec.FrameworkID, "task_id", rec.Info.TaskID)}
 		k := t.key()
 		if other, dup := a.tasks[k]; dup {
-			t.log.Error("two records for one task; ignoring one", "kept", other.rec.Name, "ignored", rec.Name)
+			t.log.Error("two records for one task; dropping one", "kept", other.rec.Name, "dropped", rec.Name)
+			a.queueLocked(nil, removeEntry(rec.Name))
 			continue
 		}
 		a.tasks[k] = t
@@ -74,7 +71,6 @@ func (a *Agent) recoverTasks(ctx context.Context) error {
 	if len(recs) > 0 {
 		a.log.Info("checkpoint recovered", "tasks", len(a.tasks))
 	}
-	return nil
 }
 
 // groupKey names a task group.

@@ -74,6 +74,7 @@ func (a *Agent) reregister(ctx context.Context) error {
 		Attributes: a.attrs, Version: a.cfg.Version,
 	}
 	delivered := map[taskKey]protocol.StatusUUID{}
+	seq := a.seq // the request reports the records as of now
 	for k, t := range a.tasks {
 		if t.abandoned || t.rec.Latest == nil {
 			continue
@@ -88,6 +89,9 @@ func (a *Agent) reregister(ctx context.Context) error {
 		}
 	}
 	a.mu.Unlock()
+	if err := a.waitDurable(ctx, seq); err != nil {
+		return fmt.Errorf("reregister: %w", err)
+	}
 	for i := range req.Tasks {
 		req.Tasks[i].AgentID = req.AgentID
 	}
@@ -104,7 +108,7 @@ func (a *Agent) reregister(ctx context.Context) error {
 	case errors.Is(err, protocol.ErrUnknownAgent):
 		a.log.Error("the master does not know this agent any more; killing its tasks and registering anew",
 			"agent_id", req.AgentID, "error", err)
-		if err := a.abandon(); err != nil {
+		if err := a.abandon(ctx); err != nil {
 			return err
 		}
 		return a.register(ctx)
@@ -150,19 +154,14 @@ func (a *Agent) sessionUp(heartbeat time.Duration) {
 
 // abandon gives up every task after the master forgot the agent: the
 // master has already given them up (lost) and may have replaced them, so
-// they are killed, and their records and the agent ID are deleted.
-func (a *Agent) abandon() error {
+// they are killed, and their records and the agent ID are deleted. The
+// records go first: records left without an ID are abandoned again at the
+// next start, whereas records left behind would be reported under the
+// new ID the agent registers with next.
+func (a *Agent) abandon(ctx context.Context) error {
 	a.mu.Lock()
 	sub := a.cmdSub
 	a.cmdSub = nil
-	defer func() {
-		a.mu.Unlock()
-		if sub != nil {
-			if err := sub.Unsubscribe(); err != nil {
-				a.log.Debug("unsubscribe commands", "error", err)
-			}
-		}
-	}()
 	for k, t := range a.tasks {
 		t.abandoned = true
 		if t.rt != nil {
@@ -170,12 +169,20 @@ func (a *Agent) abandon() error {
 				t.log.Warn("kill abandoned task", "error", err)
 			}
 		}
-		if err := a.ckpt.removeTask(t.rec.Name); err != nil {
-			t.log.Error("remove task record", "error", err)
-		}
+		a.queueLocked(t, removeEntry(t.rec.Name))
 		delete(a.tasks, k)
 	}
 	a.id, a.registered = "", false
+	seq := a.seq
+	a.mu.Unlock()
+	if sub != nil {
+		if err := sub.Unsubscribe(); err != nil {
+			a.log.Debug("unsubscribe commands", "error", err)
+		}
+	}
+	if err := a.waitDurable(ctx, seq); err != nil {
+		return err
+	}
 	return a.ckpt.removeAgent()
 }
 

@@ -27,6 +27,8 @@ type task struct {
 	log hclog.Logger
 	// rt is the running (or ended) process, once started or reattached.
 	rt *runner.Task
+	// killGrace is the grace period a kill asked for; 0 keeps the task's.
+	killGrace time.Duration
 	// admitted is set once the task passed admission: its resources count
 	// as used until it ends.
 	admitted bool
@@ -42,6 +44,9 @@ type task struct {
 	inflight bool
 	lastSent time.Time
 	solo     bool
+	// version numbers the latest change of rec queued for the journal
+	// (Agent.seq); the change is on disk once Agent.durable reaches it.
+	version uint64
 }
 
 func (t *task) key() taskKey { return taskKey{t.rec.FrameworkID, t.rec.Info.TaskID} }

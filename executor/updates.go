@@ -10,7 +10,8 @@ import (
 )
 
 // This file holds the reliable status updates: every update gets a fresh
-// UUID, is checkpointed with its task before it is sent, and is sent
+// UUID, is checkpointed with its task before it is sent (the sender skips
+// a task whose latest record change is not on disk yet), and is sent
 // (batched across tasks, all queued updates of one task in one request,
 // in order) until the master acknowledges it, by the request's reply or
 // by an AckCommand. An update the master refuses can never apply (its task
@@ -34,28 +35,29 @@ func (a *Agent) enqueueLocked(t *task, st protocol.TaskState, reason, msg string
 		level = t.log.Info
 	}
 	level("task status", "state", st, "reason", reason, "uuid", uuid)
-	a.persistLocked(t)
-	a.kick()
+	a.persistLocked(t) // the flusher wakes the sender once it is on disk
 }
 
-// persistLocked checkpoints t, or deletes its record (and forgets it but
-// for a short memory) once it is terminal with nothing left to send.
+// persistLocked queues t's record for the journal, or its removal (and
+// forgets t but for a short memory) once it is terminal with nothing left
+// to send. The flusher writes it (flusher.go).
 func (a *Agent) persistLocked(t *task) {
 	if t.abandoned {
 		return
 	}
 	if t.rec.State.Terminal() && len(t.rec.Queue) == 0 {
-		if err := a.ckpt.removeTask(t.rec.Name); err != nil {
-			t.log.Error("remove task record", "error", err)
-		}
+		a.queueLocked(t, removeEntry(t.rec.Name))
 		a.forgetLocked(t)
 		return
 	}
-	if err := a.ckpt.saveTask(&t.rec); err != nil {
-		// Nothing better to do than to keep going: the update is sent
-		// anyway, and only a restart before it is acknowledged loses it.
+	e, err := putEntry(&t.rec)
+	if err != nil {
+		// A record always encodes; were it not to, the update is sent
+		// anyway, as after a failed write (flusher.go).
 		t.log.Error("checkpoint task", "error", err)
+		return
 	}
+	a.queueLocked(t, e)
 }
 
 // forgetLocked moves a finished task to the ended memory.
@@ -148,10 +150,24 @@ func (a *Agent) flush(ctx context.Context, now time.Time) {
 		a.mu.Unlock()
 		return
 	}
+	batches := a.takeBatchesLocked(now)
+	id := a.id
+	a.wg.Add(len(batches))
+	a.mu.Unlock()
+	for _, b := range batches {
+		go a.sendBatch(ctx, id, b)
+	}
+}
+
+// takeBatchesLocked gathers the queues due to be sent into requests and
+// marks their tasks in flight. A task whose latest record change is not on
+// disk yet waits: the flusher wakes the sender once it is.
+func (a *Agent) takeBatchesLocked(now time.Time) []*batch {
 	var batches []*batch
 	cur := &batch{}
 	for _, t := range a.tasks {
-		if len(t.rec.Queue) == 0 || t.inflight || !t.lastSent.IsZero() && now.Sub(t.lastSent) < a.cfg.ResendInterval {
+		if len(t.rec.Queue) == 0 || t.inflight || !a.durableLocked(t) ||
+			!t.lastSent.IsZero() && now.Sub(t.lastSent) < a.cfg.ResendInterval {
 			continue
 		}
 		// The task's queue, or as much of its head as fits in a request.
@@ -176,12 +192,7 @@ func (a *Agent) flush(ctx context.Context, now time.Time) {
 	if len(cur.updates) > 0 {
 		batches = append(batches, cur)
 	}
-	id := a.id
-	a.wg.Add(len(batches))
-	a.mu.Unlock()
-	for _, b := range batches {
-		go a.sendBatch(ctx, id, b)
-	}
+	return batches
 }
 
 func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *batch) {

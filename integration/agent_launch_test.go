@@ -43,10 +43,13 @@ func TestAgent_ShellTasks(t *testing.T) {
 	long := shTask("long", "sleep 1000")
 	stubborn := shTask("stubborn", `trap '' TERM; touch ready; while true; do sleep 0.1; done`)
 	stubborn.KillGracePeriod = 500 * time.Millisecond
+	// A kill's own grace period replaces the task's hour.
+	patient := shTask("patient", `trap '' TERM; touch ready; while true; do sleep 0.1; done`)
+	patient.KillGracePeriod = time.Hour
 	// tail holds its whole input until it sees a line end, which never
 	// comes: its memory grows far past the task's 32 MiB.
 	hog := shTask("hog", `(head -c 200000000 /dev/zero; exec sleep 60) | tail`)
-	f.launch(t, e.ID(), hello, three, long, stubborn, hog)
+	f.launch(t, e.ID(), hello, three, long, stubborn, patient, hog)
 
 	t.Run("exit 0", func(t *testing.T) {
 		st := f.rec.waitState(t, "hello", protocol.TaskFinished)
@@ -93,6 +96,22 @@ func TestAgent_ShellTasks(t *testing.T) {
 		}
 		if got := distinctStates(f.rec.statusesOf("stubborn")); !slices.Contains(got, protocol.TaskKilling) {
 			t.Errorf("updates %v, want KILLING before KILLED", got)
+		}
+	})
+	t.Run("kill with its own grace", func(t *testing.T) {
+		f.rec.waitState(t, "patient", protocol.TaskRunning)
+		waitFile(t, sandboxFile(e, sandboxOf(t, e, f.d.ID(), "patient"), "ready"))
+		const grace = 300 * time.Millisecond
+		asked := time.Now()
+		if err := f.d.Kill(sdkCtx(t), "patient", "", grace); err != nil {
+			t.Fatal(err)
+		}
+		st := f.rec.waitState(t, "patient", protocol.TaskKilled)
+		if took := st.At.Sub(asked); took < grace {
+			t.Errorf("KILLED %s after the kill, before its %s grace ran out", took, grace)
+		}
+		if !strings.Contains(st.Message, grace.String()) {
+			t.Errorf("message %q, want SIGKILL after the kill's %s grace", st.Message, grace)
 		}
 	})
 	t.Run("memory limit", func(t *testing.T) {

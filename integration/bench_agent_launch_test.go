@@ -77,15 +77,20 @@ func (s *latencyScheduler) StatusUpdate(_ *framework.Driver, st protocol.TaskSta
 }
 
 // BenchmarkAgentLaunchLatency measures launch-to-RUNNING latency through
-// the whole stack: an SDK framework launches 1,000 trivial tasks (`true`)
-// on one real agent of a three-master cluster (Raft over TCP on loopback,
+// the whole stack: an SDK framework launches 1 or 1,000 trivial tasks
+// (`true`) at once on one real agent of a three-master cluster (Raft over TCP on loopback,
 // production timeouts), and each task's latency runs from the moment the
 // framework sends its accept to the moment RUNNING reaches the framework.
 // Each task is a real process under its own supervisor (`allot
 // task-shim`, built first). median-ms and p99-ms are over all tasks
 // of all ops.
 func BenchmarkAgentLaunchLatency(b *testing.B) {
-	const n = 1000
+	for _, n := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) { benchAgentLaunchLatency(b, n) })
+	}
+}
+
+func benchAgentLaunchLatency(b *testing.B, n int) {
 	rc := raftstore.DefaultConfig()
 	shim := allotBinary(b)
 	var lat []time.Duration
@@ -109,7 +114,7 @@ func BenchmarkAgentLaunchLatency(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := d.Demand(context.Background(), framework.ShapeOf(s.tasks[0], n)); err != nil {
+		if err := d.Demand(context.Background(), framework.ShapeOf(s.tasks[0], int64(n))); err != nil {
 			b.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,5 +166,46 @@ func TestAgent_GroupRefusedWhole(t *testing.T) {
 	}
 	if used := e.Agent().State().Used; !used.IsEmpty() {
 		t.Errorf("the agent still counts %s used", used)
+	}
+}
+
+// TestAgent_GroupThatCannotFit launches a task group whose members fit one
+// by one but not together: the leader refuses the accept whole, every
+// member ends TASK_ERROR, and none reaches the agent; the offer stays
+// usable for a group that fits.
+func TestAgent_GroupThatCannotFit(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 3})
+	e := executors.New(t, c, executors.Options{})
+	f := startSDK(t, c, framework.WithName("too-big"))
+	fw := f.d.ID()
+	o := f.offerOn(t, e.ID(), shTask("probe", "true").Resources)
+	half := o.Resources.Scalar(protocol.ResCPUs)/2 + 100
+	var members []protocol.TaskInfo
+	for i := range 2 {
+		m := framework.NewTask(protocol.TaskID(fmt.Sprint("m", i)), "touch ran; sleep 1000").Shell().CPUs(half).Mem(32).Build()
+		members = append(members, m)
+	}
+	err := f.d.LaunchGroup(sdkCtx(t), []protocol.OfferID{o.ID}, "big", members...)
+	if !errors.Is(err, protocol.ErrInsufficient) {
+		t.Fatalf("LaunchGroup: %v, want ErrInsufficient", err)
+	}
+	for _, m := range members {
+		st := f.rec.waitState(t, m.TaskID, protocol.TaskError)
+		if st.Reason != protocol.ReasonInvalidOffers || st.UUID != "" {
+			t.Errorf("%s: got %s %q, want invalid_offers from the leader", m.TaskID, st.Reason, st.Message)
+		}
+		if _, ok := c.WaitForLeader().View().Task(fw, m.TaskID); ok {
+			t.Errorf("the leader holds %s", m.TaskID)
+		}
+		if _, ok := agentTask(e, fw, m.TaskID); ok {
+			t.Errorf("the agent knows %s", m.TaskID)
+		}
+	}
+	// The refused accept changed nothing: a group that fits runs.
+	small := []protocol.TaskInfo{shTask("s0", "sleep 1000"), shTask("s1", "sleep 1000")}
+	f.launchGroup(t, e.ID(), "small", small...)
+	for _, m := range small {
+		f.rec.waitState(t, m.TaskID, protocol.TaskRunning)
 	}
 }

@@ -76,7 +76,7 @@ func (a *Allocator) AddUsage(fwID protocol.FrameworkID, agentID protocol.AgentID
 	if err := res.Validate(); err != nil {
 		return err
 	}
-	v := a.reg.toVec(res)
+	v := a.toVec(res)
 	ports := res.Ranges[protocol.ResPorts]
 	if !ag.free.fits(v) || !ag.freePorts.ContainsAll(ports) {
 		return fmt.Errorf("%w: agent %s cannot hold %s", ErrInsufficient, agentID, res)
@@ -201,6 +201,18 @@ func (a *Allocator) frameworksOn(ag *agent) []*framework {
 		}
 	}
 	return out
+}
+
+// toVec converts scalars to a vector, registering resource names it has not
+// seen. A new name lengthens every vector, so it invalidates every cached
+// evaluation (a node's vector and growth curve have one entry per name).
+func (a *Allocator) toVec(res protocol.Resources) vec {
+	n := len(a.reg.names)
+	v := a.reg.toVec(res)
+	if len(a.reg.names) != n {
+		a.ver++
+	}
+	return v
 }
 
 // knownVec converts resources that may only name registered scalars (what

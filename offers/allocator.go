@@ -174,7 +174,7 @@ func (a *Allocator) SetDemand(id protocol.FrameworkID, demand []Demand) error {
 				hard = append(hard, c)
 			}
 		}
-		res := a.reg.toVec(d.Resources)
+		res := a.toVec(d.Resources)
 		if res.isZero() && d.Ports == 0 {
 			return fmt.Errorf("%w: demand asks for nothing", ErrInvalid)
 		}

@@ -154,3 +154,33 @@ func scaleDown(r protocol.Resources, n int64) protocol.Resources {
 	}
 	return protocol.Scalars(out)
 }
+
+// TestAllocator_NewResourceNameInvalidatesCaches: a demand naming a
+// resource no agent or demand named before lengthens every vector; the
+// cached evaluations (and growth curves) of the old length must not be
+// combined with new ones. The sequence comes from FuzzAllocator.
+func TestAllocator_NewResourceNameInvalidatesCaches(t *testing.T) {
+	for _, p := range Policies() {
+		t.Run(string(p), func(t *testing.T) {
+			a := newAlloc(t, testConfig(p))
+			addAgent(t, a, "a0", withPorts(cpuMem(250, 256), 31012, 31012), nil)
+			addFw(t, a, "f0", "eng/prod")
+			for i := 1; i <= 8; i++ {
+				must(t, a.AddFramework(FrameworkInfo{ID: protocol.FrameworkID(fmt.Sprintf("f%d", i)), Suppressed: true}))
+			}
+			addFw(t, a, "f9", "")
+			o := offerOn(t, a.Allocate(t0).Offers, "f0", "a0")
+			if _, err := a.Accept("f0", ids(o), []protocol.Resources{withPorts(res("mem", 85), 31012, 31012), res("cpus", 83)}, t0); err != nil {
+				t.Fatal(err)
+			}
+			a.Shares()
+			demand(t, a, "f8", Demand{Resources: res("gpus", 1), Count: 1})
+			if err := checkInvariants(a); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := cachedStates(a), freshStates(a); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("cached %v, fresh %v", got, want)
+			}
+		})
+	}
+}

@@ -24,7 +24,16 @@ func (l *leader) dispatch(msg *nats.Msg) {
 	case <-l.done:
 		return
 	}
+	// A message delivered while stop runs must not add to the wait group
+	// once stop waits on it.
+	l.stopMu.RLock()
+	if l.stopping {
+		l.stopMu.RUnlock()
+		<-l.work
+		return
+	}
 	l.wg.Add(1)
+	l.stopMu.RUnlock()
 	go func() {
 		defer l.wg.Done()
 		defer func() { <-l.work }()

@@ -48,6 +48,10 @@ type leader struct {
 	trigger  chan struct{}
 	done     chan struct{}
 	wg       sync.WaitGroup
+	// stopping, set under stopMu before stop waits, keeps request
+	// handlers from joining wg while it is waited on.
+	stopMu   sync.RWMutex
+	stopping bool
 }
 
 // maxConcurrentRequests bounds the request handlers running at once; Raft
@@ -210,6 +214,9 @@ func (l *leader) stop() {
 			l.logger.Debug("unsubscribe", "error", err)
 		}
 	}
+	l.stopMu.Lock()
+	l.stopping = true
+	l.stopMu.Unlock()
 	close(l.done)
 	l.wg.Wait()
 }

@@ -7,22 +7,42 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// Accept launches tasks on a framework's offers. The offers must be
+// Accepted is what a successful accept decided.
+type Accepted struct {
+	// Agent is the agent the tasks run on.
+	Agent protocol.AgentID
+	// Kinds holds, for each task, the kind of offer it was launched on.
+	// When fair and leftover offers are accepted together, tasks are
+	// counted against the fair offers first, in order, while their scalars
+	// fit, and the rest against the leftover offers.
+	Kinds []Kind
+}
+
+// Accept launches tasks on a framework's offers and returns the agent they
+// run on; AcceptTasks says more.
+func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (protocol.AgentID, error) {
+	acc, err := a.AcceptTasks(fwID, ids, tasks, now)
+	return acc.Agent, err
+}
+
+// AcceptTasks launches tasks on a framework's offers. The offers must be
 // outstanding, belong to the framework and lie on one agent; every task's
 // resources must be valid and non-empty, their scalars together must fit in
 // the offers' sum, and their ports must come from the offers' ports without
-// overlapping. On success the tasks' resources become the framework's usage,
-// the rest of the offers returns to the agent's free pool, and each task that
-// matches a declared shape lowers that shape's pending count. On error
-// nothing changes. It returns the agent the tasks run on.
-func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (protocol.AgentID, error) {
+// overlapping. On success the tasks' resources become the framework's usage
+// (whatever the offers' kind), the rest of the offers returns to the
+// agent's free pool, and each task that matches a declared shape lowers
+// that shape's pending count: a shape of its own kind first (fair demand
+// for a fair task, a leftover candidate for a leftover one), else one of
+// the other kind. On error nothing changes.
+func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (Accepted, error) {
 	f, err := a.framework(fwID)
 	if err != nil {
-		return "", err
+		return Accepted{}, err
 	}
 	held, err := a.ownedOffers(f, ids)
 	if err != nil {
-		return "", err
+		return Accepted{}, err
 	}
 	var offered vec
 	var offeredPorts protocol.Ranges
@@ -35,47 +55,93 @@ func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 	vecs := make([]vec, len(tasks))
 	for i, t := range tasks {
 		if err := t.Validate(); err != nil {
-			return "", fmt.Errorf("task %d: %w", i, err)
+			return Accepted{}, fmt.Errorf("task %d: %w", i, err)
 		}
 		if t.IsEmpty() {
-			return "", fmt.Errorf("%w: task %d asks for no resources", ErrInvalid, i)
+			return Accepted{}, fmt.Errorf("%w: task %d asks for no resources", ErrInvalid, i)
 		}
 		for name := range t.Ranges {
 			if name != protocol.ResPorts {
-				return "", fmt.Errorf("%w: task %d: range resource %q is not offered", ErrInsufficient, i, name)
+				return Accepted{}, fmt.Errorf("%w: task %d: range resource %q is not offered", ErrInsufficient, i, name)
 			}
 		}
 		for name := range t.Scalars {
 			if _, known := a.reg.index[name]; !known {
-				return "", fmt.Errorf("%w: task %d: resource %q is not offered", ErrInsufficient, i, name)
+				return Accepted{}, fmt.Errorf("%w: task %d: resource %q is not offered", ErrInsufficient, i, name)
 			}
 		}
 		ports := t.Ranges[protocol.ResPorts].Normalize()
 		if !offeredPorts.ContainsAll(ports) {
-			return "", fmt.Errorf("%w: task %d: ports %s not in the offers", ErrInsufficient, i, ports)
+			return Accepted{}, fmt.Errorf("%w: task %d: ports %s not in the offers", ErrInsufficient, i, ports)
 		}
 		if overlap := ports.Minus(ports.Minus(usedPorts)); len(overlap) > 0 {
-			return "", fmt.Errorf("%w: task %d: ports %s used by another task", ErrInvalid, i, overlap)
+			return Accepted{}, fmt.Errorf("%w: task %d: ports %s used by another task", ErrInvalid, i, overlap)
 		}
 		usedPorts = usedPorts.Union(ports)
 		vecs[i] = a.reg.toVec(t)
 		sum = sum.add(vecs[i])
 	}
 	if !offered.fits(sum) {
-		return "", fmt.Errorf("%w: tasks need %s, offers hold %s", ErrInsufficient,
+		return Accepted{}, fmt.Errorf("%w: tasks need %s, offers hold %s", ErrInsufficient,
 			a.reg.toResources(sum), a.reg.toResources(offered))
 	}
 	ag := held[0].ag
+	kinds := taskKinds(held, vecs)
 	for _, o := range held {
 		a.dropOffer(o)
 	}
 	a.take(ag, f, sum, usedPorts)
-	for _, v := range vecs {
+	for i, v := range vecs {
 		a.countLaunch(f, v, 1)
-		if s := f.shapeFor(v); s != nil && s.count != Unlimited && s.count > 0 {
-			s.count--
+		own, other := f.shapes, f.optional
+		if kinds[i] == KindLeftover {
+			own, other = other, own
+		}
+		if !lowerCount(own, v) {
+			lowerCount(other, v)
 		}
 	}
 	a.refresh(f)
-	return ag.id, nil
+	return Accepted{Agent: ag.id, Kinds: kinds}, nil
+}
+
+// taskKinds decides which kind of offer each task counts against: fair
+// offers first, in task order, while the task's scalars fit what is left
+// of them; the rest against leftover offers.
+func taskKinds(held []*offer, vecs []vec) []Kind {
+	var fair vec
+	leftover := false
+	for _, o := range held {
+		if o.kind == KindLeftover {
+			leftover = true
+		} else {
+			fair = fair.add(o.res)
+		}
+	}
+	kinds := make([]Kind, len(vecs))
+	for i, v := range vecs {
+		kinds[i] = KindFair
+		if leftover && (fair == nil || !fair.fits(v)) {
+			kinds[i] = KindLeftover
+			continue
+		}
+		fair = fair.sub(v)
+	}
+	return kinds
+}
+
+// lowerCount lowers the pending count of the first shape whose resources
+// equal v and that has tasks pending (an unlimited one stays unlimited);
+// it reports whether such a shape exists.
+func lowerCount(shapes []*shape, v vec) bool {
+	for _, s := range shapes {
+		if !vecEqual(s.res, v) || s.count == 0 {
+			continue
+		}
+		if s.count != Unlimited {
+			s.count--
+		}
+		return true
+	}
+	return false
 }

@@ -36,6 +36,13 @@ type Allocator struct {
 	shapes    shapeIndex
 	static    staticTargets
 	collapsed collapsedWeights
+
+	// Frameworks with leftover candidates, in shortest-remaining-work
+	// order once sorted (leftover.go).
+	spare       []*framework
+	spareSorted bool
+	spareBuf    []*framework  // scratch: one round's candidates
+	choiceBuf   []spareChoice // scratch: efficiency-first candidates
 }
 
 // New returns an empty allocator.
@@ -45,6 +52,9 @@ func New(cfg Config) (*Allocator, error) {
 	}
 	if cfg.OfferIDPrefix == "" {
 		cfg.OfferIDPrefix = "o"
+	}
+	if cfg.LeftoverOrder == "" {
+		cfg.LeftoverOrder = LeftoverJCTFirst
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -140,6 +150,7 @@ func (a *Allocator) RemoveFramework(id protocol.FrameworkID) ([]Rescind, error) 
 		ag.clearFilter(f.idx)
 	}
 	f.suppressed, f.declared, f.shapes = true, true, nil
+	a.setOptional(f, nil, 0)
 	a.refresh(f)
 	a.tree.detach(f.leaf)
 	delete(a.frameworks, id)
@@ -147,65 +158,6 @@ func (a *Allocator) RemoveFramework(id protocol.FrameworkID) ([]Rescind, error) 
 	a.freeIdx = append(a.freeIdx, f.idx)
 	a.changed()
 	return out, nil
-}
-
-// SetDemand replaces a framework's declared pending demand. A framework that
-// declares demand is offered one task's worth at a time; an empty list means
-// it currently wants nothing.
-func (a *Allocator) SetDemand(id protocol.FrameworkID, demand []Demand) error {
-	f, err := a.framework(id)
-	if err != nil {
-		return err
-	}
-	shapes := make([]*shape, 0, len(demand))
-	for _, d := range demand {
-		if err := d.Resources.Validate(); err != nil {
-			return err
-		}
-		if d.Count < 0 || d.Ports < 0 {
-			return fmt.Errorf("%w: negative demand", ErrInvalid)
-		}
-		var hard []protocol.Constraint
-		for _, c := range d.Constraints {
-			if err := c.Validate(); err != nil {
-				return err
-			}
-			if !c.Soft && !c.IsGroup() {
-				hard = append(hard, c)
-			}
-		}
-		res := a.toVec(d.Resources)
-		if res.isZero() && d.Ports == 0 {
-			return fmt.Errorf("%w: demand asks for nothing", ErrInvalid)
-		}
-		shapes = append(shapes, &shape{key: shapeKey(d), res: res, ports: uint64(d.Ports), hard: hard, count: d.Count})
-	}
-	// Units already offered keep counting against the new declaration.
-	for _, s := range shapes {
-		for _, old := range f.shapes {
-			if old.key == s.key {
-				s.offered += old.offered
-				old.offered = 0
-			}
-		}
-	}
-	f.declared, f.shapes = true, shapes
-	a.refresh(f)
-	a.changed()
-	return nil
-}
-
-// ClearDemand returns a framework to the undeclared state, in which it is
-// offered whole agent remainders as Mesos does.
-func (a *Allocator) ClearDemand(id protocol.FrameworkID) error {
-	f, err := a.framework(id)
-	if err != nil {
-		return err
-	}
-	f.declared, f.shapes = false, nil
-	a.refresh(f)
-	a.changed()
-	return nil
 }
 
 // Suppress stops offers to a framework until Revive.

@@ -59,7 +59,8 @@ type offer struct {
 	expires time.Time
 }
 
-func (a *Allocator) makeOffer(ag *agent, f *framework, b *building, now time.Time) Offer {
+func (a *Allocator) makeOffer(ag *agent, b *building, now time.Time) Offer {
+	f := b.fw
 	a.offerSeq++
 	o := &offer{
 		id:      protocol.OfferID(a.cfg.OfferIDPrefix + "-" + strconv.FormatUint(a.offerSeq, 10)),
@@ -69,7 +70,7 @@ func (a *Allocator) makeOffer(ag *agent, f *framework, b *building, now time.Tim
 		ports:   b.ports,
 		units:   b.units,
 		n:       b.n,
-		kind:    KindFair,
+		kind:    b.kind,
 		expires: a.expiryOf(now),
 	}
 	a.offers[o.id] = o
@@ -125,7 +126,7 @@ func (a *Allocator) dropOffer(o *offer) {
 	o.fw.offered = o.fw.offered.sub(o.res)
 	o.fw.alloc = o.fw.alloc.sub(o.res)
 	for key, n := range o.units {
-		for _, s := range o.fw.shapes {
+		for _, s := range o.fw.shapesOf(o.kind) {
 			if s.key == key {
 				s.offered = max(0, s.offered-n)
 			}
@@ -200,6 +201,23 @@ const DefaultFilter time.Duration = -1
 // framework is not offered that agent again for that long; DefaultFilter
 // uses the configured default; zero installs none.
 func (a *Allocator) Decline(fwID protocol.FrameworkID, ids []protocol.OfferID, refuse time.Duration, now time.Time) error {
+	if refuse < 0 {
+		refuse = a.cfg.DefaultRefuse
+	}
+	return a.decline(fwID, ids, refuse, now)
+}
+
+// DeclineLeftover returns offers as leftover: the framework gives them up
+// for others to use (Carbyne altruism), so no refuse filter is installed
+// unless refuse asks for one (DefaultFilter and zero install none). The
+// resources rejoin the agent's free pool, where the next round's fair
+// phase and then its leftover phase hand them out; nothing keeps them
+// from coming back to the framework itself if nobody else can use them.
+func (a *Allocator) DeclineLeftover(fwID protocol.FrameworkID, ids []protocol.OfferID, refuse time.Duration, now time.Time) error {
+	return a.decline(fwID, ids, max(refuse, 0), now)
+}
+
+func (a *Allocator) decline(fwID protocol.FrameworkID, ids []protocol.OfferID, refuse time.Duration, now time.Time) error {
 	f, err := a.framework(fwID)
 	if err != nil {
 		return err
@@ -207,9 +225,6 @@ func (a *Allocator) Decline(fwID protocol.FrameworkID, ids []protocol.OfferID, r
 	held, err := a.ownedOffers(f, ids)
 	if err != nil {
 		return err
-	}
-	if refuse < 0 {
-		refuse = a.cfg.DefaultRefuse
 	}
 	if a.cfg.MaxRefuse > 0 && refuse > a.cfg.MaxRefuse {
 		refuse = a.cfg.MaxRefuse

@@ -2,6 +2,7 @@ package offers
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/allot-project/allot/protocol"
@@ -25,6 +26,13 @@ type Config struct {
 	// OfferIDPrefix starts every offer ID; the leader sets it to something
 	// unique per term so IDs never repeat across leaders.
 	OfferIDPrefix string
+	// LeftoverOrder decides how the leftover pool is shared among the
+	// frameworks' optional work (default LeftoverJCTFirst).
+	LeftoverOrder LeftoverOrder
+	// LeftoverWorkWeight is m in the Tetris score align − ε·work used by
+	// LeftoverEfficiencyFirst, where ε = m·(mean alignment)/(mean remaining
+	// work) over the candidates; zero (the default) packs by alignment alone.
+	LeftoverWorkWeight float64
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -36,6 +44,7 @@ func DefaultConfig() Config {
 		MaxRefuse:      365 * 24 * time.Hour,
 		MinAllocatable: map[string]int64{protocol.ResCPUs: 10, protocol.ResMem: 32},
 		OfferIDPrefix:  "o",
+		LeftoverOrder:  LeftoverJCTFirst,
 	}
 }
 
@@ -54,6 +63,14 @@ func (c Config) Validate() error {
 	}
 	if !protocol.ValidID(c.OfferIDPrefix) {
 		return fmt.Errorf("%w: offer ID prefix %q", ErrInvalid, c.OfferIDPrefix)
+	}
+	if c.LeftoverOrder != "" {
+		if _, err := ParseLeftoverOrder(string(c.LeftoverOrder)); err != nil {
+			return err
+		}
+	}
+	if !(c.LeftoverWorkWeight >= 0) || math.IsInf(c.LeftoverWorkWeight, 0) {
+		return fmt.Errorf("%w: leftover work weight %v", ErrInvalid, c.LeftoverWorkWeight)
 	}
 	return nil
 }

@@ -76,7 +76,9 @@ type framework struct {
 	alloc   vec // used + offered: what shares are computed from
 
 	declared   bool
-	shapes     []*shape
+	shapes     []*shape         // fair demand
+	optional   []*shape         // leftover candidates
+	work       float64          // remaining work in task-seconds, 0 unknown
 	launched   map[string]int64 // running tasks per shape key (static targets)
 	suppressed bool
 	offers     map[*offer]struct{}
@@ -109,6 +111,27 @@ func (f *framework) demanding() bool {
 }
 
 func (f *framework) open() bool { return !f.suppressed && !f.declared }
+
+// wantsLeftover reports whether some leftover candidate has pending tasks.
+func (f *framework) wantsLeftover() bool {
+	if f.suppressed {
+		return false
+	}
+	for _, s := range f.optional {
+		if s.pending() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// shapesOf returns the framework's shapes of the given kind.
+func (f *framework) shapesOf(k Kind) []*shape {
+	if k == KindLeftover {
+		return f.optional
+	}
+	return f.shapes
+}
 
 // shapeFor finds the declared shape whose resources equal res, if any.
 func (f *framework) shapeFor(res vec) *shape {

@@ -107,6 +107,9 @@ func runFuzz(t *testing.T, in []byte) []string {
 	if z.b()%2 == 1 {
 		cfg.MinAllocatable = nil
 	}
+	x := z.b()
+	cfg.LeftoverOrder = LeftoverOrders()[x%len(LeftoverOrders())]
+	cfg.LeftoverWorkWeight = []float64{0, 1, 0.5}[x/2%3]
 	z.a = newAlloc(t, cfg)
 	for step := 0; step < maxFuzzSteps && z.pos < len(z.in); step++ {
 		z.step()
@@ -263,8 +266,42 @@ func (z *fuzzRun) addFrameworkIn(role string) {
 	z.logf("AddFramework(%+v) = %v", info, err)
 }
 
+// setDemand declares demand through SetDemand, Declare (demand, must-start
+// and optional lists) or SetLeftoverDemand.
 func (z *fuzzRun) setDemand() {
 	id := z.fwID()
+	before := snap(z.a)
+	var err error
+	switch mode := z.b() % 4; mode {
+	case 0, 1:
+		ds := z.demands()
+		err = z.a.SetDemand(id, ds)
+		z.logf("SetDemand(%s, %+v) = %v", id, ds, err)
+	case 2:
+		d := Declaration{Demand: z.demands(), MustStart: z.demands(), Optional: z.demands(),
+			RemainingWork: []float64{0, 1, 2.5, 40}[z.b()%4]}
+		for _, l := range []*[]Demand{&d.Demand, &d.MustStart, &d.Optional} {
+			if z.b()%3 == 0 {
+				*l = nil
+			}
+		}
+		err = z.a.Declare(id, d)
+		z.logf("Declare(%s, %+v) = %v", id, d, err)
+	default:
+		ds, work := z.demands(), []float64{0, 1, 3, -1}[z.b()%4]
+		err = z.a.SetLeftoverDemand(id, ds, work)
+		if _, live := z.a.frameworks[id]; live && work < 0 && !errors.Is(err, protocol.ErrInvalidArgument) {
+			z.fail("SetLeftoverDemand with work %v: %v", work, err)
+		}
+		z.logf("SetLeftoverDemand(%s, %+v, %v) = %v", id, ds, work, err)
+	}
+	if err != nil {
+		sameStateFuzz(z, "failed demand declaration", before)
+	}
+}
+
+// demands reads one or two task shapes.
+func (z *fuzzRun) demands() []Demand {
 	var ds []Demand
 	for range 1 + z.b()%2 {
 		d := Demand{
@@ -288,12 +325,7 @@ func (z *fuzzRun) setDemand() {
 		}
 		ds = append(ds, d)
 	}
-	before := snap(z.a)
-	err := z.a.SetDemand(id, ds)
-	if err != nil {
-		sameStateFuzz(z, "failed SetDemand", before)
-	}
-	z.logf("SetDemand(%s, %+v) = %v", id, ds, err)
+	return ds
 }
 
 func (z *fuzzRun) allocate() {
@@ -310,21 +342,29 @@ func (z *fuzzRun) allocate() {
 		}
 	}
 	type pair struct {
-		fw protocol.FrameworkID
-		ag protocol.AgentID
+		fw   protocol.FrameworkID
+		ag   protocol.AgentID
+		kind Kind
 	}
 	seen := map[pair]bool{}
 	for _, o := range d.Offers {
-		p := pair{o.FrameworkID, o.AgentID}
+		p := pair{o.FrameworkID, o.AgentID, o.Kind}
 		if seen[p] {
-			z.fail("two offers to %s on %s in one round", p.fw, p.ag)
+			z.fail("two %s offers to %s on %s in one round", p.kind, p.fw, p.ag)
 		}
 		seen[p] = true
-		if f := z.a.frameworks[o.FrameworkID]; f == nil || f.suppressed {
+		f := z.a.frameworks[o.FrameworkID]
+		if f == nil || f.suppressed {
 			z.fail("offer %s to a suppressed or unknown framework", o.ID)
 		}
 		if o.Resources.IsEmpty() {
 			z.fail("empty offer %s", o.ID)
+		}
+		if o.Kind == KindLeftover && (len(f.optional) == 0 || o.Tasks == 0) {
+			z.fail("leftover offer %s of %d tasks to %s, which has %d optional shapes", o.ID, o.Tasks, f.id, len(f.optional))
+		}
+		if o.Kind != KindFair && o.Kind != KindLeftover {
+			z.fail("offer %s of kind %q", o.ID, o.Kind)
 		}
 	}
 	z.logf("Allocate(%v) = %+v", z.now.Sub(t0), d)
@@ -362,12 +402,21 @@ func (z *fuzzRun) accept() {
 		tasks = append(tasks, tk)
 	}
 	before := snap(z.a)
-	ag, err := z.a.Accept(o.FrameworkID, ids(offers...), tasks, z.now)
+	acc, err := z.a.AcceptTasks(o.FrameworkID, ids(offers...), tasks, z.now)
+	ag := acc.Agent
 	if err != nil {
 		sameStateFuzz(z, "failed Accept", before)
 	} else {
 		if ag != o.AgentID {
 			z.fail("Accept returned agent %s, offer on %s", ag, o.AgentID)
+		}
+		if len(acc.Kinds) != len(tasks) {
+			z.fail("Accept returned %d kinds for %d tasks", len(acc.Kinds), len(tasks))
+		}
+		for _, k := range acc.Kinds {
+			if k != o.Kind && len(offers) == 1 {
+				z.fail("task on a %s offer counted as %s", o.Kind, k)
+			}
 		}
 		if _, live := z.a.Offer(o.ID); live {
 			z.fail("accepted offer %s still outstanding", o.ID)
@@ -386,8 +435,17 @@ func (z *fuzzRun) decline() {
 		fw = z.fwID()
 	}
 	refuse := []time.Duration{DefaultFilter, 0, time.Second, 10 * time.Second, 400 * 24 * time.Hour}[z.b()%5]
+	leftover := z.b()%3 == 0
+	decline := z.a.Decline
+	if leftover {
+		decline = z.a.DeclineLeftover
+	}
 	before := snap(z.a)
-	err := z.a.Decline(fw, ids(o), refuse, z.now)
+	wasFiltered := false
+	if f := z.a.frameworks[fw]; f != nil {
+		wasFiltered = z.a.agents[o.AgentID].isFiltered(f.idx)
+	}
+	err := decline(fw, ids(o), refuse, z.now)
 	switch {
 	case fw == o.FrameworkID && err != nil:
 		z.fail("Decline of own offer: %v", err)
@@ -396,7 +454,10 @@ func (z *fuzzRun) decline() {
 	case err != nil:
 		sameStateFuzz(z, "failed Decline", before)
 	}
-	z.logf("Decline(%s, %s, %v) = %v", fw, o.ID, refuse, err)
+	if ag := z.a.agents[o.AgentID]; err == nil && leftover && refuse <= 0 && !wasFiltered && ag.isFiltered(z.a.frameworks[fw].idx) {
+		z.fail("DeclineLeftover(%s, %s, %v) installed a filter", fw, o.ID, refuse)
+	}
+	z.logf("Decline(%s, %s, %v, leftover=%v) = %v", fw, o.ID, refuse, leftover, err)
 }
 
 func (z *fuzzRun) recover() {

@@ -23,15 +23,18 @@ type Decisions struct {
 // share whose subtree has pending demand that fits the agent's free
 // resources, passes the framework's filters and the shape's hard
 // constraints, and that leaf tentatively receives one task's worth; this
-// repeats until nothing fits. The remainder then goes whole to the
-// framework without declared demand that the same walk picks, if it is at
-// least Config.MinAllocatable. Each framework gets at most one offer per
-// agent per round.
+// repeats until nothing fits. What is still free is the agent's leftover
+// pool: frameworks' optional task shapes are fitted into it in the order
+// Config.LeftoverOrder says (leftover.go). The remainder then goes whole to
+// the framework without declared demand that the same walk picks, if it is
+// at least Config.MinAllocatable. Each framework gets at most one offer of
+// each kind per agent per round.
 func (a *Allocator) Allocate(now time.Time) Decisions {
 	var d Decisions
 	d.Rescinds = a.Expire(now)
 	a.expireFilters(now)
-	if a.tree.root.demanding == 0 && a.tree.root.open == 0 || len(a.agentList) == 0 {
+	spare := a.leftoverCandidates()
+	if a.tree.root.demanding == 0 && a.tree.root.open == 0 && len(spare) == 0 || len(a.agentList) == 0 {
 		return d
 	}
 	if a.cfg.Policy == PolicyStatic {
@@ -43,7 +46,8 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 	n := len(a.agentList)
 	start := a.cursor % n
 	a.cursor++
-	t := &turn{hardOK: map[*shape]bool{}, shapeOf: map[*node]*shape{}, built: map[*framework]*building{}}
+	t := &turn{hardOK: map[*shape]bool{}, shapeOf: map[*node]*shape{},
+		built: map[*framework]*building{}, spare: map[*framework]*building{}}
 	for i := 0; i < n; i++ {
 		ag := a.agentList[(start+i)%n]
 		if ag.free.isZero() && len(ag.freePorts) == 0 {
@@ -51,15 +55,19 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		}
 		t.ag = ag
 		clear(t.built)
+		if len(t.spare) > 0 {
+			clear(t.spare)
+		}
 		clear(t.hardOK)
 		clear(t.shapeOf)
-		t.order = t.order[:0]
+		t.offers = t.offers[:0]
 		a.turnFair(t)
+		spare = a.turnLeftover(t, spare)
 		a.turnRemainder(t)
-		for _, f := range t.order {
-			d.Offers = append(d.Offers, a.makeOffer(ag, f, t.built[f], now))
+		for _, b := range t.offers {
+			d.Offers = append(d.Offers, a.makeOffer(ag, b, now))
 		}
-		if a.tree.root.demanding == 0 && a.tree.root.open == 0 {
+		if a.tree.root.demanding == 0 && a.tree.root.open == 0 && len(spare) == 0 {
 			break
 		}
 	}
@@ -105,9 +113,9 @@ func (a *Allocator) turnRemainder(t *turn) {
 		return
 	}
 	f := leaf.fw
-	b := &building{res: t.ag.free.clone(), ports: t.ag.freePorts, whole: true}
+	b := &building{fw: f, kind: KindFair, res: t.ag.free.clone(), ports: t.ag.freePorts, whole: true}
 	t.built[f] = b
-	t.order = append(t.order, f)
+	t.offers = append(t.offers, b)
 	a.addFree(t.ag, b.res, -1)
 	t.ag.freePorts = nil
 	f.offered = f.offered.add(b.res)
@@ -129,10 +137,17 @@ func (a *Allocator) pickNext(t *turn) *node {
 func (a *Allocator) giveUnit(t *turn, f *framework, s *shape) {
 	b := t.built[f]
 	if b == nil {
-		b = &building{units: map[string]int64{}}
+		b = &building{fw: f, kind: KindFair, units: map[string]int64{}}
 		t.built[f] = b
-		t.order = append(t.order, f)
+		t.offers = append(t.offers, b)
 	}
+	a.addUnit(t, b, s)
+}
+
+// addUnit moves one task of shape s from t.ag's free pool into the offer
+// being built, and counts it as offered to the offer's framework.
+func (a *Allocator) addUnit(t *turn, b *building, s *shape) {
+	f := b.fw
 	a.addFree(t.ag, s.res, -1)
 	if s.ports > 0 {
 		p, _ := t.ag.freePorts.Take(s.ports)

@@ -9,6 +9,7 @@ type phase uint8
 
 const (
 	phaseFair      phase = iota // declared demand, one task unit at a time
+	phaseLeftover               // optional demand, on what the fair phase left
 	phaseRemainder              // frameworks without declared demand
 )
 
@@ -16,15 +17,18 @@ const (
 type turn struct {
 	ag      *agent
 	phase   phase
-	targets bool // static policy: only shapes below their static target
-	built   map[*framework]*building
-	order   []*framework     // frameworks in the order they first got units
-	hardOK  map[*shape]bool  // constraint results for this agent
-	shapeOf map[*node]*shape // shape accepted per leaf in the current pick
+	targets bool                     // static policy: only shapes below their static target
+	built   map[*framework]*building // fair and remainder offers
+	spare   map[*framework]*building // leftover offers
+	offers  []*building              // every offer, in the order it was started
+	hardOK  map[*shape]bool          // constraint results for this agent
+	shapeOf map[*node]*shape         // shape accepted per leaf in the current pick
 }
 
 // building is an offer being assembled during a turn.
 type building struct {
+	fw    *framework
+	kind  Kind
 	res   vec
 	ports protocol.Ranges
 	units map[string]int64
@@ -143,18 +147,22 @@ func (a *Allocator) leafFits(l *node, t *turn) bool {
 		if t.targets && f.launched[s.key]+s.offered >= a.static.target(f, s) {
 			continue
 		}
-		if len(s.hard) > 0 {
-			ok, seen := t.hardOK[s]
-			if !seen {
-				ok, _ = protocol.MatchHard(s.hard, t.ag.info.Attributes)
-				t.hardOK[s] = ok
-			}
-			if !ok {
-				continue
-			}
+		if len(s.hard) > 0 && !a.hardOn(t, s) {
+			continue
 		}
 		t.shapeOf[l] = s
 		return true
 	}
 	return false
+}
+
+// hardOn reports whether t.ag satisfies the hard constraints of s,
+// remembering the answer for the rest of the turn.
+func (a *Allocator) hardOn(t *turn, s *shape) bool {
+	ok, seen := t.hardOK[s]
+	if !seen {
+		ok, _ = protocol.MatchHard(s.hard, t.ag.info.Attributes)
+		t.hardOK[s] = ok
+	}
+	return ok
 }

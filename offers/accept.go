@@ -110,18 +110,19 @@ func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferI
 // of them; the rest against leftover offers.
 func taskKinds(held []*offer, vecs []vec) []Kind {
 	var fair vec
-	leftover := false
+	haveFair, haveLeftover := false, false
 	for _, o := range held {
 		if o.kind == KindLeftover {
-			leftover = true
+			haveLeftover = true
 		} else {
+			haveFair = true
 			fair = fair.add(o.res)
 		}
 	}
 	kinds := make([]Kind, len(vecs))
 	for i, v := range vecs {
 		kinds[i] = KindFair
-		if leftover && (fair == nil || !fair.fits(v)) {
+		if haveLeftover && !(haveFair && fair.fits(v)) {
 			kinds[i] = KindLeftover
 			continue
 		}

@@ -29,6 +29,9 @@ type Config struct {
 	Roles map[string]float64
 	// Policy is the allocation policy (default "dynamic").
 	Policy string
+	// LeftoverOrder is how the leftover pool is shared: "jct-first"
+	// (default) or "efficiency-first" (see offers.LeftoverOrder).
+	LeftoverOrder string
 	// AllocationInterval is how often an allocation round runs at the
 	// latest; events trigger earlier rounds.
 	AllocationInterval time.Duration
@@ -57,6 +60,7 @@ func DefaultConfig() Config {
 		SubjectPrefix:      "allot",
 		HTTPAddr:           "127.0.0.1:5050",
 		Policy:             string(offers.PolicyDynamic),
+		LeftoverOrder:      string(offers.LeftoverJCTFirst),
 		AllocationInterval: 100 * time.Millisecond,
 		OfferTimeout:       30 * time.Second,
 		DefaultRefuse:      5 * time.Second,
@@ -78,6 +82,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: subject prefix: %v", ErrConfig, err)
 	}
 	if _, err := offers.ParsePolicy(c.Policy); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if _, err := offers.ParseLeftoverOrder(c.LeftoverOrder); c.LeftoverOrder != "" && err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	for path, w := range c.Roles {

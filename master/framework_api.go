@@ -155,16 +155,17 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 			}
 		}
 	}
-	agent, err := l.alloc.Accept(r.FrameworkID, r.OfferIDs, resources, now)
+	acc, err := l.alloc.AcceptTasks(r.FrameworkID, r.OfferIDs, resources, now)
 	l.mu.Unlock()
 	if err != nil {
 		l.refuseLaunch(r, err)
 		return err
 	}
+	agent := acc.Agent
+	// A task's kind is the kind of offer it was launched on, whatever the
+	// framework sent.
 	for i := range tasks {
-		if tasks[i].Kind == "" {
-			tasks[i].Kind = protocol.OfferKind(offers.KindFair)
-		}
+		tasks[i].Kind = protocol.OfferKind(acc.Kinds[i])
 	}
 	_, err = l.apply(ctx, state.CmdLaunchTasks, state.LaunchTasks{
 		FrameworkID: r.FrameworkID, AgentID: agent, Tasks: tasks, Time: now.UnixNano(),
@@ -184,7 +185,9 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 	return nil
 }
 
-// decline returns offers; without filters the default refuse filter applies.
+// decline returns offers; without filters the default refuse filter
+// applies, except to a leftover decline, which gives the resources to the
+// leftover pool and installs a filter only when it names one.
 func (l *leader) decline(r *protocol.DeclineRequest) error {
 	if err := l.admit(r.FrameworkID); err != nil {
 		return err
@@ -193,8 +196,12 @@ func (l *leader) decline(r *protocol.DeclineRequest) error {
 	if r.Filters != nil {
 		refuse = time.Duration(r.Filters.RefuseSeconds * float64(time.Second))
 	}
+	decline := l.alloc.Decline
+	if r.Leftover {
+		decline = l.alloc.DeclineLeftover
+	}
 	l.mu.Lock()
-	err := l.alloc.Decline(r.FrameworkID, r.OfferIDs, refuse, time.Now())
+	err := decline(r.FrameworkID, r.OfferIDs, refuse, time.Now())
 	l.mu.Unlock()
 	l.kick()
 	return err
@@ -299,28 +306,33 @@ func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest
 	return reply, nil
 }
 
-// demand records a framework's pending task shapes for the allocator; an
-// empty report withdraws the declaration.
+// demand records a framework's pending task shapes for the allocator: the
+// fair part (Demand less Optional, and at least MustStart) for the H-DRF
+// phase, Optional and RemainingWork for the leftover phase. An empty report
+// withdraws the declaration.
 func (l *leader) demand(r *protocol.DemandRequest) error {
 	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
-	var ds []offers.Demand
-	for _, list := range [][]protocol.TaskShape{r.Demand, r.MustStart, r.Optional} {
-		for _, s := range list {
-			ds = append(ds, offers.Demand{Resources: s.Resources, Ports: s.Ports, Count: s.Count, Constraints: s.Constraints})
-		}
+	d := offers.Declaration{
+		Demand:        demands(r.Demand),
+		MustStart:     demands(r.MustStart),
+		Optional:      demands(r.Optional),
+		RemainingWork: r.RemainingWork,
 	}
 	l.mu.Lock()
-	var err error
-	if len(ds) == 0 {
-		err = l.alloc.ClearDemand(r.FrameworkID)
-	} else {
-		err = l.alloc.SetDemand(r.FrameworkID, ds)
-	}
+	err := l.alloc.Declare(r.FrameworkID, d)
 	l.mu.Unlock()
 	l.kick()
 	return err
+}
+
+func demands(shapes []protocol.TaskShape) []offers.Demand {
+	out := make([]offers.Demand, 0, len(shapes))
+	for _, s := range shapes {
+		out = append(out, offers.Demand{Resources: s.Resources, Ports: s.Ports, Count: s.Count, Constraints: s.Constraints})
+	}
+	return out
 }
 
 // admit refuses requests naming a framework the state does not hold, and

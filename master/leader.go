@@ -61,6 +61,7 @@ const maxConcurrentRequests = 256
 func newLeader(m *Master, v *state.View) (*leader, error) {
 	cfg := offers.DefaultConfig()
 	cfg.Policy = offers.Policy(m.cfg.Policy)
+	cfg.LeftoverOrder = offers.LeftoverOrder(m.cfg.LeftoverOrder)
 	cfg.OfferTimeout = m.cfg.OfferTimeout
 	cfg.DefaultRefuse = m.cfg.DefaultRefuse
 	// Offer IDs must never repeat across leaders.

@@ -35,9 +35,11 @@ func (s TaskShape) Validate() error {
 }
 
 // DemandRequest reports what the framework wants now, replacing its previous
-// report. The master uses Demand for fair (H-DRF) offers, MustStart and
-// Optional for Carbyne leftover redistribution, and RemainingWork for
-// shortest-remaining-time-first ordering. Demand is leader memory only: the
+// report. Per task shape the master offers max(Demand − Optional, MustStart)
+// tasks as fair (H-DRF) offers, and Optional tasks as leftover offers from
+// what the fair offers leave free, frameworks with the least RemainingWork
+// first (Carbyne altruism). A framework that sends only Demand is served it
+// all fairly and gets no leftover offers. Demand is leader memory only: the
 // SDK resends it after reconnecting. A report with no shapes at all
 // withdraws the declaration: the framework is offered whatever is left on
 // agents again, as a framework that never declared demand is. Shapes with
@@ -49,7 +51,7 @@ type DemandRequest struct {
 	// MustStart is the subset that must start now for the job to keep its
 	// completion time (Carbyne's must-start set).
 	MustStart []TaskShape `msgpack:"must,omitempty" json:"must_start,omitempty"`
-	// Optional is work that can run early on leftover resources.
+	// Optional is the subset that can run early on leftover resources.
 	Optional []TaskShape `msgpack:"opt,omitempty" json:"optional,omitempty"`
 	// RemainingWork estimates the framework's remaining work in task-seconds;
 	// 0 means unknown.

@@ -34,6 +34,7 @@ type masterFlags struct {
 	RolesFile          string             `json:"roles_file"`
 	Roles              map[string]float64 `json:"roles"`
 	Policy             string             `json:"policy"`
+	LeftoverOrder      string             `json:"leftover_order"`
 	AllocationInterval time.Duration      `json:"allocation_interval"`
 	OfferTimeout       time.Duration      `json:"offer_timeout"`
 	LogLevel           string             `json:"log_level"`
@@ -43,7 +44,7 @@ func masterCommand() *cobra.Command {
 	def := master.DefaultConfig()
 	f := masterFlags{
 		RaftBind: def.Raft.BindAddr, NATSListen: "0.0.0.0:4222", NATSCluster: "0.0.0.0:6222",
-		HTTPAddr: def.HTTPAddr, Policy: def.Policy, AllocationInterval: def.AllocationInterval,
+		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, AllocationInterval: def.AllocationInterval,
 		OfferTimeout: def.OfferTimeout, LogLevel: "info",
 	}
 	var configFile string
@@ -92,6 +93,7 @@ Example, first of three:
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "HTTP operator API listen address (empty disables)")
 	fl.StringVar(&f.RolesFile, "roles", "", `JSON file of role weights, e.g. {"eng": 2, "eng/prod": 3}`)
 	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: dynamic, static, paper, naive, collapsed, mesos")
+	fl.StringVar(&f.LeftoverOrder, "leftover-order", f.LeftoverOrder, "how the leftover pool is shared: jct-first or efficiency-first")
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
@@ -128,6 +130,7 @@ func (f masterFlags) config() (master.Config, error) {
 	}
 	cfg.HTTPAddr = f.HTTPAddr
 	cfg.Policy = f.Policy
+	cfg.LeftoverOrder = f.LeftoverOrder
 	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
 	cfg.Roles = map[string]float64{}
 	for k, v := range f.Roles {

@@ -19,7 +19,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		Bootstrap:  true,
 		NATSListen: "127.0.0.1:4222", NATSCluster: "127.0.0.1:6222",
 		NATSRoutes: "nats-route://127.0.0.2:6222,nats-route://127.0.0.3:6222",
-		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic",
+		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first",
 		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info",
 	}
 	cfg, err := f.config()
@@ -35,6 +35,9 @@ func TestMasterFlags_Config(t *testing.T) {
 	if cfg.Roles["eng/prod"] != 3 || cfg.Roles["eng"] != 2 {
 		t.Errorf("roles: got %v", cfg.Roles)
 	}
+	if cfg.LeftoverOrder != "efficiency-first" {
+		t.Errorf("leftover order: got %q, want efficiency-first", cfg.LeftoverOrder)
+	}
 }
 
 func TestMasterFlags_ConfigRejects(t *testing.T) {
@@ -47,6 +50,7 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		"bad peer":     func(f *masterFlags) { f.Peers = "m1" },
 		"bad listen":   func(f *masterFlags) { f.NATSListen = "nope" },
 		"bad policy":   func(f *masterFlags) { f.Policy = "fifo" },
+		"bad leftover": func(f *masterFlags) { f.LeftoverOrder = "fifo" },
 		"missing file": func(f *masterFlags) { f.RolesFile = "/nonexistent.json" },
 		"bad role":     func(f *masterFlags) { f.Roles = map[string]float64{"eng": -1} },
 	} {

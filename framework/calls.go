@@ -68,8 +68,9 @@ func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, op pro
 	d.mu.Lock()
 	switch {
 	case err == nil:
-		for _, t := range op.Tasks {
-			d.launchedLocked(t)
+		kinds := d.launchKinds(offerIDs, op.Tasks)
+		for i, t := range op.Tasks {
+			d.launchedLocked(t, kinds[i])
 		}
 		d.dropOffersLocked(offerIDs)
 	case unsure:

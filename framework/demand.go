@@ -126,27 +126,83 @@ func (d *Driver) setGangDemand(ctx context.Context, g *Gang, shapes []protocol.T
 	return d.sendDemand(ctx)
 }
 
-// launchedLocked lowers the count of the shape a launched task matches,
-// as the allocator does: the first shape with the same scalar resources,
-// across Demand, the gangs' shapes, MustStart and Optional in the order
-// the leader sees them; unlimited counts stay. d.mu must be held.
-func (d *Driver) launchedLocked(t protocol.TaskInfo) {
+// launchedLocked lowers the counts of the shapes a launched task matches,
+// as the leader lowers its copy, so that a declaration sent again after a
+// subscribe asks for what is still pending. kind is the kind of offer the
+// task counts against (launchKinds). The task leaves the first matching
+// shape of Demand or of a gang's shapes, and the first matching shape of
+// MustStart for a fair task or Optional for a leftover one (the other list
+// when that one has none pending); unlimited counts stay. With Demand =
+// MustStart + Optional, the leader's fair demand, max(Demand − Optional,
+// MustStart), then drops by one for a fair task and its leftover demand by
+// one for a leftover task. d.mu must be held.
+func (d *Driver) launchedLocked(t protocol.TaskInfo, kind protocol.OfferKind) {
 	s := &d.demand
 	lists := [][]protocol.TaskShape{s.own.Demand}
 	for _, g := range s.order {
 		lists = append(lists, s.gangs[g])
 	}
-	lists = append(lists, s.own.MustStart, s.own.Optional)
+	lowerShape(t.Resources, lists...)
+	own, other := s.own.MustStart, s.own.Optional
+	if kind == protocol.OfferLeftover {
+		own, other = other, own
+	}
+	if !lowerShape(t.Resources, own) {
+		lowerShape(t.Resources, other)
+	}
+}
+
+// lowerShape lowers the count of the first shape across lists with the
+// task's scalar resources and tasks pending; it reports whether there was
+// one.
+func lowerShape(res protocol.Resources, lists ...[]protocol.TaskShape) bool {
 	for _, l := range lists {
 		for i := range l {
-			if sameScalars(l[i].Resources, t.Resources) {
-				if l[i].Count > 0 && l[i].Count != UnlimitedCount {
+			if l[i].Count > 0 && sameScalars(l[i].Resources, res) {
+				if l[i].Count != UnlimitedCount {
 					l[i].Count--
 				}
-				return
+				return true
 			}
 		}
 	}
+	return false
+}
+
+// launchKinds says which kind of offer each task of an accept counts
+// against, as the leader decides it: the fair offers first, in task
+// order, while the task's scalars fit what is left of them, and the rest
+// against the leftover offers. d.mu must be held.
+func (d *Driver) launchKinds(offerIDs []protocol.OfferID, tasks []protocol.TaskInfo) []protocol.OfferKind {
+	fair := map[string]int64{}
+	haveFair, haveLeftover := false, false
+	for _, id := range offerIDs {
+		o := d.outstanding[id]
+		if o.Kind == protocol.OfferLeftover {
+			haveLeftover = true
+			continue
+		}
+		haveFair = true
+		for k, v := range o.Resources.Scalars {
+			fair[k] += v
+		}
+	}
+	kinds := make([]protocol.OfferKind, len(tasks))
+	for i, t := range tasks {
+		kinds[i] = protocol.OfferFair
+		fits := haveFair
+		for k, v := range t.Resources.Scalars {
+			fits = fits && v <= fair[k]
+		}
+		if haveLeftover && !fits {
+			kinds[i] = protocol.OfferLeftover
+			continue
+		}
+		for k, v := range t.Resources.Scalars {
+			fair[k] -= v
+		}
+	}
+	return kinds
 }
 
 // sameScalars reports whether a and b hold the same scalar amounts (zero

@@ -76,7 +76,7 @@ func TestMaster_Leftover(t *testing.T) {
 		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
 	var fw protocol.SubscribeReply
 	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
-		protocol.SubscribeRequest{Name: "carbyne", Principal: "p", Role: "eng"}, &fw)
+		protocol.SubscribeRequest{Name: "carbyne", Principal: "p", Role: "eng", Suppressed: true}, &fw)
 	events, err := subj.FrameworkEvents(fw.FrameworkID)
 	if err != nil {
 		t.Fatal(err)
@@ -93,9 +93,13 @@ func TestMaster_Leftover(t *testing.T) {
 	shape := func(n int64) []protocol.TaskShape {
 		return []protocol.TaskShape{{Resources: task, Count: n}}
 	}
+	// Subscribed suppressed, it declares first and then opens its offers,
+	// so that no round sees it undeclared.
 	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest, protocol.DemandRequest{
 		FrameworkID: fw.FrameworkID, Demand: shape(5), MustStart: shape(1), Optional: shape(4), RemainingWork: 5,
 	}, nil)
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 	got := inbox.take(t, protocol.OfferFair, protocol.OfferLeftover)
 	fair, leftover := got[protocol.OfferFair], got[protocol.OfferLeftover]
 	if c := fair.Resources.Scalar("cpus"); c != 100 {

@@ -309,10 +309,11 @@ func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest
 // demand records a framework's pending task shapes for the allocator: the
 // fair part (Demand less Optional, and at least MustStart) for the H-DRF
 // phase, Optional and RemainingWork for the leftover phase. An empty report
-// withdraws the declaration.
+// withdraws the declaration. The report is recorded before admit opens the
+// offers of a framework's first request, so no round sees it undeclared.
 func (l *leader) demand(r *protocol.DemandRequest) error {
-	if err := l.admit(r.FrameworkID); err != nil {
-		return err
+	if _, ok := l.m.View().Framework(r.FrameworkID); !ok {
+		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, r.FrameworkID)
 	}
 	d := offers.Declaration{
 		Demand:        demands(r.Demand),
@@ -323,6 +324,9 @@ func (l *leader) demand(r *protocol.DemandRequest) error {
 	l.mu.Lock()
 	err := l.alloc.Declare(r.FrameworkID, d)
 	l.mu.Unlock()
+	if aerr := l.admit(r.FrameworkID); err == nil {
+		err = aerr
+	}
 	l.kick()
 	return err
 }

@@ -2,6 +2,7 @@ package offers
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/allot-project/allot/protocol"
@@ -21,8 +22,8 @@ type Accepted struct {
 // Accept launches tasks on a framework's offers and returns the agent they
 // run on; AcceptTasks says more.
 func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (protocol.AgentID, error) {
-	acc, err := a.AcceptTasks(fwID, ids, tasks, now)
-	return acc.Agent, err
+	ag, _, err := a.accept(fwID, ids, tasks)
+	return ag, err
 }
 
 // AcceptTasks launches tasks on a framework's offers. The offers must be
@@ -36,13 +37,28 @@ func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 // for a fair task, a leftover candidate for a leftover one), else one of
 // the other kind. On error nothing changes.
 func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (Accepted, error) {
-	f, err := a.framework(fwID)
+	ag, kinds, err := a.accept(fwID, ids, tasks)
 	if err != nil {
 		return Accepted{}, err
 	}
+	if kinds == nil {
+		kinds = make([]Kind, len(tasks))
+		for i := range kinds {
+			kinds[i] = KindFair
+		}
+	}
+	return Accepted{Agent: ag, Kinds: kinds}, nil
+}
+
+// accept is AcceptTasks; nil kinds means every task is fair.
+func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources) (protocol.AgentID, []Kind, error) {
+	f, err := a.framework(fwID)
+	if err != nil {
+		return "", nil, err
+	}
 	held, err := a.ownedOffers(f, ids)
 	if err != nil {
-		return Accepted{}, err
+		return "", nil, err
 	}
 	var offered vec
 	var offeredPorts protocol.Ranges
@@ -55,34 +71,34 @@ func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferI
 	vecs := make([]vec, len(tasks))
 	for i, t := range tasks {
 		if err := t.Validate(); err != nil {
-			return Accepted{}, fmt.Errorf("task %d: %w", i, err)
+			return "", nil, fmt.Errorf("task %d: %w", i, err)
 		}
 		if t.IsEmpty() {
-			return Accepted{}, fmt.Errorf("%w: task %d asks for no resources", ErrInvalid, i)
+			return "", nil, fmt.Errorf("%w: task %d asks for no resources", ErrInvalid, i)
 		}
 		for name := range t.Ranges {
 			if name != protocol.ResPorts {
-				return Accepted{}, fmt.Errorf("%w: task %d: range resource %q is not offered", ErrInsufficient, i, name)
+				return "", nil, fmt.Errorf("%w: task %d: range resource %q is not offered", ErrInsufficient, i, name)
 			}
 		}
 		for name := range t.Scalars {
 			if _, known := a.reg.index[name]; !known {
-				return Accepted{}, fmt.Errorf("%w: task %d: resource %q is not offered", ErrInsufficient, i, name)
+				return "", nil, fmt.Errorf("%w: task %d: resource %q is not offered", ErrInsufficient, i, name)
 			}
 		}
 		ports := t.Ranges[protocol.ResPorts].Normalize()
 		if !offeredPorts.ContainsAll(ports) {
-			return Accepted{}, fmt.Errorf("%w: task %d: ports %s not in the offers", ErrInsufficient, i, ports)
+			return "", nil, fmt.Errorf("%w: task %d: ports %s not in the offers", ErrInsufficient, i, ports)
 		}
 		if overlap := ports.Minus(ports.Minus(usedPorts)); len(overlap) > 0 {
-			return Accepted{}, fmt.Errorf("%w: task %d: ports %s used by another task", ErrInvalid, i, overlap)
+			return "", nil, fmt.Errorf("%w: task %d: ports %s used by another task", ErrInvalid, i, overlap)
 		}
 		usedPorts = usedPorts.Union(ports)
 		vecs[i] = a.reg.toVec(t)
 		sum = sum.add(vecs[i])
 	}
 	if !offered.fits(sum) {
-		return Accepted{}, fmt.Errorf("%w: tasks need %s, offers hold %s", ErrInsufficient,
+		return "", nil, fmt.Errorf("%w: tasks need %s, offers hold %s", ErrInsufficient,
 			a.reg.toResources(sum), a.reg.toResources(offered))
 	}
 	ag := held[0].ag
@@ -94,7 +110,7 @@ func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferI
 	for i, v := range vecs {
 		a.countLaunch(f, v, 1)
 		own, other := f.shapes, f.optional
-		if kinds[i] == KindLeftover {
+		if kinds != nil && kinds[i] == KindLeftover {
 			own, other = other, own
 		}
 		if !lowerCount(own, v) {
@@ -102,19 +118,21 @@ func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferI
 		}
 	}
 	a.refresh(f)
-	return Accepted{Agent: ag.id, Kinds: kinds}, nil
+	return ag.id, kinds, nil
 }
 
 // taskKinds decides which kind of offer each task counts against: fair
 // offers first, in task order, while the task's scalars fit what is left
-// of them; the rest against leftover offers.
+// of them; the rest against leftover offers. It returns nil when every
+// offer is fair.
 func taskKinds(held []*offer, vecs []vec) []Kind {
+	if !slices.ContainsFunc(held, func(o *offer) bool { return o.kind == KindLeftover }) {
+		return nil
+	}
 	var fair vec
-	haveFair, haveLeftover := false, false
+	haveFair := false
 	for _, o := range held {
-		if o.kind == KindLeftover {
-			haveLeftover = true
-		} else {
+		if o.kind != KindLeftover {
 			haveFair = true
 			fair = fair.add(o.res)
 		}
@@ -122,7 +140,7 @@ func taskKinds(held []*offer, vecs []vec) []Kind {
 	kinds := make([]Kind, len(vecs))
 	for i, v := range vecs {
 		kinds[i] = KindFair
-		if haveLeftover && !(haveFair && fair.fits(v)) {
+		if !haveFair || !fair.fits(v) {
 			kinds[i] = KindLeftover
 			continue
 		}

@@ -88,6 +88,9 @@ func (a *Allocator) turnLeftover(t *turn, cands []*framework) []*framework {
 		a.packEfficient(t, cands)
 	} else {
 		for _, f := range cands {
+			if t.ag.free.isZero() && len(t.ag.freePorts) == 0 {
+				break
+			}
 			if t.ag.isFiltered(f.idx) {
 				continue
 			}
@@ -138,6 +141,9 @@ func (a *Allocator) packEfficient(t *turn, cands []*framework) {
 	for {
 		choices := a.choiceBuf[:0]
 		for _, f := range cands {
+			if t.ag.free.isZero() && len(t.ag.freePorts) == 0 {
+				break
+			}
 			if t.ag.isFiltered(f.idx) {
 				continue
 			}

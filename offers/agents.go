@@ -189,6 +189,7 @@ func (a *Allocator) countLaunch(f *framework, v vec, delta int64) {
 			delete(f.launched, s.key)
 		}
 		a.static.stale = true
+		a.fair.stale = true
 	}
 }
 

@@ -36,6 +36,7 @@ type Allocator struct {
 	shapes    shapeIndex
 	static    staticTargets
 	collapsed collapsedWeights
+	fair      fairShares
 
 	// Frameworks with leftover candidates, in shortest-remaining-work
 	// order once sorted (leftover.go).
@@ -218,7 +219,11 @@ func (a *Allocator) refresh(f *framework) {
 
 // changed records that demand, capacity or the tree changed in a way that
 // invalidates the static targets.
-func (a *Allocator) changed() { a.static.stale = true; a.collapsed.stale = true }
+func (a *Allocator) changed() {
+	a.static.stale = true
+	a.collapsed.stale = true
+	a.fair.stale = true
+}
 
 func btoi(b bool) int {
 	if b {

@@ -140,6 +140,11 @@ func (f *framework) shapeFor(res vec) *shape {
 			return s
 		}
 	}
+	for _, s := range f.optional {
+		if vecEqual(s.res, res) {
+			return s
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,67 @@
+package offers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// A framework's fair share counts all the work it described, however it
+// splits it between must-start and optional, and the tasks it runs.
+func TestFairShares_CountOptionalAndRunningWork(t *testing.T) {
+	a := newAlloc(t, DefaultConfig())
+	addAgent(t, a, "m1", cpus(10000), nil)
+	addFw(t, a, "alt", "")
+	addFw(t, a, "greedy", "")
+	addFw(t, a, "idle", "")
+	one := cpus(1000)
+	declare(t, a, "alt", Declaration{
+		Demand:    []Demand{{Resources: one, Count: 100}},
+		MustStart: []Demand{{Resources: one, Count: 2}},
+		Optional:  []Demand{{Resources: one, Count: 98}},
+	})
+	declare(t, a, "greedy", Declaration{Demand: []Demand{{Resources: one, Count: 3}}})
+
+	got := a.FairShares()
+	if g, w := got["alt"].Scalar(protocol.ResCPUs), int64(7000); g != w {
+		t.Errorf("alt fair share = %d milli-CPU, want %d (all but greedy's 3 tasks)", g, w)
+	}
+	if g, w := got["greedy"].Scalar(protocol.ResCPUs), int64(3000); g != w {
+		t.Errorf("greedy fair share = %d, want %d", g, w)
+	}
+	if _, ok := got["idle"]; ok {
+		t.Errorf("undeclared framework has a fair share: %v", got["idle"])
+	}
+
+	// Greedy launches its three tasks: its demand falls to zero, but what it
+	// runs still counts, so the shares do not move.
+	now := time.Unix(1000, 0)
+	for _, o := range a.Allocate(now).Offers {
+		if o.FrameworkID != "greedy" {
+			continue
+		}
+		if _, err := a.Accept("greedy", []protocol.OfferID{o.ID}, []protocol.Resources{one, one, one}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	declare(t, a, "greedy", Declaration{Demand: []Demand{{Resources: one, Count: 0}}})
+	if g := a.FairShares()["greedy"].Scalar(protocol.ResCPUs); g != 3000 {
+		t.Errorf("greedy fair share while running its 3 tasks = %d, want 3000", g)
+	}
+
+	// A demand change invalidates the cache: a bigger greedy demand takes half.
+	declare(t, a, "greedy", Declaration{Demand: []Demand{{Resources: one, Count: 20}}})
+	got = a.FairShares()
+	if g, w := got["greedy"].Scalar(protocol.ResCPUs), int64(5000); g != w {
+		t.Errorf("after greedy asks for 20 more: greedy = %d, want %d", g, w)
+	}
+	if g, w := got["alt"].Scalar(protocol.ResCPUs), int64(5000); g != w {
+		t.Errorf("after greedy asks for 20 more: alt = %d, want %d", g, w)
+	}
+	// The result is the caller's: changing it changes nothing inside.
+	got["alt"] = cpus(1)
+	if g := a.FairShares()["alt"].Scalar(protocol.ResCPUs); g != 5000 {
+		t.Errorf("cached share changed through a returned map: %d", g)
+	}
+}

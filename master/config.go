@@ -35,6 +35,10 @@ type Config struct {
 	// AllocationInterval is how often an allocation round runs at the
 	// latest; events trigger earlier rounds.
 	AllocationInterval time.Duration
+	// ShareUpdateInterval is how often, at most, the leader recomputes the
+	// frameworks' fair shares and sends a ShareUpdateEvent to each whose
+	// share changed (zero: after every allocation round).
+	ShareUpdateInterval time.Duration
 	// OfferTimeout rescinds offers held longer (zero: never).
 	OfferTimeout time.Duration
 	// DefaultRefuse is the refuse filter of a decline that names none.
@@ -55,18 +59,19 @@ func DefaultConfig() Config {
 	r := raftstore.DefaultConfig()
 	r.BindAddr = "127.0.0.1:7000"
 	return Config{
-		Raft:               r,
-		NATS:               DefaultNATSConfig(),
-		SubjectPrefix:      "allot",
-		HTTPAddr:           "127.0.0.1:5050",
-		Policy:             string(offers.PolicyDynamic),
-		LeftoverOrder:      string(offers.LeftoverJCTFirst),
-		AllocationInterval: 100 * time.Millisecond,
-		OfferTimeout:       30 * time.Second,
-		DefaultRefuse:      5 * time.Second,
-		AgentHeartbeat:     time.Second,
-		AgentTimeout:       15 * time.Second,
-		RequestTimeout:     10 * time.Second,
+		Raft:                r,
+		NATS:                DefaultNATSConfig(),
+		SubjectPrefix:       "allot",
+		HTTPAddr:            "127.0.0.1:5050",
+		Policy:              string(offers.PolicyDynamic),
+		LeftoverOrder:       string(offers.LeftoverJCTFirst),
+		AllocationInterval:  100 * time.Millisecond,
+		ShareUpdateInterval: time.Second,
+		OfferTimeout:        30 * time.Second,
+		DefaultRefuse:       5 * time.Second,
+		AgentHeartbeat:      time.Second,
+		AgentTimeout:        15 * time.Second,
+		RequestTimeout:      10 * time.Second,
 	}
 }
 
@@ -100,8 +105,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: %s must be positive", ErrConfig, name)
 		}
 	}
-	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 {
-		return fmt.Errorf("%w: negative offer timeout or refuse filter", ErrConfig)
+	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.ShareUpdateInterval < 0 {
+		return fmt.Errorf("%w: negative offer timeout, refuse filter or share update interval", ErrConfig)
 	}
 	if c.AgentTimeout <= c.AgentHeartbeat {
 		return fmt.Errorf("%w: agent timeout %s must exceed the heartbeat %s", ErrConfig, c.AgentTimeout, c.AgentHeartbeat)

@@ -58,6 +58,7 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	}
 	l.opening[id] = !r.Suppressed
 	l.subscribedAt[id] = time.Unix(0, now)
+	l.shares.forget(id)
 	l.mu.Unlock()
 	l.sendRescinds(rescinds)
 	if err != nil {

@@ -41,6 +41,8 @@ type leader struct {
 	// they learn their ID from the register reply and only then listen for
 	// commands, so their resources are offered from their first heartbeat.
 	joining map[protocol.AgentID]offers.AgentInfo
+	// shares is guarded by mu.
+	shares shareUpdates
 
 	sub      *nats.Subscription
 	checking atomic.Bool   // a framework check is running
@@ -78,6 +80,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		lastSeen:     map[protocol.AgentID]time.Time{},
 		opening:      map[protocol.FrameworkID]bool{},
 		subscribedAt: map[protocol.FrameworkID]time.Time{},
+		shares:       shareUpdates{sent: map[protocol.FrameworkID]protocol.Resources{}},
 		joining:      map[protocol.AgentID]offers.AgentInfo{},
 		work:         make(chan struct{}, maxConcurrentRequests),
 		trigger:      make(chan struct{}, 1),
@@ -275,6 +278,9 @@ func (l *leader) allocate(now time.Time) {
 	l.mu.Unlock()
 	defer func() { l.m.metrics.round(time.Since(now), len(d.Offers)) }()
 	l.sendRescinds(d.Rescinds)
+	// Shares go out before the offers, so a planner sees its new share
+	// before it decides what to do with them.
+	l.sendShareUpdates(now)
 	byFramework := map[protocol.FrameworkID][]protocol.Offer{}
 	var order []protocol.FrameworkID
 	for _, o := range d.Offers {

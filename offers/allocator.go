@@ -213,7 +213,8 @@ func (a *Allocator) refresh(f *framework) {
 		a.avail.demandChanged()
 	}
 	if dd != 0 || do != 0 {
-		a.collapsed.stale = true
+		// Suppression leaves frameworks out of the static fill too.
+		a.changed()
 	}
 }
 

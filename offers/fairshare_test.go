@@ -59,6 +59,16 @@ func TestFairShares_CountOptionalAndRunningWork(t *testing.T) {
 	if g, w := got["alt"].Scalar(protocol.ResCPUs), int64(5000); g != w {
 		t.Errorf("after greedy asks for 20 more: alt = %d, want %d", g, w)
 	}
+	// A suppressed framework wants nothing: it has no share until it revives.
+	must(t, a.Suppress("greedy"))
+	if got := a.FairShares(); got["alt"].Scalar(protocol.ResCPUs) != 10000 || !got["greedy"].IsEmpty() {
+		t.Errorf("greedy suppressed: shares %v, want alt 10000 and greedy none", got)
+	}
+	must(t, a.Revive("greedy"))
+	got = a.FairShares()
+	if got["alt"].Scalar(protocol.ResCPUs) != 5000 || got["greedy"].Scalar(protocol.ResCPUs) != 5000 {
+		t.Errorf("greedy revived: shares %v, want 5000 each", got)
+	}
 	// The result is the caller's: changing it changes nothing inside.
 	got["alt"] = cpus(1)
 	if g := a.FairShares()["alt"].Scalar(protocol.ResCPUs); g != 5000 {

@@ -20,24 +20,25 @@ import (
 // masterFlags are the `allot master` settings; a config file (JSON with the
 // same names) fills what the command line does not set.
 type masterFlags struct {
-	NodeID             string             `json:"node_id"`
-	DataDir            string             `json:"data_dir"`
-	RaftBind           string             `json:"raft_bind"`
-	RaftAdvertise      string             `json:"raft_advertise"`
-	Peers              string             `json:"peers"`
-	Bootstrap          bool               `json:"bootstrap"`
-	NATSListen         string             `json:"nats_listen"`
-	NATSCluster        string             `json:"nats_cluster"`
-	NATSRoutes         string             `json:"nats_routes"`
-	NATSExternal       string             `json:"nats_external"`
-	HTTPAddr           string             `json:"http"`
-	RolesFile          string             `json:"roles_file"`
-	Roles              map[string]float64 `json:"roles"`
-	Policy             string             `json:"policy"`
-	LeftoverOrder      string             `json:"leftover_order"`
-	AllocationInterval time.Duration      `json:"allocation_interval"`
-	OfferTimeout       time.Duration      `json:"offer_timeout"`
-	LogLevel           string             `json:"log_level"`
+	NodeID              string             `json:"node_id"`
+	DataDir             string             `json:"data_dir"`
+	RaftBind            string             `json:"raft_bind"`
+	RaftAdvertise       string             `json:"raft_advertise"`
+	Peers               string             `json:"peers"`
+	Bootstrap           bool               `json:"bootstrap"`
+	NATSListen          string             `json:"nats_listen"`
+	NATSCluster         string             `json:"nats_cluster"`
+	NATSRoutes          string             `json:"nats_routes"`
+	NATSExternal        string             `json:"nats_external"`
+	HTTPAddr            string             `json:"http"`
+	RolesFile           string             `json:"roles_file"`
+	Roles               map[string]float64 `json:"roles"`
+	Policy              string             `json:"policy"`
+	LeftoverOrder       string             `json:"leftover_order"`
+	AllocationInterval  time.Duration      `json:"allocation_interval"`
+	ShareUpdateInterval time.Duration      `json:"share_update_interval"`
+	OfferTimeout        time.Duration      `json:"offer_timeout"`
+	LogLevel            string             `json:"log_level"`
 }
 
 func masterCommand() *cobra.Command {
@@ -45,7 +46,7 @@ func masterCommand() *cobra.Command {
 	f := masterFlags{
 		RaftBind: def.Raft.BindAddr, NATSListen: "0.0.0.0:4222", NATSCluster: "0.0.0.0:6222",
 		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, AllocationInterval: def.AllocationInterval,
-		OfferTimeout: def.OfferTimeout, LogLevel: "info",
+		ShareUpdateInterval: def.ShareUpdateInterval, OfferTimeout: def.OfferTimeout, LogLevel: "info",
 	}
 	var configFile string
 	cmd := &cobra.Command{
@@ -95,6 +96,7 @@ Example, first of three:
 	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: dynamic, static, paper, naive, collapsed, mesos")
 	fl.StringVar(&f.LeftoverOrder, "leftover-order", f.LeftoverOrder, "how the leftover pool is shared: jct-first or efficiency-first")
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
+	fl.DurationVar(&f.ShareUpdateInterval, "share-update-interval", f.ShareUpdateInterval, "how often fair shares are recomputed and changes sent to frameworks (0: every round)")
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
@@ -132,6 +134,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.Policy = f.Policy
 	cfg.LeftoverOrder = f.LeftoverOrder
 	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
+	cfg.ShareUpdateInterval = f.ShareUpdateInterval
 	cfg.Roles = map[string]float64{}
 	for k, v := range f.Roles {
 		cfg.Roles[k] = v

@@ -59,11 +59,13 @@ type Options struct {
 	// package defaults (OfferTimeout zero means offers never expire, and
 	// DefaultRefuse zero keeps the master's default).
 	AllocationInterval time.Duration
-	OfferTimeout       time.Duration
-	DefaultRefuse      time.Duration
-	AgentHeartbeat     time.Duration
-	AgentTimeout       time.Duration
-	RequestTimeout     time.Duration
+	// ShareUpdateInterval goes to master.Config (default 100ms).
+	ShareUpdateInterval time.Duration
+	OfferTimeout        time.Duration
+	DefaultRefuse       time.Duration
+	AgentHeartbeat      time.Duration
+	AgentTimeout        time.Duration
+	RequestTimeout      time.Duration
 	// HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout and
 	// CommitTimeout tune Raft (defaults 100ms, 100ms, 50ms, 5ms).
 	HeartbeatTimeout   time.Duration
@@ -87,6 +89,7 @@ func (o *Options) setDefaults() {
 		}
 	}
 	setDur(&o.AllocationInterval, DefaultAllocationInterval)
+	setDur(&o.ShareUpdateInterval, 100*time.Millisecond)
 	setDur(&o.AgentHeartbeat, DefaultAgentHeartbeat)
 	setDur(&o.AgentTimeout, DefaultAgentTimeout)
 	setDur(&o.RequestTimeout, DefaultRequestTimeout)

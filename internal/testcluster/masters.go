@@ -92,6 +92,7 @@ func (c *Cluster) config(i int, first bool) master.Config {
 	cfg.HTTPAddr = p.httpAddr
 	cfg.Roles = o.Roles
 	cfg.AllocationInterval = o.AllocationInterval
+	cfg.ShareUpdateInterval = o.ShareUpdateInterval
 	cfg.OfferTimeout = o.OfferTimeout
 	if o.DefaultRefuse > 0 {
 		cfg.DefaultRefuse = o.DefaultRefuse

@@ -221,6 +221,7 @@ func (l *leader) setSuppressed(ctx context.Context, id protocol.FrameworkID, sup
 		err = l.alloc.Suppress(id)
 	} else {
 		err = l.alloc.Revive(id)
+		l.shares.declared(id)
 	}
 	l.mu.Unlock()
 	l.kick()
@@ -324,6 +325,7 @@ func (l *leader) demand(r *protocol.DemandRequest) error {
 	}
 	l.mu.Lock()
 	err := l.alloc.Declare(r.FrameworkID, d)
+	l.shares.declared(r.FrameworkID)
 	l.mu.Unlock()
 	if aerr := l.admit(r.FrameworkID); err == nil {
 		err = aerr
@@ -354,6 +356,7 @@ func (l *leader) admit(id protocol.FrameworkID) error {
 	var err error
 	if waiting && open {
 		err = l.alloc.Revive(id)
+		l.shares.declared(id)
 	}
 	l.mu.Unlock()
 	if waiting && open {

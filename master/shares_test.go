@@ -60,6 +60,53 @@ func (b *shareInbox) waitCPUs(t *testing.T, cpus int64) int {
 func TestMaster_ShareUpdates(t *testing.T) {
 	t.Parallel()
 	_, nc := apiTestMaster(t, func(c *Config) { c.ShareUpdateInterval = 0 })
+	subscribe := shareTestCluster(t, nc)
+	task := protocol.Scalars(map[string]int64{"cpus": 100, "mem": 10})
+	shape := func(n int64) []protocol.TaskShape { return []protocol.TaskShape{{Resources: task, Count: n}} }
+	subj := protocol.Subjects{Prefix: "allot"}
+
+	altID, alt := subscribe("alt", "a", protocol.DemandRequest{Demand: shape(10), MustStart: shape(1), Optional: shape(9), RemainingWork: 10})
+	alt.waitCPUs(t, 1000)
+	alt.mu.Lock()
+	ev := alt.events[len(alt.events)-1]
+	alt.mu.Unlock()
+	if ev.Role != "a" {
+		t.Errorf("share update role = %q, want a", ev.Role)
+	}
+
+	greedyID, greedy := subscribe("greedy", "b", protocol.DemandRequest{Demand: shape(10)})
+	greedy.waitCPUs(t, 500)
+	before := alt.waitCPUs(t, 500)
+
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest,
+		protocol.DemandRequest{FrameworkID: greedyID}, nil)
+	greedy.waitCPUs(t, 0)
+	after := alt.waitCPUs(t, 1000)
+	if after != before+1 {
+		t.Errorf("%s got %d share updates between the two changes, want exactly 1", altID, after-before)
+	}
+}
+
+// TestMaster_FirstShareWithoutWaiting: however long the share update
+// interval, a framework's first demand report gets it its share in the
+// next round, so its planner never starts on offers without one.
+func TestMaster_FirstShareWithoutWaiting(t *testing.T) {
+	t.Parallel()
+	_, nc := apiTestMaster(t, func(c *Config) { c.ShareUpdateInterval = time.Hour })
+	subscribe := shareTestCluster(t, nc)
+	shape := []protocol.TaskShape{{Resources: protocol.Scalars(map[string]int64{"cpus": 100, "mem": 10}), Count: 10}}
+	_, first := subscribe("first", "a", protocol.DemandRequest{Demand: shape})
+	first.waitCPUs(t, 1000)
+	_, second := subscribe("second", "b", protocol.DemandRequest{Demand: shape})
+	second.waitCPUs(t, 500)
+	first.waitCPUs(t, 500)
+}
+
+// shareTestCluster registers one agent of 1 CPU and returns a function
+// that subscribes a framework (suppressed), listens on its events,
+// declares its demand and then opens its offers.
+func shareTestCluster(t *testing.T, nc *nats.Conn) func(name, role string, d protocol.DemandRequest) (protocol.FrameworkID, *shareInbox) {
+	t.Helper()
 	subj := protocol.Subjects{Prefix: "allot"}
 	var agent protocol.RegisterReply
 	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
@@ -68,10 +115,7 @@ func TestMaster_ShareUpdates(t *testing.T) {
 	}, &agent)
 	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
 		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
-	task := protocol.Scalars(map[string]int64{"cpus": 100, "mem": 10})
-	shape := func(n int64) []protocol.TaskShape { return []protocol.TaskShape{{Resources: task, Count: n}} }
-
-	subscribe := func(name, role string, d protocol.DemandRequest) (protocol.FrameworkID, *shareInbox) {
+	return func(name, role string, d protocol.DemandRequest) (protocol.FrameworkID, *shareInbox) {
 		t.Helper()
 		var fw protocol.SubscribeReply
 		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
@@ -94,26 +138,5 @@ func TestMaster_ShareUpdates(t *testing.T) {
 		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
 			protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 		return fw.FrameworkID, inbox
-	}
-
-	altID, alt := subscribe("alt", "a", protocol.DemandRequest{Demand: shape(10), MustStart: shape(1), Optional: shape(9), RemainingWork: 10})
-	alt.waitCPUs(t, 1000)
-	alt.mu.Lock()
-	ev := alt.events[len(alt.events)-1]
-	alt.mu.Unlock()
-	if ev.Role != "a" {
-		t.Errorf("share update role = %q, want a", ev.Role)
-	}
-
-	greedyID, greedy := subscribe("greedy", "b", protocol.DemandRequest{Demand: shape(10)})
-	greedy.waitCPUs(t, 500)
-	before := alt.waitCPUs(t, 500)
-
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest,
-		protocol.DemandRequest{FrameworkID: greedyID}, nil)
-	greedy.waitCPUs(t, 0)
-	after := alt.waitCPUs(t, 1000)
-	if after != before+1 {
-		t.Errorf("%s got %d share updates between the two changes, want exactly 1", altID, after-before)
 	}
 }

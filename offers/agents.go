@@ -187,6 +187,9 @@ func (a *Allocator) countLaunch(f *framework, v vec, delta int64) {
 		f.launched[s.key] += delta
 		if f.launched[s.key] <= 0 {
 			delete(f.launched, s.key)
+			delete(f.launchRes, s.key)
+		} else {
+			f.launchRes[s.key] = s.res
 		}
 		a.static.stale = true
 		a.fair.stale = true

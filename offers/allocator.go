@@ -115,6 +115,7 @@ func (a *Allocator) AddFramework(info FrameworkInfo) error {
 	f := &framework{
 		id:         info.ID,
 		launched:   map[string]int64{},
+		launchRes:  map[string]vec{},
 		offers:     map[*offer]struct{}{},
 		suppressed: info.Suppressed,
 	}

@@ -1,6 +1,11 @@
 package offers
 
-import "github.com/allot-project/allot/protocol"
+import (
+	"maps"
+	"slices"
+
+	"github.com/allot-project/allot/protocol"
+)
 
 // fairShares caches every declared framework's H-DRF fair share.
 type fairShares struct {
@@ -8,11 +13,11 @@ type fairShares struct {
 	shares map[protocol.FrameworkID]protocol.Resources
 }
 
-// FairShares returns each declared, unsuppressed framework's fair share
-// A_k: what static H-DRF (the paper's Algorithm 1, by whole tasks) gives it
-// of the whole cluster's capacity when every framework asks for all the
-// work it described (its fair demand, its optional tasks and the tasks it
-// runs). This is the share an altruistic planner must finish within, so it
+// FairShares returns each declared framework's fair share A_k: what
+// static H-DRF (the paper's Algorithm 1, by whole tasks) gives it of the
+// whole cluster's capacity when every framework asks for all the work it
+// described (its fair demand, its optional tasks and the tasks it runs; a
+// suppressed framework only the tasks it runs, since it wants no more). This is the share an altruistic planner must finish within, so it
 // counts the optional work too: a job that defers work does not shrink its
 // own share by doing so. Frameworks with no scalar share get none. The
 // result is cached until demand, capacity or the tree change, and is the
@@ -32,29 +37,36 @@ func (a *Allocator) FairShares() map[protocol.FrameworkID]protocol.Resources {
 func (a *Allocator) computeFairShares() map[protocol.FrameworkID]protocol.Resources {
 	byShape := map[*framework]map[string]vec{}
 	targets := staticFill(a.tree.root, a.capacity, func(f *framework) []fillShape {
-		if f.suppressed || !f.declared {
+		if !f.declared {
 			return nil
 		}
 		res := map[string]vec{}
 		var out []fillShape
-		add := func(s *shape) {
-			if s.res.isZero() {
+		add := func(key string, r vec, count int64) {
+			if r.isZero() {
 				return
 			}
 			for i := range out {
-				if out[i].key == s.key {
-					out[i].left = addCount(out[i].left, s.count)
+				if out[i].key == key {
+					out[i].left = addCount(out[i].left, count)
 					return
 				}
 			}
-			res[s.key] = s.res
-			out = append(out, fillShape{key: s.key, res: s.res, left: addCount(s.count, f.launched[s.key])})
+			res[key] = r
+			out = append(out, fillShape{key: key, res: r, left: count})
 		}
-		for _, s := range f.shapes {
-			add(s)
+		if !f.suppressed {
+			for _, s := range f.shapes {
+				add(s.key, s.res, s.count)
+			}
+			for _, s := range f.optional {
+				add(s.key, s.res, s.count)
+			}
 		}
-		for _, s := range f.optional {
-			add(s)
+		// Sorted, so the fill's order within the leaf does not depend on
+		// map iteration.
+		for _, key := range slices.Sorted(maps.Keys(f.launched)) {
+			add(key, f.launchRes[key], f.launched[key])
 		}
 		byShape[f] = res
 		return out

@@ -59,10 +59,10 @@ func TestFairShares_CountOptionalAndRunningWork(t *testing.T) {
 	if g, w := got["alt"].Scalar(protocol.ResCPUs), int64(5000); g != w {
 		t.Errorf("after greedy asks for 20 more: alt = %d, want %d", g, w)
 	}
-	// A suppressed framework wants nothing: it has no share until it revives.
+	// A suppressed framework wants nothing more: its share is what it runs.
 	must(t, a.Suppress("greedy"))
-	if got := a.FairShares(); got["alt"].Scalar(protocol.ResCPUs) != 10000 || !got["greedy"].IsEmpty() {
-		t.Errorf("greedy suppressed: shares %v, want alt 10000 and greedy none", got)
+	if got := a.FairShares(); got["alt"].Scalar(protocol.ResCPUs) != 7000 || got["greedy"].Scalar(protocol.ResCPUs) != 3000 {
+		t.Errorf("greedy suppressed with 3 tasks running: shares %v, want alt 7000 and greedy 3000", got)
 	}
 	must(t, a.Revive("greedy"))
 	got = a.FairShares()

@@ -80,6 +80,7 @@ type framework struct {
 	optional   []*shape         // leftover candidates
 	work       float64          // remaining work in task-seconds, 0 unknown
 	launched   map[string]int64 // running tasks per shape key (static targets)
+	launchRes  map[string]vec   // the scalars of each key in launched
 	suppressed bool
 	offers     map[*offer]struct{}
 

@@ -1,0 +1,88 @@
+package dag_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/altruism"
+	"github.com/allot-project/allot/framework/dag"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/protocol"
+)
+
+// Example runs a two-stage job, four extract tasks and then a load task,
+// on an in-process cluster.
+func Example() {
+	cluster, stop := exampleCluster()
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	s, err := dag.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	d, err := framework.NewDriver(s, framework.WithNATSURLs(cluster.NATSURL()), framework.WithName("etl"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(ctx) }()
+
+	task := protocol.Scalars(map[string]int64{protocol.ResCPUs: 1000, protocol.ResMem: 128})
+	err = s.Submit(ctx, dag.Job{
+		ID: "etl",
+		Spec: altruism.JobSpec{Stages: []altruism.StageSpec{
+			{Name: "extract", Tasks: 4, Demand: task, Duration: 50 * time.Millisecond},
+			{Name: "load", Tasks: 1, Demand: task, Duration: 50 * time.Millisecond, Parents: []string{"extract"}},
+		}},
+		Task: func(r dag.TaskRef) protocol.TaskInfo {
+			return framework.NewTask("", "./"+r.Stage, "--part", strconv.Itoa(r.Index)).Build()
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := s.Wait(ctx, "etl")
+	fmt.Println("etl:", err, res.FairTasks+res.LeftoverTasks, "tasks")
+	_ = d.Teardown(ctx)
+	fmt.Println("run:", <-ran)
+	// Output:
+	// etl: <nil> 5 tasks
+	// run: <nil>
+}
+
+// exampleCluster starts a test cluster of one master and one agent
+// outside a test; its agent finishes every task after 50ms.
+func exampleCluster() (*testcluster.Cluster, func()) {
+	tb := &exampleTB{}
+	c := testcluster.New(tb, testcluster.Options{Masters: 1, Agents: 1})
+	return c, tb.cleanup
+}
+
+// exampleTB is the part of testing.TB a test cluster uses, for Examples,
+// which have no *testing.T: logs are dropped and failures panic.
+type exampleTB struct {
+	testing.TB // nil: any other method panics
+	cleanups   []func()
+}
+
+func (e *exampleTB) Helper()                      {}
+func (e *exampleTB) Name() string                 { return "Example" }
+func (e *exampleTB) Log(...any)                   {}
+func (e *exampleTB) Logf(string, ...any)          {}
+func (e *exampleTB) Cleanup(f func())             { e.cleanups = append(e.cleanups, f) }
+func (e *exampleTB) Fatal(args ...any)            { panic(fmt.Sprint(args...)) }
+func (e *exampleTB) Fatalf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
+func (e *exampleTB) Errorf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
+
+func (e *exampleTB) cleanup() {
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
+}

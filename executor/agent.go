@@ -124,7 +124,7 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task runner: %w", err)
 	}
-	fh, err := files.NewHandler(files.Config{Root: filepath.Join(dir, sandboxDir), Token: cfg.FilesToken, Logger: log})
+	fh, err := files.NewHandler(files.Config{Root: filepath.Join(dir, sandboxDir), Token: cfg.FilesToken, Secret: cfg.FilesSecret, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("file server: %w", err)
 	}

@@ -64,6 +64,12 @@ type Config struct {
 	// FilesToken is the bearer token the file server requires. A random
 	// one is generated when empty; Agent.FilesToken returns it.
 	FilesToken string
+	// FilesSecret keys the framework tokens each task gets in
+	// ALLOT_FILES_TOKEN (files.FrameworkToken): with one secret shared by
+	// all agents, a task can read its framework's sandboxes on any of them,
+	// as the MapReduce shuffle does. Empty means FilesToken, which only this
+	// agent knows, so tokens then work on this agent only.
+	FilesSecret string
 	// DefaultGrace is the time between SIGTERM and SIGKILL on a kill when
 	// the task sets no KillGracePeriod (default 3s).
 	DefaultGrace time.Duration
@@ -182,6 +188,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.FilesToken == "" {
 		c.FilesToken = protocol.NewID("")
+	}
+	if c.FilesSecret == "" {
+		c.FilesSecret = c.FilesToken
 	}
 	return c, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/executor/runner"
 	"github.com/allot-project/allot/protocol"
 )
@@ -20,6 +21,9 @@ const (
 	EnvAgentID     = "ALLOT_AGENT_ID"
 	// EnvAgentHTTP is the agent's advertised file server address.
 	EnvAgentHTTP = "ALLOT_AGENT_HTTP"
+	// EnvFilesToken is the task's framework token for the agents' file
+	// servers (files.FrameworkToken): it reads the framework's sandboxes.
+	EnvFilesToken = "ALLOT_FILES_TOKEN"
 	// EnvPorts lists the task's ports, comma-separated; PORT0, PORT1, ...
 	// hold them one by one, in ascending order.
 	EnvPorts = "ALLOT_PORTS"
@@ -291,6 +295,7 @@ func (a *Agent) specLocked(t *task) runner.Spec {
 		EnvTaskID:      string(info.TaskID),
 		EnvFrameworkID: string(t.rec.FrameworkID),
 		EnvAgentID:     string(a.id),
+		EnvFilesToken:  files.FrameworkToken(a.cfg.FilesSecret, string(t.rec.FrameworkID)),
 	}
 	if a.advertise != "" {
 		env[EnvAgentHTTP] = a.advertise

@@ -283,11 +283,16 @@ func (l *leader) allocate(now time.Time) {
 	l.sendShareUpdates(now)
 	byFramework := map[protocol.FrameworkID][]protocol.Offer{}
 	var order []protocol.FrameworkID
+	view := l.m.View()
 	for _, o := range d.Offers {
 		if _, ok := byFramework[o.FrameworkID]; !ok {
 			order = append(order, o.FrameworkID)
 		}
-		byFramework[o.FrameworkID] = append(byFramework[o.FrameworkID], wireOffer(o))
+		w := wireOffer(o)
+		if ag, ok := view.Agent(o.AgentID); ok {
+			w.Addresses.HTTP = ag.HTTPAddr
+		}
+		byFramework[o.FrameworkID] = append(byFramework[o.FrameworkID], w)
 	}
 	for _, fw := range order {
 		subject, err := l.subj.FrameworkEvents(fw)

@@ -108,6 +108,9 @@ func TestMaster_Leftover(t *testing.T) {
 	if c := leftover.Resources.Scalar("cpus"); c != 400 {
 		t.Errorf("leftover offer: %s, want four tasks", leftover.Resources)
 	}
+	if fair.Addresses.HTTP != "127.0.0.1:5051" || leftover.Addresses.HTTP != "127.0.0.1:5051" {
+		t.Errorf("offers carry agent addresses %+v and %+v, want the agent's 127.0.0.1:5051", fair.Addresses, leftover.Addresses)
+	}
 
 	// A task on the leftover offer is a leftover task, though the
 	// framework says fair.

@@ -6,9 +6,13 @@ type Offer struct {
 	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
 	AgentID     AgentID     `msgpack:"ag" json:"agent_id"`
 	Hostname    string      `msgpack:"host" json:"hostname"`
-	Resources   Resources   `msgpack:"res" json:"resources"`
-	Attributes  Attributes  `msgpack:"attrs,omitempty" json:"attributes,omitempty"`
-	Kind        OfferKind   `msgpack:"kind" json:"kind"`
+	// Addresses are the agent's advertised addresses: HTTP is its file
+	// server, where tasks read their framework's sandboxes on that agent
+	// (the shuffle), and its host is where the agent's tasks are reached.
+	Addresses  Addresses  `msgpack:"addrs,omitempty" json:"addresses,omitempty"`
+	Resources  Resources  `msgpack:"res" json:"resources"`
+	Attributes Attributes `msgpack:"attrs,omitempty" json:"attributes,omitempty"`
+	Kind       OfferKind  `msgpack:"kind" json:"kind"`
 	// ExpiresAt is when the leader rescinds the offer if it is still held,
 	// in Unix nanoseconds; 0 means no timeout.
 	ExpiresAt int64 `msgpack:"exp,omitempty" json:"expires_at,omitempty"`

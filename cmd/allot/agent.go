@@ -29,6 +29,7 @@ type agentFlags struct {
 	Isolation      string        `json:"isolation"`
 	HTTPAddr       string        `json:"http"`
 	FilesToken     string        `json:"files_token"`
+	FilesSecret    string        `json:"files_secret"`
 	DefaultGrace   time.Duration `json:"default_grace"`
 	ResendInterval time.Duration `json:"resend_interval"`
 	LogLevel       string        `json:"log_level"`
@@ -82,6 +83,7 @@ Example:
 	fl.StringVar(&f.Isolation, "isolation", f.Isolation, "limits: auto (cgroup v2 when usable), cgroups, portable")
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "file server listen address")
 	fl.StringVar(&f.FilesToken, "files-token", "", "bearer token for the file server (default: generated)")
+	fl.StringVar(&f.FilesSecret, "files-secret", "", "secret shared by all agents that keys tasks' framework file tokens, so tasks can read their framework's sandboxes on every agent (default: the files token, this agent only)")
 	fl.DurationVar(&f.DefaultGrace, "default-grace", f.DefaultGrace, "time between SIGTERM and SIGKILL when a task sets none")
 	fl.DurationVar(&f.ResendInterval, "resend-interval", f.ResendInterval, "resend unacknowledged status updates this often")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
@@ -105,7 +107,7 @@ func (f agentFlags) config() (executor.Config, error) {
 	cfg = executor.Config{
 		NATSURLs: splitList(f.NATS), SubjectPrefix: f.SubjectPrefix, WorkDir: f.WorkDir,
 		Hostname: f.Hostname, Resources: res, Attributes: attrs, Isolation: runner.Isolation(f.Isolation),
-		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, DefaultGrace: f.DefaultGrace,
+		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, DefaultGrace: f.DefaultGrace,
 		ResendInterval: f.ResendInterval,
 		Logger:         hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr}),
 	}

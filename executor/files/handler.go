@@ -17,6 +17,7 @@ import (
 type handler struct {
 	root    string
 	token   [sha256.Size]byte // compared as digests, so the length leaks nothing
+	secret  string            // framework tokens' key; empty admits none
 	maxRead int64
 	logger  hclog.Logger
 	routes  map[string]route
@@ -55,6 +56,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	h := &handler{
 		root:    cfg.Root,
 		token:   sha256.Sum256([]byte(cfg.Token)),
+		secret:  cfg.Secret,
 		maxRead: cfg.MaxRead,
 		logger:  cfg.Logger.Named("files"),
 	}
@@ -71,10 +73,22 @@ func NewHandler(cfg Config) (http.Handler, error) {
 // ServeHTTP checks the token first, so a client without it learns nothing,
 // not even which endpoints exist; then the endpoint and the method.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.authorized(r) {
+	framework, ok := h.authorized(r)
+	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="allot-files"`)
 		h.refuse(w, r, &apiError{status: http.StatusUnauthorized, code: CodeUnauthorized, msg: "missing or invalid token"})
 		return
+	}
+	if framework != "" {
+		// A framework token reads that framework's sandboxes only.
+		name, e := sandboxPath(r.URL.Query().Get("path"))
+		if e == nil && !inScope(framework, name) {
+			e = &apiError{status: http.StatusForbidden, code: CodeForbidden, msg: "the token does not cover this path"}
+		}
+		if e != nil {
+			h.refuse(w, r, e)
+			return
+		}
 	}
 	rt, ok := h.routes[r.URL.Path]
 	if !ok {
@@ -91,18 +105,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authorized reports whether r carries the token, in the Authorization
-// header or else in the token query parameter.
-func (h *handler) authorized(r *http.Request) bool {
+// authorized reports whether r carries a valid token, in the
+// Authorization header or else in the token query parameter, and for a
+// framework token the framework it is limited to ("" for the agent's own
+// token, which reads everything).
+func (h *handler) authorized(r *http.Request) (framework string, ok bool) {
 	got, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok {
 		got = r.URL.Query().Get("token")
 	}
 	if got == "" {
-		return false
+		return "", false
 	}
 	sum := sha256.Sum256([]byte(got))
-	return subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
+	if subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1 {
+		return "", true
+	}
+	return frameworkOf(h.secret, got)
 }
 
 // bearerToken extracts the token of an "Authorization: Bearer" header.

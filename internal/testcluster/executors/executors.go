@@ -99,7 +99,10 @@ func New(t testing.TB, c *testcluster.Cluster, opts Options) *Executor {
 		NATSURLs: []string{c.NATSURL()}, SubjectPrefix: c.Subjects().Prefix, WorkDir: opts.WorkDir,
 		Hostname: opts.Hostname, Resources: opts.Resources, Attributes: opts.Attributes,
 		Isolation: runner.IsolationPortable, HTTPAddr: "127.0.0.1:0",
-		Shim: []string{os.Args[0]},
+		// One secret for the cluster's agents, so tasks read their
+		// framework's sandboxes on every agent.
+		FilesSecret: "testcluster-" + c.Subjects().Prefix,
+		Shim:        []string{os.Args[0]},
 		// The race runtime otherwise waits a second whenever a shim exits.
 		ShimEnv:      []string{envShim + "=1", "GORACE=" + os.Getenv("GORACE") + " atexit_sleep_ms=0"},
 		DefaultGrace: time.Second, ResendInterval: 100 * time.Millisecond, RequestTimeout: time.Second,

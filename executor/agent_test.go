@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/protocol"
 )
@@ -56,7 +57,7 @@ func TestAgent_TaskFinishes(t *testing.T) {
 	f := c.NewFramework(testcluster.FrameworkOptions{Name: "fw"})
 
 	hi := shellTask("hi", "echo hi; exit 0")
-	env := shellTask("env", `echo "$ALLOT_TASK_ID|$ALLOT_FRAMEWORK_ID|$ALLOT_AGENT_ID|$PORT0|$PORT1|$ALLOT_PORTS|$FOO"`)
+	env := shellTask("env", `echo "$ALLOT_TASK_ID|$ALLOT_FRAMEWORK_ID|$ALLOT_AGENT_ID|$PORT0|$PORT1|$ALLOT_PORTS|$FOO|$ALLOT_FILES_TOKEN"`)
 	env.Resources.Ranges = map[string]protocol.Ranges{protocol.ResPorts: {{Begin: 31003, End: 31004}}}
 	env.Command.Env = map[string]string{"FOO": "bar", "ALLOT_TASK_ID": "overridden"}
 	launch(t, f, a.ID(), hi, env)
@@ -78,9 +79,15 @@ func TestAgent_TaskFinishes(t *testing.T) {
 	if code, _ := readFile(t, a, sandbox+"/stdout", ""); code != http.StatusUnauthorized {
 		t.Fatalf("stdout without the token: %d, want 401", code)
 	}
-	want := strings.Join([]string{"env", string(f.ID()), string(a.ID()), "31003", "31004", "31003,31004", "bar"}, "|") + "\n"
+	// Without a shared secret, framework tokens are keyed by the files
+	// token; the task's own token reads its framework's sandboxes.
+	fwToken := files.FrameworkToken(a.FilesToken(), string(f.ID()))
+	want := strings.Join([]string{"env", string(f.ID()), string(a.ID()), "31003", "31004", "31003,31004", "bar", fwToken}, "|") + "\n"
 	if _, body := readFile(t, a, sandboxOf(t, a, f.ID(), "env")+"/stdout", a.FilesToken()); body != want {
 		t.Fatalf("task environment: got %q, want %q", body, want)
+	}
+	if code, body := readFile(t, a, sandbox+"/stdout", fwToken); code != http.StatusOK || body != "hi\n" {
+		t.Fatalf("stdout with the framework token: %d %q, want 200", code, body)
 	}
 }
 

@@ -47,6 +47,7 @@ type Driver struct {
 	stop        context.CancelCauseFunc
 	wg          sync.WaitGroup
 	id          protocol.FrameworkID
+	filesToken  string
 	subscribed  bool // subscribed with the current leader
 	servedBy    string
 	servedTerm  uint64
@@ -111,6 +112,16 @@ func (d *Driver) ID() protocol.FrameworkID {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.id
+}
+
+// FilesToken returns the token that reads this framework's sandboxes on
+// the agents' file servers (GET http://<offer.Addresses.HTTP>/v1/files/...
+// with "Authorization: Bearer <token>"), from the last subscribe; empty
+// when the master has no files secret configured.
+func (d *Driver) FilesToken() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.filesToken
 }
 
 // Ready is closed after the first successful subscribe.

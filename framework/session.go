@@ -81,6 +81,7 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 	}
 	d.mu.Lock()
 	d.id = reply.FrameworkID
+	d.filesToken = reply.FilesToken
 	d.subscribed = true
 	d.servedBy, d.servedTerm = reply.LeaderID, 0
 	if d.announced.ID == reply.LeaderID {

@@ -48,6 +48,10 @@ type Config struct {
 	// AgentTimeout marks an agent unreachable after this long without a
 	// heartbeat.
 	AgentTimeout time.Duration
+	// FilesSecret is the agents' files secret (executor.Config.FilesSecret):
+	// with it, each framework's SubscribeReply carries the token that reads
+	// its sandboxes on every agent. Empty gives frameworks no token.
+	FilesSecret string
 	// RequestTimeout bounds the work behind one API request.
 	RequestTimeout time.Duration
 	// Logger receives the master's logs (nil discards them).

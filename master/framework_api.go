@@ -66,7 +66,11 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	}
 	l.logger.Info("framework subscribed", "framework_id", id, "role", r.Role, "resubscribe", resubscribe)
 	l.resendUnacked(id)
-	return &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.m.ID(), HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil
+	reply := &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.m.ID(), HeartbeatInterval: l.m.cfg.AgentHeartbeat}
+	if l.m.cfg.FilesSecret != "" {
+		reply.FilesToken = protocol.FrameworkFilesToken(l.m.cfg.FilesSecret, id)
+	}
+	return reply, nil
 }
 
 // resendUnacked sends a framework every status update it has not

@@ -87,6 +87,10 @@ type SubscribeReply struct {
 	// HeartbeatInterval is how often the leader sends HeartbeatEvent; the
 	// SDK treats a few missed beats as a disconnect. Nanoseconds on the wire.
 	HeartbeatInterval time.Duration `msgpack:"hb" json:"heartbeat_interval"`
+	// FilesToken reads the framework's sandboxes on the agents' file
+	// servers (FrameworkFilesToken); empty when the master has no files
+	// secret configured.
+	FilesToken string `msgpack:"files,omitempty" json:"files_token,omitempty"`
 }
 
 // TeardownRequest removes the framework and kills all its tasks.

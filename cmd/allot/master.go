@@ -38,6 +38,7 @@ type masterFlags struct {
 	AllocationInterval  time.Duration      `json:"allocation_interval"`
 	ShareUpdateInterval time.Duration      `json:"share_update_interval"`
 	OfferTimeout        time.Duration      `json:"offer_timeout"`
+	FilesSecret         string             `json:"files_secret"`
 	LogLevel            string             `json:"log_level"`
 }
 
@@ -97,6 +98,7 @@ Example, first of three:
 	fl.StringVar(&f.LeftoverOrder, "leftover-order", f.LeftoverOrder, "how the leftover pool is shared: jct-first or efficiency-first")
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
 	fl.DurationVar(&f.ShareUpdateInterval, "share-update-interval", f.ShareUpdateInterval, "how often fair shares are recomputed and changes sent to frameworks (0: every round)")
+	fl.StringVar(&f.FilesSecret, "files-secret", "", "the agents' --files-secret: frameworks then get a token that reads their sandboxes on every agent")
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
@@ -135,6 +137,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.LeftoverOrder = f.LeftoverOrder
 	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
 	cfg.ShareUpdateInterval = f.ShareUpdateInterval
+	cfg.FilesSecret = f.FilesSecret
 	cfg.Roles = map[string]float64{}
 	for k, v := range f.Roles {
 		cfg.Roles[k] = v

@@ -45,7 +45,7 @@ func TestFrameworkToken_Scope(t *testing.T) {
 		"other secret":       FrameworkToken("another-secret", "fw-a"),
 		"forged framework":   "fw:fw-b:" + a[len("fw:fw-a:"):],
 		"no mac":             "fw:fw-a:",
-		"no framework":       "fw::" + frameworkMAC(secret, ""),
+		"no framework":       "fw::" + a[len("fw:fw-a:"):],
 		"agent token prefix": testToken + "x",
 	} {
 		resp, body := get(token, "download", "fw-a_map-1/part-0")

@@ -106,6 +106,8 @@ type Cluster struct {
 	opts   Options
 	logger hclog.Logger
 	subj   protocol.Subjects
+	// filesSecret is the masters' and agents' files secret.
+	filesSecret string
 
 	ns      *server.Server
 	network *raftstore.InmemNetwork // nil with TCPRaft
@@ -130,6 +132,8 @@ func New(t testing.TB, opts Options) *Cluster {
 		opts:   opts,
 		logger: testlog.New(t),
 		subj:   protocol.Subjects{Prefix: protocol.DefaultSubjectPrefix},
+
+		filesSecret: protocol.NewID("files"),
 	}
 	t.Cleanup(c.Close)
 	c.startNATS()
@@ -191,6 +195,10 @@ func (c *Cluster) NATSURL() string { return c.ns.ClientURL() }
 
 // Subjects are the cluster's NATS subjects.
 func (c *Cluster) Subjects() protocol.Subjects { return c.subj }
+
+// FilesSecret is the cluster's files secret: agents started against the
+// cluster should use it (executor.Config.FilesSecret), as the masters do.
+func (c *Cluster) FilesSecret() string { return c.filesSecret }
 
 // Connect returns a new NATS connection to the cluster, closed when the
 // test ends.

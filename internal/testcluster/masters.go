@@ -93,6 +93,7 @@ func (c *Cluster) config(i int, first bool) master.Config {
 	cfg.Roles = o.Roles
 	cfg.AllocationInterval = o.AllocationInterval
 	cfg.ShareUpdateInterval = o.ShareUpdateInterval
+	cfg.FilesSecret = c.filesSecret
 	cfg.OfferTimeout = o.OfferTimeout
 	if o.DefaultRefuse > 0 {
 		cfg.DefaultRefuse = o.DefaultRefuse

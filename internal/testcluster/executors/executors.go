@@ -101,7 +101,7 @@ func New(t testing.TB, c *testcluster.Cluster, opts Options) *Executor {
 		Isolation: runner.IsolationPortable, HTTPAddr: "127.0.0.1:0",
 		// One secret for the cluster's agents, so tasks read their
 		// framework's sandboxes on every agent.
-		FilesSecret: "testcluster-" + c.Subjects().Prefix,
+		FilesSecret: c.FilesSecret(),
 		Shim:        []string{os.Args[0]},
 		// The race runtime otherwise waits a second whenever a shim exits.
 		ShimEnv:      []string{envShim + "=1", "GORACE=" + os.Getenv("GORACE") + " atexit_sleep_ms=0"},

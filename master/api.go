@@ -38,8 +38,10 @@ func (l *leader) dispatch(msg *nats.Msg) {
 		defer l.wg.Done()
 		defer func() { <-l.work }()
 		body, err := l.serve(msg)
-		l.reply(msg, body, err)
+		// Counted before the reply, so a client that got its answer
+		// finds the request in /metrics.
 		l.m.metrics.request(l.subj, msg.Subject, err)
+		l.reply(msg, body, err)
 	}()
 }
 

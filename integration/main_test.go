@@ -3,6 +3,7 @@ package integration
 import (
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -15,17 +16,23 @@ import (
 func TestMain(m *testing.M) {
 	executors.ServeShim()
 	code := m.Run()
-	if allot.dir != "" {
-		os.RemoveAll(allot.dir)
+	if binaries.dir != "" {
+		os.RemoveAll(binaries.dir)
 	}
 	os.Exit(code)
 }
 
-// allot is the allot binary, built once for the tests and benchmarks that
-// run it as a separate process.
-var allot struct {
+// binaries are the programs built once for the tests and benchmarks that
+// run them as separate processes, by package path relative to the module.
+var binaries struct {
+	mu    sync.Mutex
+	dir   string
+	err   error
+	built map[string]*builtBinary
+}
+
+type builtBinary struct {
 	once sync.Once
-	dir  string
 	path string
 	err  error
 	out  []byte
@@ -36,21 +43,42 @@ var allot struct {
 // packages) and returns its path. A race-enabled binary run by a test
 // needs GORACE=atexit_sleep_ms=0, or every process it starts lingers a
 // second on exit.
-func allotBinary(tb testing.TB) string {
+func allotBinary(tb testing.TB) string { return buildBinary(tb, "cmd/allot") }
+
+// exampleBinary builds examples/<name> the same way and returns its path.
+func exampleBinary(tb testing.TB, name string) string { return buildBinary(tb, "examples/"+name) }
+
+// buildBinary builds the main package at pkg (relative to the module
+// root) once per test binary and returns the executable's path.
+func buildBinary(tb testing.TB, pkg string) string {
 	tb.Helper()
-	allot.once.Do(func() {
-		if allot.dir, allot.err = os.MkdirTemp("", "allot-integration-"); allot.err != nil {
-			return
-		}
-		allot.path = filepath.Join(allot.dir, "allot")
-		args := []string{"build", "-o", allot.path}
+	binaries.mu.Lock()
+	if binaries.dir == "" && binaries.err == nil {
+		binaries.dir, binaries.err = os.MkdirTemp("", "allot-integration-")
+	}
+	if binaries.built == nil {
+		binaries.built = map[string]*builtBinary{}
+	}
+	b := binaries.built[pkg]
+	if b == nil {
+		b = &builtBinary{}
+		binaries.built[pkg] = b
+	}
+	dir, err := binaries.dir, binaries.err
+	binaries.mu.Unlock()
+	if err != nil {
+		tb.Fatalf("temporary directory for binaries: %v", err)
+	}
+	b.once.Do(func() {
+		b.path = filepath.Join(dir, path.Base(pkg))
+		args := []string{"build", "-o", b.path}
 		if raceEnabled {
 			args = append(args, "-race")
 		}
-		allot.out, allot.err = exec.Command("go", append(args, "../cmd/allot")...).CombinedOutput()
+		b.out, b.err = exec.Command("go", append(args, "../"+pkg)...).CombinedOutput()
 	})
-	if allot.err != nil {
-		tb.Fatalf("go build ../cmd/allot: %v\n%s", allot.err, allot.out)
+	if b.err != nil {
+		tb.Fatalf("go build ../%s: %v\n%s", pkg, b.err, b.out)
 	}
-	return allot.path
+	return b.path
 }

@@ -45,6 +45,9 @@ type stateJSON struct {
 	Tasks      []taskJSON      `json:"tasks"`
 	Roles      []roleJSON      `json:"roles"`
 	Offers     []offerJSON     `json:"offers"`
+	// CompletedFrameworks are removed frameworks, in the order they were
+	// removed, each with its completed tasks.
+	CompletedFrameworks []frameworkJSON `json:"completed_frameworks"`
 }
 
 type agentJSON struct {
@@ -69,6 +72,9 @@ type frameworkJSON struct {
 	Suppressed     bool                 `json:"suppressed"`
 	// FailoverTimeout is in seconds.
 	FailoverTimeout float64 `json:"failover_timeout"`
+	// CompletedTasks are the framework's most recent tasks that ended and
+	// whose end it acknowledged, oldest first (state.MaxCompletedTasks).
+	CompletedTasks []taskJSON `json:"completed_tasks"`
 }
 
 type taskJSON struct {
@@ -131,17 +137,14 @@ func buildState(v *state.View, shares []offers.NodeShare, outstanding []offers.O
 		})
 	}
 	for _, f := range v.Frameworks() {
-		out.Frameworks = append(out.Frameworks, frameworkJSON{
-			ID: f.ID, Name: f.Name, Principal: f.Principal, Role: f.Role, Weight: finite(f.Weight),
-			Connected: f.Connected, DisconnectedAt: unixNanoJSON(f.DisconnectedAt),
-			Suppressed: f.Suppressed, FailoverTimeout: f.FailoverTimeout.Seconds(),
-		})
+		out.Frameworks = append(out.Frameworks, frameworkToJSON(f, v.CompletedTasks(f.ID)))
 	}
 	for _, t := range v.Tasks() {
-		out.Tasks = append(out.Tasks, taskJSON{
-			FrameworkID: t.FrameworkID, TaskID: t.ID, AgentID: t.AgentID, State: t.State,
-			Reason: t.Reason, Acked: t.Acked, Resources: t.Info.Resources, Kind: t.Kind,
-		})
+		out.Tasks = append(out.Tasks, taskToJSON(t))
+	}
+	out.CompletedFrameworks = []frameworkJSON{}
+	for _, cf := range v.CompletedFrameworks() {
+		out.CompletedFrameworks = append(out.CompletedFrameworks, frameworkToJSON(cf.Framework, cf.Tasks))
 	}
 	for _, s := range shares {
 		if s.Framework || s.Path == "" { // leaves are frameworks; "" is the root
@@ -165,6 +168,26 @@ func buildState(v *state.View, shares []offers.NodeShare, outstanding []offers.O
 	}
 	slices.SortFunc(out.Offers, func(a, b offerJSON) int { return cmp.Compare(a.ID, b.ID) })
 	return out
+}
+
+func frameworkToJSON(f *state.Framework, completed []*state.Task) frameworkJSON {
+	out := frameworkJSON{
+		ID: f.ID, Name: f.Name, Principal: f.Principal, Role: f.Role, Weight: finite(f.Weight),
+		Connected: f.Connected, DisconnectedAt: unixNanoJSON(f.DisconnectedAt),
+		Suppressed: f.Suppressed, FailoverTimeout: f.FailoverTimeout.Seconds(),
+		CompletedTasks: make([]taskJSON, 0, len(completed)),
+	}
+	for _, t := range completed {
+		out.CompletedTasks = append(out.CompletedTasks, taskToJSON(t))
+	}
+	return out
+}
+
+func taskToJSON(t *state.Task) taskJSON {
+	return taskJSON{
+		FrameworkID: t.FrameworkID, TaskID: t.ID, AgentID: t.AgentID, State: t.State,
+		Reason: t.Reason, Acked: t.Acked, Resources: t.Info.Resources, Kind: t.Kind,
+	}
 }
 
 // attributesJSON renders attributes as plain JSON values: text as a

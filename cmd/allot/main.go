@@ -19,6 +19,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(simCommand(), masterCommand(), agentCommand(), taskShimCommand())
+	root.AddCommand(devCommand())
 	if err := root.Execute(); err != nil {
 		// One line, so scripts can show the reason as it is.
 		fmt.Fprintln(os.Stderr, "allot:", strings.ReplaceAll(err.Error(), "\n", " "))

@@ -56,6 +56,8 @@ type SetFrameworkSuppressed struct {
 // RemoveFramework removes a framework (teardown, or failover timeout) and
 // all its tasks, whatever their state: no one is left to acknowledge them.
 // The leader tells the agents to kill the ones that were not terminal.
+// The framework, its completed history and the removed tasks move to the
+// completed frameworks (see View.CompletedFrameworks).
 // Apply result: RemoveFrameworkResult.
 type RemoveFramework struct {
 	FrameworkID protocol.FrameworkID `msgpack:"fw"`
@@ -181,6 +183,7 @@ func (s *State) applyRemoveFramework(_ uint64, body []byte) (any, error) {
 		s.cur.deleteTask(t)
 	}
 	s.cur.frameworks = s.cur.frameworks.delete(string(f.ID))
+	s.cur.completeFramework(f, tasks)
 	return RemoveFrameworkResult{Framework: f, Tasks: tasks}, nil
 }
 

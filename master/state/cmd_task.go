@@ -27,7 +27,7 @@ type LaunchTasks struct {
 // order. For each update the task's status is replaced by the update's
 // (latest wins), unacknowledged, under the update's UUID. Terminal states
 // are final: the task stays, terminal, until the framework acknowledges
-// it (AcknowledgeStatus), then it is removed.
+// it (AcknowledgeStatus), then it moves to the completed history.
 //
 // A malformed update fails the whole batch (the leader validates requests
 // before batching them). Per-update problems that depend on the state do
@@ -71,7 +71,9 @@ func (e StatusError) Error() string {
 func (e StatusError) Unwrap() error { return e.Err }
 
 // AcknowledgeStatus records that a framework acknowledged status updates
-// of its tasks: each task is Acked, and removed when its state is terminal.
+// of its tasks: each task is Acked, and when its state is terminal it
+// leaves the task table for the framework's completed history (see
+// View.CompletedTasks).
 // Acknowledging the latest status again changes nothing. Apply result:
 // AckResult, one outcome per ack. Command errors: ErrUnknownFramework,
 // ErrInvalidArgument; per-ack errors: ErrUnknownTask, ErrStaleAck (UUID is
@@ -95,7 +97,8 @@ type AckOutcome struct {
 	// Task is the task after the acknowledgement (as it was, if removed);
 	// nil when Err is set.
 	Task *Task
-	// Removed reports that the task was terminal and left the table.
+	// Removed reports that the task was terminal and left the table for
+	// the completed history.
 	Removed bool
 	Err     error
 }
@@ -248,6 +251,9 @@ func (s *State) acknowledge(fw protocol.FrameworkID, a StatusAck) AckOutcome {
 	}
 	if t.Terminal() {
 		s.cur.deleteTask(t)
+		n := *t
+		n.Acked = true
+		s.cur.addCompleted(&n)
 		return AckOutcome{Task: t, Removed: true}
 	}
 	if t.Acked {

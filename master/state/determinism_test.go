@@ -35,6 +35,9 @@ func TestState_Apply_deterministic(t *testing.T) {
 			if a.Snapshot().NumTasks() == 0 {
 				t.Errorf("the log left no tasks; the generator is too weak")
 			}
+			if a.Snapshot().NumCompletedTasks() == 0 || len(a.Snapshot().CompletedFrameworks()) == 0 {
+				t.Errorf("the log left no completed history; the generator is too weak")
+			}
 		})
 	}
 }
@@ -100,10 +103,27 @@ func checkInvariants(t testing.TB, v *View) {
 			t.Fatalf("task %s: uuid %q acked %v kind %q", task.Key(), task.StatusUUID, task.Acked, task.Kind)
 		}
 	}
+	completed := 0
 	for _, f := range v.Frameworks() {
 		if f.Connected != (f.DisconnectedAt == 0) || f.Weight <= 0 {
 			t.Fatalf("framework %+v: connection state or weight inconsistent", f)
 		}
+		history := v.CompletedTasks(f.ID)
+		if len(history) > MaxCompletedTasks {
+			t.Fatalf("framework %s keeps %d completed tasks", f.ID, len(history))
+		}
+		for _, task := range history {
+			if !task.Terminal() || !task.Acked || task.FrameworkID != f.ID {
+				t.Fatalf("completed task %s: %s, acked %v", task.Key(), task.State, task.Acked)
+			}
+		}
+		completed += len(history)
+	}
+	if completed != v.NumCompletedTasks() {
+		t.Fatalf("got %d completed tasks of live frameworks, want all %d", completed, v.NumCompletedTasks())
+	}
+	if cf := v.CompletedFrameworks(); len(cf) > MaxCompletedFrameworks {
+		t.Fatalf("got %d completed frameworks", len(cf))
 	}
 	for _, a := range v.Agents() {
 		if (a.State == AgentActive || a.State == AgentDraining) && a.UnreachableAt != 0 {

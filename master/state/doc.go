@@ -27,10 +27,15 @@
 // acknowledges its UUID (AcknowledgeStatus); UnackedTasks lists what the
 // leader must (re)send, also after a failover. Terminal states are final.
 // A terminal task stays until its terminal status is acknowledged, then
-// it is removed, not archived: completed-task history is kept out of Raft
-// to keep the state and snapshots small. RemoveFramework removes the
-// framework's tasks whatever their state; the leader kills those still
-// running. ReregisterAgent reconciles the agent's report with the task
+// it moves to its framework's completed history, which keeps the most
+// recent MaxCompletedTasks per framework (View.CompletedTasks).
+// RemoveFramework removes the framework's tasks whatever their state; the
+// leader kills those still running. The framework, with its history and
+// those tasks (the ones not yet terminal shown KILLED), moves to the
+// completed frameworks, the most recent MaxCompletedFrameworks
+// (View.CompletedFrameworks). The history is replicated like the rest,
+// so it survives failovers and restarts; it is only shown, never acted
+// on. ReregisterAgent reconciles the agent's report with the task
 // table: unreported tasks become LOST (or DROPPED if still STAGING), and
 // reported tasks the master does not know are returned as orphans to kill,
 // never adopted (see ReregisterAgent).
@@ -76,8 +81,9 @@
 // View.WriteTo writes a versioned, type-tagged stream: the magic
 // "ALLOTSNP" and a uint16 format version; then records of one type byte,
 // a uint32 body length and a msgpack body (roles, agents, frameworks,
-// tasks, each sorted); then an end record with the counts, the Raft index
-// and the UUID counter; then a CRC-32C of everything before it. Restore
+// tasks, each sorted; then the completed history, in records flagged
+// ignorable); then an end record with the counts, the Raft index and the
+// UUID counter; then a CRC-32C of everything before it. Restore
 // builds a fresh State from it and rejects unknown versions, truncated
 // and corrupt streams with typed errors; it skips unknown record types
 // only when they are flagged ignorable. State.RestoreFrom swaps a

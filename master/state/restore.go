@@ -121,6 +121,14 @@ func (v *View) restoreRecord(typ byte, body []byte) (done bool, err error) {
 			return false, corrupt("duplicate task %s/%s", t.FrameworkID, t.ID)
 		}
 		v.putTask(&t)
+	case recCompletedTask &^ recIgnorable:
+		if err := v.restoreCompletedTask(body); err != nil {
+			return false, err
+		}
+	case recCompletedFramework &^ recIgnorable:
+		if err := v.restoreCompletedFramework(body); err != nil {
+			return false, err
+		}
 	case recEnd:
 		var e endRecord
 		if err := decodeRecord(body, &e); err != nil {
@@ -131,6 +139,9 @@ func (v *View) restoreRecord(typ byte, body []byte) (done bool, err error) {
 			return false, corrupt("end record counts %d/%d/%d/%d, read %d/%d/%d/%d",
 				e.Roles, e.Agents, e.Frameworks, e.Tasks,
 				v.roles.Len(), v.agents.Len(), v.frameworks.Len(), v.tasks.Len())
+		}
+		if err := v.checkCompletedCounts(e); err != nil {
+			return false, err
 		}
 		v.index, v.seq = e.Index, e.Seq
 		return true, nil

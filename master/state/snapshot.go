@@ -16,8 +16,10 @@ import (
 //	trailer  CRC-32C (Castagnoli) of every byte before it (uint32)
 //
 // Records come in this order: every role, agent, framework and task
-// (each sorted by key), then exactly one end record. Restore requires a
-// task's framework to precede it. Record type numbers are never reused; a
+// (each sorted by key), the completed tasks (by framework, oldest first)
+// and the completed frameworks (oldest first), then exactly one end
+// record. Restore requires a task's framework, and a completed task's, to
+// precede it. Record type numbers are never reused; a
 // type with recIgnorable set may be skipped by a reader that does not know
 // it, any other unknown type is corruption.
 const (
@@ -30,6 +32,10 @@ const (
 	recTask      byte = 4
 	recEnd       byte = 0x7f
 	recIgnorable byte = 0x80
+	// The completed history is display only: a reader that does not know
+	// it may skip it.
+	recCompletedTask      = recIgnorable | 5
+	recCompletedFramework = recIgnorable | 6
 
 	// maxRecordSize bounds one record body.
 	maxRecordSize = 64 << 20
@@ -43,6 +49,9 @@ type endRecord struct {
 	Tasks      int    `msgpack:"tasks"`
 	Index      uint64 `msgpack:"index"`
 	Seq        uint64 `msgpack:"seq"`
+	// Completed and CompletedFrameworks count the history records.
+	Completed           int `msgpack:"completed,omitempty"`
+	CompletedFrameworks int `msgpack:"completed_fws,omitempty"`
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -69,9 +78,11 @@ func (v *View) WriteTo(w io.Writer) (int64, error) {
 		sw.record(recTask, t)
 		return sw.err == nil
 	})
+	v.writeCompleted(sw)
 	sw.record(recEnd, endRecord{
 		Roles: v.roles.Len(), Agents: v.agents.Len(), Frameworks: v.frameworks.Len(),
 		Tasks: v.tasks.Len(), Index: v.index, Seq: v.seq,
+		Completed: v.completed.Len(), CompletedFrameworks: v.completedFWs.Len(),
 	})
 	var sum [4]byte
 	binary.BigEndian.PutUint32(sum[:], sw.crc.Sum32())

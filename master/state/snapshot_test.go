@@ -44,9 +44,15 @@ func TestView_WriteTo_roundTrip(t *testing.T) {
 				{"agents", rv.Agents(), v.Agents()},
 				{"frameworks", rv.Frameworks(), v.Frameworks()},
 				{"tasks", rv.Tasks(), v.Tasks()},
+				{"completed frameworks", rv.CompletedFrameworks(), v.CompletedFrameworks()},
 			} {
 				if !reflect.DeepEqual(c.got, c.want) {
 					t.Errorf("%s differ after restore", c.name)
+				}
+			}
+			for _, f := range v.Frameworks() {
+				if !reflect.DeepEqual(rv.CompletedTasks(f.ID), v.CompletedTasks(f.ID)) {
+					t.Errorf("completed tasks of framework %s differ after restore", f.ID)
 				}
 			}
 			for _, a := range v.Agents() {

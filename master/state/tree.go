@@ -104,6 +104,31 @@ func (t tree[V]) values(lo, hi string) []V {
 	return out
 }
 
+// last returns the largest key in [lo, hi) and its value; an empty hi
+// means no upper bound.
+func (t tree[V]) last(lo, hi string) (string, V, bool) {
+	var (
+		best  *node[V]
+		found bool
+	)
+	for n := t.root; n != nil; {
+		switch {
+		case hi != "" && n.key >= hi:
+			n = n.left
+		case n.key < lo:
+			n = n.right
+		default:
+			best, found = n, true
+			n = n.right
+		}
+	}
+	if !found {
+		var zero V
+		return "", zero, false
+	}
+	return best.key, best.val, true
+}
+
 func ascendNode[V any](n *node[V], lo, hi string, fn func(string, V) bool) bool {
 	if n == nil {
 		return true

@@ -19,6 +19,10 @@ type View struct {
 	frameworks tree[*Framework]
 	tasks      tree[*Task]    // key: taskKey
 	byAgent    tree[struct{}] // key: agentTaskKey
+	// completed is the completed-task history: key completedKey.
+	completed tree[*Task]
+	// completedFWs are the removed frameworks: key seqKey(Seq).
+	completedFWs tree[*CompletedFramework]
 }
 
 // beginEdit starts a command: its writes may change in place the nodes
@@ -26,6 +30,7 @@ type View struct {
 func (v *View) beginEdit() {
 	e := new(editToken)
 	v.roles.edit, v.agents.edit, v.frameworks.edit, v.tasks.edit, v.byAgent.edit = e, e, e, e, e
+	v.completed.edit, v.completedFWs.edit = e, e
 }
 
 // Index returns the Raft index of the last command applied before the

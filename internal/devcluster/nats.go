@@ -1,0 +1,54 @@
+package devcluster
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// natsReadyTimeout bounds waiting for the embedded NATS server.
+const natsReadyTimeout = 10 * time.Second
+
+// startNATS starts the cluster's embedded NATS server on addr (host:port)
+// and waits until it accepts clients.
+func startNATS(addr string, logger hclog.Logger) (*server.Server, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := server.NewServer(&server.Options{
+		ServerName: "allot-dev",
+		Host:       host,
+		Port:       port,
+		MaxPayload: 8 << 20,
+		NoSigs:     true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nats server: %w", err)
+	}
+	srv.SetLoggerV2(natsLogger{logger}, false, false, false)
+	srv.Start()
+	if !srv.ReadyForConnections(natsReadyTimeout) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("nats server on %s: not ready after %s", addr, natsReadyTimeout)
+	}
+	return srv, nil
+}
+
+// natsLogger adapts hclog to the NATS server's logger.
+type natsLogger struct{ l hclog.Logger }
+
+func (n natsLogger) Noticef(format string, v ...any) { n.l.Info(fmt.Sprintf(format, v...)) }
+func (n natsLogger) Warnf(format string, v ...any)   { n.l.Warn(fmt.Sprintf(format, v...)) }
+func (n natsLogger) Fatalf(format string, v ...any)  { n.l.Error(fmt.Sprintf(format, v...)) }
+func (n natsLogger) Errorf(format string, v ...any)  { n.l.Error(fmt.Sprintf(format, v...)) }
+func (n natsLogger) Debugf(format string, v ...any)  { n.l.Debug(fmt.Sprintf(format, v...)) }
+func (n natsLogger) Tracef(format string, v ...any)  { n.l.Trace(fmt.Sprintf(format, v...)) }

@@ -17,6 +17,7 @@ func simCommand() *cobra.Command {
 		Short: "Replay workloads against the scheduling code the master runs",
 	}
 	cmd.AddCommand(simHDRFCommand())
+	cmd.AddCommand(simCarbyneCommand())
 	return cmd
 }
 

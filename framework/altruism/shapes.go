@@ -24,12 +24,34 @@ func (d Decision) DemandShapes() []protocol.TaskShape {
 // AddTo adds the decision's shapes and remaining work to req, merging with
 // identical shapes already there, so that a framework running several jobs
 // can build one report from all their decisions.
+//
+// A greedy plan (feasible, not Altruistic) reports every runnable task as
+// must-start and none as optional: a job that is not altruistic is served
+// like a plain framework, by work-conserving H-DRF beyond its share, not
+// from the leftover pool (spec carbyne.md §5: with P(altruism) = 0 Carbyne
+// is work-conserving DRF). A job whose share cannot hold one of its tasks
+// keeps the split: what fits is must-start, the rest waits for leftover.
+// Launch on fair offers what FairNow allows.
 func (d Decision) AddTo(req *protocol.DemandRequest) {
-	req.Demand = mergeShapes(req.Demand, d.DemandShapes())
-	req.MustStart = mergeShapes(req.MustStart, d.MustStartShapes())
-	req.Optional = mergeShapes(req.Optional, d.OptionalShapes())
+	demand := d.DemandShapes()
+	req.Demand = mergeShapes(req.Demand, demand)
+	if d.greedyFair() {
+		req.MustStart = mergeShapes(req.MustStart, demand)
+	} else {
+		req.MustStart = mergeShapes(req.MustStart, d.MustStartShapes())
+		req.Optional = mergeShapes(req.Optional, d.OptionalShapes())
+	}
 	req.RemainingWork += d.RemainingWork
 }
+
+// FairNow reports whether tp is reported for the fair phase by AddTo, so
+// may start on fair offers: a must-start task, or any runnable task of a
+// feasible greedy plan.
+func (d Decision) FairNow(tp TaskPlan) bool {
+	return tp.MustStart || d.greedyFair() && tp.Runnable
+}
+
+func (d Decision) greedyFair() bool { return !d.Altruistic && d.Feasible() }
 
 // groupShapes appends to out one shape per distinct demand among the tasks
 // keep selects, counting them. Tasks of one stage share their demand map, so

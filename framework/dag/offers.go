@@ -30,10 +30,11 @@ func (s *Scheduler) candidatesLocked(kind protocol.OfferKind) []candidate {
 	var out []candidate
 	for _, js := range s.active {
 		for _, tp := range js.plan.Tasks {
-			if !tp.Runnable || (kind == protocol.OfferFair && !tp.MustStart) {
+			fair := js.plan.FairNow(tp)
+			if !tp.Runnable || (kind == protocol.OfferFair && !fair) {
 				continue
 			}
-			out = append(out, candidate{js: js, task: tp.Task, must: tp.MustStart, latest: js.plan.At.Add(tp.LatestStart)})
+			out = append(out, candidate{js: js, task: tp.Task, must: fair, latest: js.plan.At.Add(tp.LatestStart)})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b candidate) int {

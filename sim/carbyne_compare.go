@@ -1,0 +1,250 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// CarbyneComparison is several schedulers run on the same workloads, with
+// factors against the first (spec §4.3): every number is the median over
+// the seeds of that number for each seed.
+type CarbyneComparison struct {
+	Workload string   `json:"workload"`
+	Seeds    []uint64 `json:"seeds"`
+	// Sweep names the knob a sweep varied, and Value its value here.
+	Sweep string       `json:"sweep,omitempty"`
+	Value float64      `json:"value"`
+	Rows  []CarbyneRow `json:"schedulers"`
+}
+
+// CarbyneRow is one scheduler's metrics and its factors against the first
+// scheduler's. A factor is the first scheduler's time over this one's, so
+// above 1 is better.
+type CarbyneRow struct {
+	Scheduler      string  `json:"scheduler"`
+	AvgJCT         float64 `json:"avg_jct"`
+	P95JCT         float64 `json:"p95_jct"`
+	Makespan       float64 `json:"makespan"`
+	Jain           float64 `json:"jain"`
+	AvgFactor      float64 `json:"avg_jct_factor"`
+	P95Factor      float64 `json:"p95_jct_factor"`
+	MakespanFactor float64 `json:"makespan_factor"`
+	// JainDelta is this scheduler's Jain's index less the first's.
+	JainDelta float64    `json:"jain_delta"`
+	PerJob    JobFactors `json:"per_job"`
+}
+
+// JobFactors describes the distribution of per-job factors: each job's
+// completion time under the first scheduler over its time under this one.
+type JobFactors struct {
+	AtLeast1 float64 `json:"at_least_1"` // fraction of jobs with factor ≥ 1
+	Below1   float64 `json:"below_1"`    // fraction slowed down
+	Below08  float64 `json:"below_0_8"`  // fraction slowed below 0.8×
+	Min      float64 `json:"min"`
+	// Deciles are the 10th, 20th, ..., 90th percentiles (nearest rank).
+	Deciles []float64 `json:"deciles"`
+}
+
+// CompareCarbyne runs each scheduler on each seed's workload.
+func CompareCarbyne(base CarbyneConfig, schedulers []string, seeds []uint64) (CarbyneComparison, error) {
+	out, err := SweepCarbyne(base, schedulers, seeds, "", nil)
+	if err != nil {
+		return CarbyneComparison{}, err
+	}
+	return out[0], nil
+}
+
+// SweepKnobs lists the knobs SweepCarbyne can vary.
+func SweepKnobs() []string { return []string{"altruism", "greedy", "misestimate", "load"} }
+
+// SweepCarbyne runs CompareCarbyne once per value of a knob (one of
+// SweepKnobs; empty for a single comparison at base). Runs are spread over
+// the available processors, and a run that does not depend on the knob
+// (a baseline's, for altruism, say) is made once.
+func SweepCarbyne(base CarbyneConfig, schedulers []string, seeds []uint64, knob string, values []float64) ([]CarbyneComparison, error) {
+	if len(schedulers) == 0 || len(seeds) == 0 {
+		return nil, fmt.Errorf("%w: nothing to compare", ErrBadCarbyne)
+	}
+	if knob == "" {
+		values = []float64{0}
+	} else if !slices.Contains(SweepKnobs(), knob) || len(values) == 0 {
+		return nil, fmt.Errorf("%w: sweep %q (want one of %s, with values)", ErrBadCarbyne, knob, strings.Join(SweepKnobs(), ", "))
+	}
+	grid := make([][][]CarbyneConfig, len(values)) // value, scheduler, seed
+	var todo []CarbyneConfig
+	seen := map[CarbyneConfig]bool{}
+	for v, x := range values {
+		grid[v] = make([][]CarbyneConfig, len(schedulers))
+		for s, name := range schedulers {
+			for _, seed := range seeds {
+				cfg := base
+				cfg.Scheduler, cfg.Seed = name, seed
+				setKnob(&cfg, knob, x)
+				if err := cfg.Validate(); err != nil {
+					return nil, err
+				}
+				cfg = cfg.canonical()
+				grid[v][s] = append(grid[v][s], cfg)
+				if !seen[cfg] {
+					seen[cfg] = true
+					todo = append(todo, cfg)
+				}
+			}
+		}
+	}
+	results, err := runAll(todo)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CarbyneComparison, len(values))
+	for v, x := range values {
+		c := CarbyneComparison{Workload: base.Workload, Seeds: seeds, Sweep: knob, Value: x}
+		for s, name := range schedulers {
+			c.Rows = append(c.Rows, compareRow(name, results, grid[v][0], grid[v][s]))
+		}
+		out[v] = c
+	}
+	return out, nil
+}
+
+func setKnob(cfg *CarbyneConfig, knob string, x float64) {
+	switch knob {
+	case "altruism":
+		cfg.Altruism = x
+	case "greedy":
+		cfg.Greedy = x
+	case "misestimate":
+		cfg.Misestimate = x
+	case "load":
+		cfg.Load = x
+	}
+}
+
+// canonical clears the knobs the configured scheduler does not use, so
+// that equal runs have equal configurations.
+func (c CarbyneConfig) canonical() CarbyneConfig {
+	if c.Scheduler != SchedCarbyne {
+		c.Altruism, c.Greedy = 0, 0
+	}
+	if c.Scheduler != SchedCarbyne && c.Scheduler != SchedSJF {
+		c.Misestimate = 0
+	}
+	if !newPolicy(c.Scheduler).usesShares() {
+		c.ShareInterval = 0
+	}
+	if c.Workload == WorkloadFig2 {
+		c.Seed, c.Jobs, c.Machines, c.Load, c.Offline, c.MeanArrival = 0, 1, 1, 1, false, 0
+	}
+	return c
+}
+
+// runAll runs every configuration, as many at once as there are
+// processors.
+func runAll(cfgs []CarbyneConfig) (map[CarbyneConfig]CarbyneResult, error) {
+	out := make(map[CarbyneConfig]CarbyneResult, len(cfgs))
+	var mu sync.Mutex
+	var firstErr error
+	next := make(chan CarbyneConfig)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(cfgs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for cfg := range next {
+				res, err := RunCarbyne(cfg)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("%s, seed %d: %w", cfg.Scheduler, cfg.Seed, err)
+				}
+				out[cfg] = res
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, cfg := range cfgs {
+		next <- cfg
+	}
+	close(next)
+	wg.Wait()
+	return out, firstErr
+}
+
+// compareRow summarises one scheduler's runs against the first's, seed by
+// seed, as medians over the seeds.
+func compareRow(name string, results map[CarbyneConfig]CarbyneResult, base, runs []CarbyneConfig) CarbyneRow {
+	const fields = 12
+	var m [fields][]float64
+	var deciles [9][]float64
+	for i := range runs {
+		b, r := results[base[i]], results[runs[i]]
+		pj := jobFactors(b, r)
+		for k, x := range [fields]float64{r.AvgJCT, r.P95JCT, r.Makespan, r.Jain,
+			ratio(b.AvgJCT, r.AvgJCT), ratio(b.P95JCT, r.P95JCT), ratio(b.Makespan, r.Makespan), r.Jain - b.Jain,
+			pj.AtLeast1, pj.Below1, pj.Below08, pj.Min} {
+			m[k] = append(m[k], x)
+		}
+		for k, x := range pj.Deciles {
+			deciles[k] = append(deciles[k], x)
+		}
+	}
+	row := CarbyneRow{Scheduler: name, AvgJCT: median(m[0]), P95JCT: median(m[1]), Makespan: median(m[2]),
+		Jain: median(m[3]), AvgFactor: median(m[4]), P95Factor: median(m[5]), MakespanFactor: median(m[6]),
+		JainDelta: median(m[7]),
+		PerJob:    JobFactors{AtLeast1: median(m[8]), Below1: median(m[9]), Below08: median(m[10]), Min: median(m[11])}}
+	for k := range deciles {
+		row.PerJob.Deciles = append(row.PerJob.Deciles, median(deciles[k]))
+	}
+	return row
+}
+
+// jobFactors compares two runs of one workload job by job.
+func jobFactors(base, run CarbyneResult) JobFactors {
+	var fs []float64
+	var at1, b1, b08 int
+	for name, b := range base.Jobs {
+		f := ratio(b.JCT, run.Jobs[name].JCT)
+		fs = append(fs, f)
+		switch {
+		case f >= 1:
+			at1++
+		case f < 0.8:
+			b08++
+			b1++
+		default:
+			b1++
+		}
+	}
+	n := float64(max(1, len(fs)))
+	out := JobFactors{AtLeast1: float64(at1) / n, Below1: float64(b1) / n, Below08: float64(b08) / n}
+	if len(fs) > 0 {
+		out.Min = slices.Min(fs)
+	}
+	for k := 1; k <= 9; k++ {
+		out.Deciles = append(out.Deciles, percentile(fs, float64(k)/10))
+	}
+	return out
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// median of xs; the mean of the middle two for an even count.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,167 @@
+package sim
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+)
+
+const eps = 1e-9
+
+func fig2Config(scheduler string) CarbyneConfig {
+	cfg := DefaultCarbyneConfig()
+	cfg.Workload, cfg.Scheduler = WorkloadFig2, scheduler
+	return cfg
+}
+
+func mustRun(t *testing.T, cfg CarbyneConfig) CarbyneResult {
+	t.Helper()
+	res, err := RunCarbyne(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= eps }
+
+// Figure 2 (spec §2.9, A1): the strict partition gives 2.05 on average,
+// Carbyne 1.55 (J2 done at 1.0 on leftover, J1 at its T_1 = 2.1), and the
+// leftover pool goes 0.50 → 0.21 → 0: SRTF starts J2's second task, then
+// packing one more S1 task of J1. Work-conserving DRF and cross-job
+// packing also reach 1.55 (footnote 2).
+func TestRunCarbyne_Figure2(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		scheduler string
+		j1, j2    float64
+		leftover  []float64
+	}{
+		{SchedDRF, 2.1, 2.0, []float64{0.21}},
+		{SchedCarbyne, 2.1, 1.0, []float64{0.5, 0.21, 0}},
+		{SchedDRFWC, 1.1, 2.0, []float64{0}},
+		{SchedTetris, 2.1, 1.0, []float64{1, 0.42, 0}},
+		{SchedSJF, 2.1, 1.0, []float64{1, 0.42, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.scheduler, func(t *testing.T) {
+			t.Parallel()
+			res := mustRun(t, fig2Config(tc.scheduler))
+			if got := res.Jobs["J1"].JCT; !near(got, tc.j1) {
+				t.Errorf("J1: got %v, want %v", got, tc.j1)
+			}
+			if got := res.Jobs["J2"].JCT; !near(got, tc.j2) {
+				t.Errorf("J2: got %v, want %v", got, tc.j2)
+			}
+			if want := (tc.j1 + tc.j2) / 2; !near(res.AvgJCT, want) {
+				t.Errorf("average: got %v, want %v", res.AvgJCT, want)
+			}
+			if !near(res.Makespan, max(tc.j1, tc.j2)) {
+				t.Errorf("makespan: got %v, want %v", res.Makespan, max(tc.j1, tc.j2))
+			}
+			if !reflect.DeepEqual(res.Leftover, tc.leftover) {
+				t.Errorf("leftover pool: got %v, want %v", res.Leftover, tc.leftover)
+			}
+		})
+	}
+}
+
+// Carbyne's first plans at t=0: T_1 = 2.1 and T_2 = 2.0 in shares of 0.5.
+func TestRunCarbyne_Figure2Plans(t *testing.T) {
+	t.Parallel()
+	res := mustRun(t, fig2Config(SchedCarbyne))
+	for job, want := range map[string]float64{"J1": 2.1, "J2": 2.0} {
+		if got := res.Jobs[job].PlannedJCT; !near(got, want) {
+			t.Errorf("T_k of %s: got %v, want %v", job, got, want)
+		}
+	}
+	if res.Planned != 2 || res.Late != 0 {
+		t.Errorf("planned %d, late %d; want 2, 0", res.Planned, res.Late)
+	}
+}
+
+// With P(altruism) = 0 or every job greedy, each job asks for all its
+// runnable tasks in the fair phase, as a plain framework does (work-
+// conserving DRF). Its shapes come in priority order (J1's S1 before S0),
+// so the fair phase alternates J1's S1 tasks with J2's: J1 0.42 and J2
+// 0.58 fill the cluster, J2 ends at 1.0 and J1 at 2.1, and nothing is
+// ever left over.
+func TestRunCarbyne_Figure2Greedy(t *testing.T) {
+	t.Parallel()
+	noAltruism := fig2Config(SchedCarbyne)
+	noAltruism.Altruism = 0
+	allGreedy := fig2Config(SchedCarbyne)
+	allGreedy.Greedy = 1
+	for name, cfg := range map[string]CarbyneConfig{"altruism 0": noAltruism, "greedy 1": allGreedy} {
+		res := mustRun(t, cfg)
+		if j1, j2 := res.Jobs["J1"].JCT, res.Jobs["J2"].JCT; !near(j1, 2.1) || !near(j2, 1.0) {
+			t.Errorf("%s: J1 %v, J2 %v; want 2.1, 1", name, j1, j2)
+		}
+		for _, l := range res.Leftover {
+			if l != 0 {
+				t.Errorf("%s: leftover %v, want none", name, res.Leftover)
+				break
+			}
+		}
+	}
+}
+
+// Misestimation reaches the planner only: with +50% J2's two tasks (435
+// each, 1.5 s) no longer fit its share together, so T_2 = 3.0; the tasks
+// still run for their true second.
+func TestRunCarbyne_MisestimateReachesPlannerOnly(t *testing.T) {
+	t.Parallel()
+	cfg := fig2Config(SchedCarbyne)
+	cfg.Misestimate = 50
+	res := mustRun(t, cfg)
+	if got := res.Jobs["J2"].PlannedJCT; !near(got, 3.0) {
+		t.Errorf("T_2 with +50%%: got %v, want 3", got)
+	}
+	if got := res.Jobs["J2"].JCT; got > 2+eps || got < 1-eps {
+		t.Errorf("J2 ran %v s, want between 1 and 2 (true durations)", got)
+	}
+}
+
+func TestCarbyneConfig_Validate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		mod  func(*CarbyneConfig)
+	}{
+		{"workload", func(c *CarbyneConfig) { c.Workload = "tpch" }},
+		{"scheduler", func(c *CarbyneConfig) { c.Scheduler = "fifo" }},
+		{"jobs", func(c *CarbyneConfig) { c.Jobs = 0 }},
+		{"machines", func(c *CarbyneConfig) { c.Machines = -1 }},
+		{"load", func(c *CarbyneConfig) { c.Load = 0 }},
+		{"altruism", func(c *CarbyneConfig) { c.Altruism = 1.5 }},
+		{"misestimate", func(c *CarbyneConfig) { c.Misestimate = -95 }},
+		{"greedy", func(c *CarbyneConfig) { c.Greedy = -0.1 }},
+		{"share interval", func(c *CarbyneConfig) { c.ShareInterval = -time.Second }},
+		{"mean arrival", func(c *CarbyneConfig) { c.MeanArrival = -time.Second }},
+	}
+	if err := DefaultCarbyneConfig().Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	for _, tc := range tests {
+		cfg := DefaultCarbyneConfig()
+		tc.mod(&cfg)
+		if _, err := RunCarbyne(cfg); !errors.Is(err, ErrBadCarbyne) {
+			t.Errorf("%s: got %v, want ErrBadCarbyne", tc.name, err)
+		}
+	}
+}
+
+func TestCarbyneConfig_LoadHalvesMachines(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultCarbyneConfig()
+	cfg.Jobs, cfg.Load = 3, 2
+	if got := cfg.workload().machines; got != 50 {
+		t.Errorf("load 2 of 100 machines: got %d, want 50", got)
+	}
+	cfg.Load = 1000
+	if got := cfg.workload().machines; got != 1 {
+		t.Errorf("load 1000: got %d machines, want 1", got)
+	}
+}

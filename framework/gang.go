@@ -54,6 +54,16 @@ type GangSpec struct {
 	// NoDemand stops the gang from declaring its demand; the scheduler
 	// then makes sure offers arrive.
 	NoDemand bool
+	// Prepare, when set, is called once a placement is found and before
+	// anything is launched, with the placed tasks in the order of Tasks:
+	// AgentID set and the ports given added to their resources. It may
+	// change what the tasks run (command, environment, labels), e.g. tell
+	// every task where another one listens; it must not change their IDs,
+	// agents or resources. It runs on the goroutine that called Offer, and
+	// again for a new placement when the first one's offers were stale. When
+	// it fails, nothing is launched, Offer returns every offer the gang
+	// held, and the gang fails with ErrGangLaunch.
+	Prepare func(tasks []protocol.TaskInfo) error
 }
 
 // gangState is where a gang is in its life.
@@ -266,14 +276,22 @@ func (g *Gang) Offer(ctx context.Context, offers []protocol.Offer) (rest []proto
 			used[id] = true
 		}
 	}
+	var placed []protocol.Offer
 	for _, o := range g.heldLocked() {
-		if !used[o.ID] {
+		if used[o.ID] {
+			placed = append(placed, o)
+		} else {
 			rest = append(rest, o)
 		}
 	}
 	clear(g.held)
 	g.mu.Unlock()
 	g.logger.Debug("gang placed", "agents", len(p.Agents))
+	if err = g.prepare(&p); err != nil {
+		err = fmt.Errorf("%w: %s: prepare: %w", ErrGangLaunch, g.spec.GroupID, err)
+		g.finish(ctx, nil, err)
+		return append(rest, placed...), err
+	}
 	if err = g.launch(ctx, p); errors.Is(err, errStaleOffers) {
 		g.logger.Debug("gang placement on stale offers; acquiring again", "error", err)
 		g.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -51,6 +52,46 @@ func (g *Gang) launch(ctx context.Context, p Placement) error {
 		}
 	}
 	return fmt.Errorf("%w: %s: %w", ErrGangLaunch, g.spec.GroupID, failure)
+}
+
+// prepare has the spec's Prepare complete the placed tasks of p, on
+// copies, and puts them back into p's per-agent launches.
+func (g *Gang) prepare(p *Placement) error {
+	if g.spec.Prepare == nil {
+		return nil
+	}
+	tasks := make([]protocol.TaskInfo, len(p.Tasks))
+	for i, t := range p.Tasks {
+		t.Resources = t.Resources.Clone()
+		t.Command.Args = slices.Clone(t.Command.Args)
+		t.Command.Env = maps.Clone(t.Command.Env)
+		t.Command.URIs = slices.Clone(t.Command.URIs)
+		t.Labels = maps.Clone(t.Labels)
+		t.Constraints = slices.Clone(t.Constraints)
+		tasks[i] = t
+	}
+	if err := g.spec.Prepare(tasks); err != nil {
+		return err
+	}
+	byID := make(map[protocol.TaskID]protocol.TaskInfo, len(tasks))
+	for i, t := range tasks {
+		was := p.Tasks[i]
+		if t.TaskID != was.TaskID || t.AgentID != was.AgentID || t.GroupID != was.GroupID ||
+			!t.Resources.Equal(was.Resources) {
+			return fmt.Errorf("%w: Prepare changed the ID, agent, group or resources of task %s",
+				ErrInvalidSpec, was.TaskID)
+		}
+		byID[t.TaskID] = t
+	}
+	p.Tasks = tasks
+	for i := range p.Agents {
+		launch := make([]protocol.TaskInfo, len(p.Agents[i].Tasks))
+		for j, t := range p.Agents[i].Tasks {
+			launch[j] = byID[t.TaskID]
+		}
+		p.Agents[i].Tasks = launch
+	}
+	return nil
 }
 
 // errStaleOffers marks a gang launch refused only for stale offers.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -273,5 +274,94 @@ func TestGang_StaleOffersAcquireAgain(t *testing.T) {
 	s.waitState(t, "rank-0", protocol.TaskRunning)
 	if ts := agent.Tasks(); len(ts) != 1 || ts[0].Launches != 1 {
 		t.Fatalf("agent runs %+v, want rank-0 once", ts)
+	}
+}
+
+// TestGang_PrepareCompletesPlacedTasks: Prepare sees the placed tasks,
+// with agents and ports, before the launch, and what it sets is what the
+// agents run: here every task learns the first task's agent and port.
+func TestGang_PrepareCompletesPlacedTasks(t *testing.T) {
+	res := testcluster.DefaultAgentResources()
+	res.Ranges = map[string]protocol.Ranges{protocol.ResPorts: {{Begin: 31000, End: 31009}}}
+	c := testcluster.New(t, testcluster.Options{Agents: 3, AgentResources: res, AgentAttributes: func(i int) protocol.Attributes {
+		return protocol.Attributes{"rack": protocol.Text(fmt.Sprint("r", i))}
+	}})
+	var seen []protocol.TaskInfo
+	s, _ := startGang(t, c, framework.GangSpec{
+		GroupID:     "prepared",
+		Tasks:       gangTasks("rank", 3, unit(), testcluster.RunUntilKilled()),
+		Ports:       1,
+		Constraints: []protocol.Constraint{uniqueRack},
+		Timeout:     5 * time.Second,
+		Prepare: func(tasks []protocol.TaskInfo) error {
+			seen = slices.Clone(tasks)
+			ports := framework.PortList(tasks[0].Resources.Ranges[protocol.ResPorts])
+			if len(ports) != 1 {
+				return fmt.Errorf("first task has ports %v, want one", ports)
+			}
+			root := fmt.Sprintf("%s:%d", tasks[0].AgentID, ports[0])
+			for i := range tasks {
+				if tasks[i].Command.Env == nil {
+					tasks[i].Command.Env = map[string]string{}
+				}
+				tasks[i].Command.Env["ROOT"] = root
+			}
+			return nil
+		},
+	})
+	if err := waitGang(t, s.gang); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 3 {
+		t.Fatalf("Prepare saw %d tasks, want 3", len(seen))
+	}
+	for i, ti := range seen {
+		if ti.TaskID != protocol.TaskID(fmt.Sprint("rank-", i)) || ti.AgentID == "" {
+			t.Fatalf("Prepare saw task %d as %s on agent %q, want rank-%d placed", i, ti.TaskID, ti.AgentID, i)
+		}
+	}
+	want := fmt.Sprintf("%s:%d", seen[0].AgentID, framework.PortList(seen[0].Resources.Ranges[protocol.ResPorts])[0])
+	for _, ti := range s.gang.Tasks() {
+		if got := ti.Command.Env["ROOT"]; got != want {
+			t.Errorf("gang task %s has ROOT=%q, want %q", ti.TaskID, got, want)
+		}
+	}
+	for _, a := range c.Agents() {
+		for _, at := range a.Tasks() {
+			if got := at.Info.Command.Env["ROOT"]; got != want {
+				t.Errorf("agent %s runs %s with ROOT=%q, want %q", a.Hostname(), at.Info.TaskID, got, want)
+			}
+		}
+	}
+}
+
+// TestGang_PrepareFails: a Prepare error launches nothing, fails the gang
+// with ErrGangLaunch and gives back every offer it held.
+func TestGang_PrepareFails(t *testing.T) {
+	c := rackCluster(t, 2)
+	s, r := startGang(t, c, framework.GangSpec{
+		GroupID: "unprepared",
+		Tasks:   gangTasks("rank", 2, unit(), testcluster.RunUntilKilled()),
+		Timeout: 5 * time.Second,
+		Prepare: func([]protocol.TaskInfo) error { return errors.New("no root address") },
+	})
+	err := waitGang(t, s.gang)
+	if !errors.Is(err, framework.ErrGangLaunch) {
+		t.Fatalf("gang: %v, want ErrGangLaunch", err)
+	}
+	if s.gang.Held() != 0 || len(s.gang.Tasks()) != 0 {
+		t.Fatalf("after a failed Prepare: gang holds %d offers, tasks %v", s.gang.Held(), s.gang.Tasks())
+	}
+	// The scheduler declined what Offer gave back.
+	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+		if n := len(r.d.Offers()); n != 0 {
+			return fmt.Errorf("driver holds %d offers", n)
+		}
+		return nil
+	})
+	for _, a := range c.Agents() {
+		if n := len(a.Tasks()); n != 0 {
+			t.Fatalf("agent %s runs %d tasks", a.Hostname(), n)
+		}
 	}
 }

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/altruism"
+	"github.com/allot-project/allot/framework/dag"
+	"github.com/allot-project/allot/protocol"
+)
+
+// Stage names of every job's DAG: maps, a barrier, reducers.
+const (
+	stageMap    = "map"
+	stageReduce = "reduce"
+)
+
+// Planning estimates of a task's run time; the planner refines them with
+// the run times it observes.
+const (
+	mapEstimate    = time.Second
+	reduceEstimate = time.Second
+)
+
+// roleFramework is the framework of one role: a dag.Scheduler running
+// its jobs, plus what the shuffle needs to know. It watches the offers
+// for the agents' file server addresses, and the statuses for where each
+// task finished, before handing both on to the scheduler. A reduce task
+// is built only after every map task of its job has finished (the
+// barrier), so its builder finds every map output's location.
+type roleFramework struct {
+	*dag.Scheduler
+	role string
+	exe  string // the worker binary: this program
+	// demand is one task's resources.
+	demand protocol.Resources
+	out    *printer
+
+	mu sync.Mutex
+	// addrs are the agents' file servers, from the offers.
+	addrs map[protocol.AgentID]string
+	// done holds where each task last finished.
+	done map[taskKey]finished
+	jobs map[string]*runJob
+	id   protocol.FrameworkID
+}
+
+// taskKey names a task of a job, all attempts alike.
+type taskKey struct {
+	job, stage string
+	index      int
+}
+
+// finished is a finished attempt of a task.
+type finished struct {
+	attempt int
+	task    protocol.TaskID
+	agent   protocol.AgentID
+	addr    string
+}
+
+// runJob is a job of the run and its input.
+type runJob struct {
+	spec   jobSpec
+	src    source
+	bounds bounds // sort jobs with several reducers
+}
+
+func newRoleFramework(role, exe string, demand protocol.Resources, out *printer, opts ...dag.Option) (*roleFramework, error) {
+	s, err := dag.New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &roleFramework{Scheduler: s, role: role, exe: exe, demand: demand, out: out,
+		addrs: map[protocol.AgentID]string{}, done: map[taskKey]finished{}, jobs: map[string]*runJob{}}, nil
+}
+
+// Registered notes the framework's ID (sandboxes are named after it).
+func (f *roleFramework) Registered(d *framework.Driver, id protocol.FrameworkID) {
+	f.mu.Lock()
+	f.id = id
+	f.mu.Unlock()
+	f.Scheduler.Registered(d, id)
+}
+
+// Offers notes the agents' file servers and hands the offers on.
+func (f *roleFramework) Offers(d *framework.Driver, offers []protocol.Offer) {
+	f.mu.Lock()
+	for _, o := range offers {
+		if o.Addresses.HTTP != "" {
+			f.addrs[o.AgentID] = o.Addresses.HTTP
+		}
+	}
+	f.mu.Unlock()
+	f.Scheduler.Offers(d, offers)
+}
+
+// StatusUpdate notes where a task finished and hands the status on.
+// Statuses come at least once, and an earlier attempt may report
+// FINISHED after a later one ran (it was thought lost in a leader
+// change): the latest attempt that finished wins, and any finished
+// attempt's output is as good as another's.
+func (f *roleFramework) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
+	if st.State == protocol.TaskFinished {
+		f.finished(st)
+	}
+	f.Scheduler.StatusUpdate(d, st)
+}
+
+// finished records where a task finished, and prints its first finish.
+func (f *roleFramework) finished(st protocol.TaskStatus) {
+	key, attempt, ok := parseTaskID(st.TaskID)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	prev, seen := f.done[key]
+	addr := f.addrs[st.AgentID]
+	if !seen || attempt > prev.attempt && addr != "" {
+		f.done[key] = finished{attempt: attempt, task: st.TaskID, agent: st.AgentID, addr: addr}
+	}
+	j := f.jobs[key.job]
+	n := 0
+	for k := range f.done {
+		if k.job == key.job && k.stage == key.stage {
+			n++
+		}
+	}
+	f.mu.Unlock()
+	if seen || j == nil {
+		return
+	}
+	total := j.spec.Maps
+	if key.stage == stageReduce {
+		total = j.spec.Reducers
+	}
+	f.out.printf("[%s] %s: %s %d finished on %s (%d/%d)\n", f.role, key.job, key.stage, key.index, st.AgentID, n, total)
+}
+
+// parseTaskID splits a dag task ID, "<job>.<stage>.<index>.<attempt>".
+func parseTaskID(id protocol.TaskID) (taskKey, int, bool) {
+	parts := strings.Split(string(id), ".")
+	if len(parts) != 4 {
+		return taskKey{}, 0, false
+	}
+	index, err1 := strconv.Atoi(parts[2])
+	attempt, err2 := strconv.Atoi(parts[3])
+	if err1 != nil || err2 != nil {
+		return taskKey{}, 0, false
+	}
+	return taskKey{job: parts[0], stage: parts[1], index: index}, attempt, true
+}
+
+// output returns where task index of stage of job last finished, with
+// its sandbox.
+func (f *roleFramework) output(job, stage string, index int) (finished, string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fin, ok := f.done[taskKey{job: job, stage: stage, index: index}]
+	if !ok || fin.addr == "" {
+		return finished{}, "", false
+	}
+	return fin, string(f.id) + "_" + string(fin.task), true
+}
+
+// mapAgents counts the agents job's map tasks finished on.
+func (f *roleFramework) mapAgents(job string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	agents := map[protocol.AgentID]bool{}
+	for k, fin := range f.done {
+		if k.job == job && k.stage == stageMap {
+			agents[fin.agent] = true
+		}
+	}
+	return len(agents)
+}
+
+// dagJob is the dag job that runs j: a map stage and a reduce stage
+// behind a barrier.
+func (f *roleFramework) dagJob(j *runJob) dag.Job {
+	f.mu.Lock()
+	f.jobs[j.spec.ID] = j
+	f.mu.Unlock()
+	return dag.Job{
+		ID: j.spec.ID,
+		Spec: altruism.JobSpec{Stages: []altruism.StageSpec{
+			{Name: stageMap, Tasks: j.spec.Maps, Demand: f.demand, Duration: mapEstimate},
+			{Name: stageReduce, Tasks: j.spec.Reducers, Demand: f.demand, Duration: reduceEstimate,
+				Parents: []string{stageMap}},
+		}},
+		Task: func(r dag.TaskRef) protocol.TaskInfo { return f.task(j, r) },
+	}
+}
+
+// task builds one attempt of a task of j. It runs under the scheduler's
+// lock, from the driver's callbacks.
+func (f *roleFramework) task(j *runJob, r dag.TaskRef) protocol.TaskInfo {
+	var args []string
+	if r.Stage == stageMap {
+		args = mapArgs{kind: j.spec.Kind, src: j.src, split: r.Index, splits: j.spec.Maps,
+			reducers: j.spec.Reducers, bounds: j.bounds}.args()
+	} else {
+		from := make([]mapOutput, 0, j.spec.Maps)
+		for i := range j.spec.Maps {
+			fin, sandbox, ok := f.output(j.spec.ID, stageMap, i)
+			if !ok {
+				// Cannot happen behind the barrier; the reducer fails
+				// for the missing output, and the attempt counts.
+				f.out.printf("[%s] %s: map %d has no known output for reducer %d\n", f.role, j.spec.ID, i, r.Index)
+				continue
+			}
+			from = append(from, mapOutput{Addr: fin.addr, Sandbox: sandbox})
+		}
+		args = reduceArgs(j.spec.Kind, r.Index, j.spec.Reducers, j.spec.Maps, from)
+	}
+	b := framework.NewTask("", f.exe, args...)
+	if v, ok := os.LookupEnv("GORACE"); ok {
+		// A race-enabled worker passes its settings on.
+		b.Env("GORACE", v)
+	}
+	return b.Build()
+}
+
+// printer writes lines to the run's output, one at a time.
+type printer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *printer) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format, args...)
+}

@@ -16,12 +16,13 @@ BENCHPKGS ?= ./offers/...
 FUZZTIME ?= 30s
 FUZZPKGS ?= ./...
 
-.PHONY: all help build test check fmt-check vet staticcheck tools imports filesize tidy-check bench fuzz clean
+.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize tidy-check bench fuzz clean
 
 all: build
 
 help:
 	@echo 'make build      build bin/allot'
+	@echo 'make demo       a local cluster running the MapReduce and MPI examples to verified results'
 	@echo 'make test       all tests with the race detector'
 	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, go mod tidy'
 	@echo 'make bench      allocator benchmarks (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME))'
@@ -30,6 +31,13 @@ help:
 
 build:
 	$(GO) build -o bin/allot ./cmd/allot
+
+examples:
+	$(GO) build -o bin/mapreduce ./examples/mapreduce
+	$(GO) build -o bin/mpi ./examples/mpi
+
+demo: build examples
+	@scripts/demo.sh
 
 test:
 	$(GO) test -race -count=1 -timeout 20m ./...

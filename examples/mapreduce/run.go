@@ -40,7 +40,7 @@ type runConfig struct {
 func parseRun(argv []string, stderr io.Writer) (runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	nats := fs.String("nats", "", "NATS URLs of the cluster, comma-separated (required)")
+	nats := fs.String("nats", os.Getenv("ALLOT_NATS"), "NATS URLs of the cluster, comma-separated (default $ALLOT_NATS, as allot dev suggests)")
 	jobs := fs.String("jobs", "", "job mix: comma-separated KIND[:SIZE][@ROLE], KIND wordcount or sort, no SIZE with --input (default "+defaultJobs+")")
 	input := fs.String("input", "", "input directory, read by every job instead of a generated corpus (one machine only)")
 	seed := fs.Uint64("seed", 1, "seed of the generated corpora (job i uses seed+i-1)")

@@ -181,19 +181,38 @@ func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
 }
 
 // countLaunch adjusts the running-task count of the shape matching v (used
-// for static targets) by delta.
+// for static targets and fair shares) by delta. A task counts under its
+// declared shape's key when there is one; an ending task whose shape is no
+// longer declared is found by its resources, so that no count outlives
+// its tasks; and a task launched without a declared shape counts under a
+// key of its own.
 func (a *Allocator) countLaunch(f *framework, v vec, delta int64) {
-	if s := f.shapeFor(v); s != nil {
-		f.launched[s.key] += delta
-		if f.launched[s.key] <= 0 {
-			delete(f.launched, s.key)
-			delete(f.launchRes, s.key)
-		} else {
-			f.launchRes[s.key] = s.res
-		}
-		a.static.stale = true
-		a.fair.stale = true
+	key := ""
+	if s := f.shapeFor(v); s != nil && (delta > 0 || f.launched[s.key] > 0) {
+		key = s.key
 	}
+	if key == "" {
+		for k, r := range f.launchRes {
+			if vecEqual(r, v) && (key == "" || k < key) {
+				key = k
+			}
+		}
+	}
+	if key == "" {
+		if delta < 0 {
+			return
+		}
+		key = "launched|" + a.reg.toResources(v).String()
+	}
+	f.launched[key] += delta
+	if f.launched[key] <= 0 {
+		delete(f.launched, key)
+		delete(f.launchRes, key)
+	} else if f.launchRes[key] == nil {
+		f.launchRes[key] = v.clone()
+	}
+	a.static.stale = true
+	a.fair.stale = true
 }
 
 // frameworksOn returns the frameworks with usage on ag in index order.

@@ -75,3 +75,36 @@ func TestFairShares_CountOptionalAndRunningWork(t *testing.T) {
 		t.Errorf("cached share changed through a returned map: %d", g)
 	}
 }
+
+// A task that ends after its shape is no longer declared stops counting
+// toward its framework's share.
+func TestFairShares_EndedTaskOfUndeclaredShape(t *testing.T) {
+	a := newAlloc(t, DefaultConfig())
+	addAgent(t, a, "m1", cpus(10000), nil)
+	addFw(t, a, "f", "")
+	addFw(t, a, "g", "")
+	declare(t, a, "f", Declaration{Demand: []Demand{{Resources: cpus(1000), Count: 1}}})
+	declare(t, a, "g", Declaration{Demand: []Demand{{Resources: cpus(500), Count: 100}}})
+	now := time.Unix(1000, 0)
+	var agent protocol.AgentID
+	for _, o := range a.Allocate(now).Offers {
+		if o.FrameworkID == "f" {
+			agent = o.AgentID
+			if _, err := a.Accept("f", []protocol.OfferID{o.ID}, []protocol.Resources{cpus(1000)}, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if agent == "" {
+		t.Fatal("f got no offer")
+	}
+	declare(t, a, "f", Declaration{Demand: []Demand{{Resources: cpus(2000), Count: 1}}})
+	if got := a.FairShares()["f"].Scalar(protocol.ResCPUs); got != 3000 {
+		t.Fatalf("f running 1 CPU and asking for 2 more: share %d, want 3000", got)
+	}
+	must(t, a.Recover("f", agent, cpus(1000)))
+	declare(t, a, "f", Declaration{Demand: []Demand{{Resources: cpus(1000), Count: 1}}})
+	if got := a.FairShares()["f"].Scalar(protocol.ResCPUs); got != 1000 {
+		t.Fatalf("f after its task ended, asking for 1 CPU: share %d, want 1000", got)
+	}
+}

@@ -369,9 +369,14 @@ func (f *TestFramework) onLeader(msg *nats.Msg) {
 	}
 	// Leaders announce themselves periodically; only a new one (another
 	// node, or a later term) needs the framework to subscribe again. Offers
-	// of the earlier leader died with it.
+	// of the earlier leader died with it. The subscribe reply names the
+	// leader but not its term: the first announcement of that leader gives
+	// the term, as the SDK's driver does, rather than a resubscribe.
 	f.mu.Lock()
-	same := ann.ID == f.announced.ID && ann.Term <= f.announced.Term
+	same := ann.ID == f.announced.ID && (f.announced.Term == 0 || ann.Term <= f.announced.Term)
+	if same && f.announced.Term == 0 {
+		f.announced.Term = ann.Term
+	}
 	if !same {
 		f.announced = ann
 		clear(f.outstanding)

@@ -35,6 +35,9 @@ func (s *Scheduler) reshareLocked() {
 
 // replanLocked plans the given jobs at the current time.
 func (s *Scheduler) replanLocked(jobs ...*jobState) {
+	// Any plan may change what is due; onTimer backs off again after its
+	// own plans if the timer is still due at once.
+	s.timerBackoff = 0
 	now := s.cfg.clock.Now()
 	for _, js := range jobs {
 		if js.ended {
@@ -151,6 +154,10 @@ func countShapes(shapes []protocol.TaskShape) int64 {
 // in the planner's MinRemaining) do not make the timer spin.
 const minTimer = 10 * time.Millisecond
 
+// maxTimerBackoff bounds the delay the plan timer backs off to while every
+// plan it makes is due again at once.
+const maxTimerBackoff = time.Second
+
 // armLocked sets the plan timer to the earliest NextReplan of the active
 // jobs.
 func (s *Scheduler) armLocked() {
@@ -171,7 +178,7 @@ func (s *Scheduler) armLocked() {
 	if next.IsZero() || s.closed {
 		return
 	}
-	s.timer = s.cfg.clock.AfterFunc(max(next.Sub(s.cfg.clock.Now()), minTimer), s.onTimer)
+	s.timer = s.cfg.clock.AfterFunc(max(next.Sub(s.cfg.clock.Now()), minTimer, s.timerBackoff), s.onTimer)
 }
 
 // onTimer plans again the jobs whose plan timer is due.
@@ -190,7 +197,18 @@ func (s *Scheduler) onTimer() {
 			due = append(due, js)
 		}
 	}
+	backoff := s.timerBackoff
 	s.replanLocked(due...)
+	// Plans that are due again at once only happen while running tasks
+	// outlive their estimates: nothing changes until one of them ends,
+	// which is an event of its own, so the timer backs off (doubling up to
+	// maxTimerBackoff) instead of replanning every minTimer.
+	for _, js := range s.active {
+		if t := js.plan.NextReplan; !t.IsZero() && !t.After(now.Add(minTimer)) {
+			s.timerBackoff = min(max(2*backoff, 2*minTimer), maxTimerBackoff)
+			break
+		}
+	}
 	ctx, cancel := s.callCtx()
 	defer cancel()
 	s.syncLocked(ctx)

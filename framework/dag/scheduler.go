@@ -40,8 +40,11 @@ type Scheduler struct {
 	suppressed bool
 	timer      Timer
 	timerAt    time.Time
-	stats      Stats
-	notify     []Result // ended jobs for onDone, delivered after unlocking
+	// timerBackoff is the plan timer's least delay while plans are due
+	// again as soon as they are made (zero: minTimer).
+	timerBackoff time.Duration
+	stats        Stats
+	notify       []Result // ended jobs for onDone, delivered after unlocking
 }
 
 var _ framework.Scheduler = (*Scheduler)(nil)

@@ -303,3 +303,47 @@ func TestScheduler_SubmitBeforeRegistered(t *testing.T) {
 		t.Fatalf("suppresses %d, demands %v; want 0 and one", d.suppresses, d.demands)
 	}
 }
+
+// TestScheduler_TimerBacksOffWhileTasksOverrun: once running tasks outlive
+// their estimates, every plan is due again at once (they are planned to end
+// within the planner's MinRemaining); the plan timer then backs off,
+// doubling up to maxTimerBackoff, instead of planning every minTimer, and
+// a task's end plans at once again.
+func TestScheduler_TimerBacksOffWhileTasksOverrun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.submit(t, mapReduce("mr"))
+	h.share(2000)
+	h.offer("o1", protocol.OfferFair, cpus(1000))
+	h.offer("o2", protocol.OfferLeftover, cpus(1000))
+	if n := len(h.d.launched()); n != 2 {
+		t.Fatalf("launched %d maps, want 2", n)
+	}
+	// The maps' minute is up, but they run on.
+	h.clk.Advance(time.Minute)
+	var delays []time.Duration
+	for range 10 {
+		next := h.clk.pending()
+		if next.IsZero() {
+			t.Fatal("no plan timer while map.2 waits for the busy share")
+		}
+		delays = append(delays, next.Sub(h.clk.Now()))
+		h.clk.Advance(next.Sub(h.clk.Now()))
+	}
+	for i := 1; i < len(delays); i++ {
+		if delays[i] < delays[i-1] || delays[i] > maxTimerBackoff {
+			t.Fatalf("timer delays %v: want non-decreasing, at most %v", delays, maxTimerBackoff)
+		}
+	}
+	if delays[len(delays)-1] < 16*minTimer {
+		t.Fatalf("timer delays %v: the timer did not back off", delays)
+	}
+	plans := h.s.Stats().Plans
+	h.end("mr.map.0.1", protocol.TaskFinished)
+	if h.s.Stats().Plans == plans {
+		t.Fatal("a task's end did not plan again")
+	}
+	if _, m, _ := counts(h.d.lastDemand(t)); m != 1 {
+		t.Fatalf("must-start %d after a map ended, want map.2", m)
+	}
+}

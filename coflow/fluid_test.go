@@ -1,0 +1,251 @@
+package coflow
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The fluid executor below is a tiny flow-level discrete-event simulator for
+// the hand-checked tests: rates stay constant between events (arrivals,
+// flow completions, the decision's NextChange, progress-report boundaries),
+// and completion times are computed exactly. Times are in seconds, sizes in
+// MB (2^20 bytes) and every port side carries 1 MB/s, so a 3 MB flow alone on
+// its ports takes 3 s.
+
+const mb = 1 << 20
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func at(sec float64) time.Time { return epoch.Add(time.Duration(math.Round(sec * 1e9))) }
+
+func seconds(t time.Time) float64 { return t.Sub(epoch).Seconds() }
+
+// flowMB is a flow of a test coflow, size in MB.
+type flowMB struct {
+	src, dst Port
+	size     float64
+}
+
+type testCoflow struct {
+	id      CoflowID
+	arrival float64
+	flows   []flowMB
+}
+
+func spec(tc testCoflow) CoflowSpec {
+	s := CoflowSpec{ID: tc.id}
+	for _, f := range tc.flows {
+		s.Flows = append(s.Flows, FlowSpec{Src: f.src, Dst: f.dst, Size: int64(f.size * mb)})
+	}
+	return s
+}
+
+type fluidOpts struct {
+	// reportEvery sends every unfinished flow's bytes at multiples of this
+	// many seconds (aalo's δ); 0 never.
+	reportEvery float64
+	// reportEachDecision sends them before every Decide (sebf, scf).
+	reportEachDecision bool
+	// onDecide, if set, sees every decision.
+	onDecide func(t float64, d *Decision)
+}
+
+type fluidResult struct {
+	cct    map[CoflowID]float64         // seconds from arrival to last flow
+	finish map[CoflowID]map[int]float64 // flow completion times
+	info   map[CoflowID]CoflowInfo      // state just before Deregister
+	epochs int
+}
+
+type simFlow struct {
+	ref       FlowRef
+	size, rem float64 // bytes
+	done      bool
+}
+
+// runFluid drives a coordinator with cfg through the coflows and returns
+// their CCTs.
+func runFluid(t *testing.T, cfg Config, coflows []testCoflow, o fluidOpts) fluidResult {
+	t.Helper()
+	co, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	arrivals := slices.Clone(coflows)
+	slices.SortStableFunc(arrivals, func(a, b testCoflow) int { return cmp.Compare(a.arrival, b.arrival) })
+	res := fluidResult{cct: map[CoflowID]float64{}, finish: map[CoflowID]map[int]float64{},
+		info: map[CoflowID]CoflowInfo{}}
+	flows := map[CoflowID][]*simFlow{}
+	var order []CoflowID // registered, in arrival order
+	arrivalOf := map[CoflowID]float64{}
+	left := map[CoflowID]int{}
+	now := 0.0
+	report := func() {
+		var rs []FlowProgress
+		for _, id := range order {
+			for _, f := range flows[id] {
+				if !f.done {
+					rs = append(rs, FlowProgress{Flow: f.ref, Sent: int64(math.Round(f.size - f.rem))})
+				}
+			}
+		}
+		if err := co.Progress(at(now), rs); err != nil {
+			t.Fatalf("t=%v: Progress: %v", now, err)
+		}
+	}
+	for step := 0; ; step++ {
+		if step > 100000 {
+			t.Fatalf("no end after %d steps", step)
+		}
+		// Completions at now, in arrival then flow order.
+		for _, id := range order {
+			for _, f := range flows[id] {
+				if f.done || f.rem > 1e-6*f.size+1e-3 {
+					continue
+				}
+				f.done = true
+				info, _ := co.Info(id)
+				err := co.FlowCompleted(at(now), FlowCompletion{Flow: f.ref, Bytes: int64(f.size),
+					Pilot: slices.Contains(info.Pilots, f.ref.Flow)})
+				if err != nil {
+					t.Fatalf("t=%v: FlowCompleted %v: %v", now, f.ref, err)
+				}
+				res.finish[id][f.ref.Flow] = now
+				if left[id]--; left[id] == 0 {
+					res.cct[id] = now - arrivalOf[id]
+					res.info[id], _ = co.Info(id)
+					if err := co.Deregister(at(now), id); err != nil {
+						t.Fatalf("t=%v: Deregister %s: %v", now, id, err)
+					}
+				}
+			}
+		}
+		for len(arrivals) > 0 && arrivals[0].arrival <= now+1e-9 {
+			tc := arrivals[0]
+			arrivals = arrivals[1:]
+			if err := co.Register(at(now), spec(tc)); err != nil {
+				t.Fatalf("t=%v: Register %s: %v", now, tc.id, err)
+			}
+			order = append(order, tc.id)
+			arrivalOf[tc.id] = tc.arrival
+			left[tc.id] = len(tc.flows)
+			res.finish[tc.id] = map[int]float64{}
+			for i, f := range tc.flows {
+				flows[tc.id] = append(flows[tc.id], &simFlow{ref: FlowRef{Coflow: tc.id, Flow: i},
+					size: float64(int64(f.size * mb)), rem: float64(int64(f.size * mb))})
+			}
+		}
+		if len(arrivals) == 0 && len(res.cct) == len(coflows) {
+			break
+		}
+		if o.reportEvery > 0 && isMultiple(now, o.reportEvery) {
+			report()
+		}
+		if o.reportEachDecision {
+			report()
+		}
+		d, err := co.Decide(at(now))
+		if err != nil {
+			t.Fatalf("t=%v: Decide: %v", now, err)
+		}
+		if o.onDecide != nil {
+			o.onDecide(now, d)
+		}
+		rates := Rates(d, mb, co)
+		next := math.Inf(1)
+		byRef := map[FlowRef]float64{}
+		egress, ingress := map[Port]float64{}, map[Port]float64{}
+		for _, r := range rates {
+			byRef[r.Flow] = r.Rate
+			l := spec(coflowByID(coflows, r.Flow.Coflow)).Flows[r.Flow.Flow]
+			egress[l.Src] += r.Rate
+			ingress[l.Dst] += r.Rate
+			if co.Finished(r.Flow.Coflow, r.Flow.Flow) {
+				t.Fatalf("t=%v: finished flow %v got rate %v", now, r.Flow, r.Rate)
+			}
+		}
+		for p, r := range egress {
+			if r > mb*(1+1e-9) {
+				t.Fatalf("t=%v: egress %d carries %v B/s, over capacity", now, p, r)
+			}
+		}
+		for p, r := range ingress {
+			if r > mb*(1+1e-9) {
+				t.Fatalf("t=%v: ingress %d carries %v B/s, over capacity", now, p, r)
+			}
+		}
+		for _, id := range order {
+			for _, f := range flows[id] {
+				if r := byRef[f.ref]; r > 0 && !f.done {
+					next = math.Min(next, now+f.rem/r)
+				}
+			}
+		}
+		if len(arrivals) > 0 {
+			next = math.Min(next, arrivals[0].arrival)
+		}
+		if !d.NextChange.IsZero() {
+			next = math.Min(next, seconds(d.NextChange))
+		}
+		if o.reportEvery > 0 {
+			next = math.Min(next, (math.Floor(now/o.reportEvery+1e-9)+1)*o.reportEvery)
+		}
+		if math.IsInf(next, 1) {
+			t.Fatalf("t=%v: stalled: no flow has a rate and nothing is due", now)
+		}
+		dt := next - now
+		for _, id := range order {
+			for _, f := range flows[id] {
+				if r := byRef[f.ref]; r > 0 && !f.done {
+					f.rem -= r * dt
+				}
+			}
+		}
+		now = next
+	}
+	res.epochs = co.Stats().Recomputes
+	return res
+}
+
+func coflowByID(set []testCoflow, id CoflowID) testCoflow {
+	for _, c := range set {
+		if c.id == id {
+			return c
+		}
+	}
+	return testCoflow{}
+}
+
+func isMultiple(x, step float64) bool {
+	k := math.Round(x / step)
+	return math.Abs(x-k*step) < 1e-9
+}
+
+// checkCCT compares CCTs (seconds) with a tolerance for float time.
+func checkCCT(t *testing.T, got map[CoflowID]float64, want map[CoflowID]float64) {
+	t.Helper()
+	for id, w := range want {
+		g, ok := got[id]
+		if !ok {
+			t.Errorf("coflow %s did not finish, want CCT %v", id, w)
+			continue
+		}
+		if math.Abs(g-w) > 1e-6 {
+			t.Errorf("CCT(%s) = %v, want %v", id, g, w)
+		}
+	}
+}
+
+// testConfig is the paper's defaults on a small fabric, with a slot long
+// enough that the weighted rotation never leaves the top queue within a
+// test (rounds of 283 slots) unless a test sets Slot itself.
+func testConfig(s Scheduler, ports int) Config {
+	cfg := DefaultConfig(ports)
+	cfg.Scheduler = s
+	cfg.Capacity = mb
+	cfg.Slot = 1000 * time.Second
+	return cfg
+}

@@ -1,0 +1,47 @@
+package coflow
+
+import (
+	"slices"
+	"time"
+)
+
+// simpleOrder covers the single-order baselines, which need no learning:
+//   - fifo: coflows in arrival order, each with all its flows;
+//   - scf: shortest coflow first, by total size (clairvoyant), ties by
+//     arrival;
+//   - fair: per-flow max-min fair sharing, no coordination between flows
+//     (Decision.MaxMin).
+//
+// They recompute only when a coflow arrives or leaves: between those, the
+// order does not change and Rates skips finished flows (for fair, Rates
+// recomputes the max-min shares over the flows left).
+type simpleOrder struct {
+	kind Scheduler
+}
+
+func newSimpleOrder(kind Scheduler) *simpleOrder { return &simpleOrder{kind: kind} }
+
+func (s *simpleOrder) admit(c *coflowState)                      { c.phase = PhaseQueued }
+func (s *simpleOrder) flowFinished(*coflowState, int, bool) bool { return false }
+func (s *simpleOrder) progressed([]*coflowState) bool            { return false }
+func (s *simpleOrder) drop(*coflowState)                         {}
+
+func (s *simpleOrder) decide(_ time.Time, active []*coflowState, d *Decision) {
+	order := active
+	if s.kind == SchedulerSCF {
+		order = slices.Clone(active)
+		slices.SortStableFunc(order, func(a, b *coflowState) int {
+			if a.totalSize != b.totalSize {
+				if a.totalSize < b.totalSize {
+					return -1
+				}
+				return 1
+			}
+			return cmpUint(a.seq, b.seq)
+		})
+	}
+	d.MaxMin = s.kind == SchedulerFair
+	for _, c := range order {
+		d.Grants = append(d.Grants, Grant{Coflow: c.id, Class: ClassQueue, Queue: -1, Flows: c.order, Links: c.links})
+	}
+}

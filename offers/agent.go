@@ -34,6 +34,9 @@ type agent struct {
 	usage  map[*framework]*usage
 	offers map[*offer]struct{}
 
+	// classes are the constraint classes this agent satisfies (crv.go).
+	classes []*crvClass
+
 	// Decline filters: bit i set means framework index i is refused here
 	// until filterUntil[i] (the zero time means forever).
 	filtered    []uint64

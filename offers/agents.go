@@ -34,6 +34,7 @@ func (a *Allocator) AddAgent(info AgentInfo) error {
 	a.agentList = append(a.agentList, ag)
 	a.capacity = a.capacity.add(ag.total)
 	a.avail.agentAdded(ag)
+	a.crvAgentAdded(ag)
 	a.ver++
 	a.changed()
 	return nil
@@ -55,6 +56,7 @@ func (a *Allocator) RemoveAgent(id protocol.AgentID) ([]Rescind, error) {
 		a.release(ag, f, u.res, u.ports)
 	}
 	a.avail.agentRemoved(ag)
+	a.crvAgentRemoved(ag)
 	a.capacity = a.capacity.sub(ag.total)
 	delete(a.agents, id)
 	last := a.agentList[len(a.agentList)-1]
@@ -177,6 +179,10 @@ func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
 		old := ag.free[j]
 		ag.free[j] += sign * x
 		a.avail.adjust(j, old, ag.free[j])
+		for _, c := range ag.classes {
+			c.free = c.free.grow(j + 1)
+			c.free[j] += sign * x
+		}
 	}
 }
 
@@ -213,6 +219,7 @@ func (a *Allocator) countLaunch(f *framework, v vec, delta int64) {
 	}
 	a.static.stale = true
 	a.fair.stale = true
+	a.crvRefresh(f)
 }
 
 // frameworksOn returns the frameworks with usage on ag in index order.

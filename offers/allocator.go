@@ -37,6 +37,8 @@ type Allocator struct {
 	static    staticTargets
 	collapsed collapsedWeights
 	fair      fairShares
+	crv       crvIndex
+	crvTurn   crvRound
 
 	// Frameworks with leftover candidates, in shortest-remaining-work
 	// order once sorted (leftover.go).
@@ -151,6 +153,7 @@ func (a *Allocator) RemoveFramework(id protocol.FrameworkID) ([]Rescind, error) 
 		}
 		ag.clearFilter(f.idx)
 	}
+	a.crvInstall(nil, f.shapes)
 	f.suppressed, f.declared, f.shapes = true, true, nil
 	a.setOptional(f, nil, 0)
 	a.refresh(f)
@@ -209,6 +212,7 @@ func (a *Allocator) refresh(f *framework) {
 	f.countedDemanding, f.countedOpen = d, o
 	a.tree.adjustCounts(f.leaf, dd, do)
 	a.tree.invalidate(f.leaf)
+	a.crvRefresh(f)
 	// Thresholds of Y depend only on which shapes have pending tasks.
 	if a.shapes.update(f) {
 		a.avail.demandChanged()

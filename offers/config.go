@@ -33,6 +33,22 @@ type Config struct {
 	// LeftoverEfficiencyFirst, where ε = m·(mean alignment)/(mean remaining
 	// work) over the candidates; zero (the default) packs by alignment alone.
 	LeftoverWorkWeight float64
+	// DisableCRV turns off Constraint Resource Vector steering in the fair
+	// phase (crvround.go): agents that satisfy contended constraints taking
+	// their turn first and serving the demand that needs them first. The
+	// CRV itself is kept either way. Zero (the default) steers.
+	DisableCRV bool
+	// CRVMinRatio is the demand-to-supply ratio from which a constraint
+	// class with pending demand steers the round; zero (the default) steers
+	// by every class with pending demand that some but not all agents
+	// satisfy.
+	CRVMinRatio float64
+	// SoftWait is how long a shape's soft constraints filter agents like
+	// hard ones, counted from the first round that sees the shape waiting;
+	// then they relax (spec phoenix.md §2.6). Soft constraints that no agent
+	// satisfies together with the hard ones relax at once. Zero makes soft
+	// constraints never filter.
+	SoftWait time.Duration
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -45,6 +61,7 @@ func DefaultConfig() Config {
 		MinAllocatable: map[string]int64{protocol.ResCPUs: 10, protocol.ResMem: 32},
 		OfferIDPrefix:  "o",
 		LeftoverOrder:  LeftoverJCTFirst,
+		SoftWait:       5 * time.Second,
 	}
 }
 
@@ -53,7 +70,7 @@ func (c Config) Validate() error {
 	if _, err := ParsePolicy(string(c.Policy)); err != nil {
 		return err
 	}
-	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.MaxRefuse < 0 {
+	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.MaxRefuse < 0 || c.SoftWait < 0 {
 		return fmt.Errorf("%w: negative duration", ErrInvalid)
 	}
 	for k, v := range c.MinAllocatable {
@@ -71,6 +88,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.LeftoverWorkWeight >= 0) || math.IsInf(c.LeftoverWorkWeight, 0) {
 		return fmt.Errorf("%w: leftover work weight %v", ErrInvalid, c.LeftoverWorkWeight)
+	}
+	if !(c.CRVMinRatio >= 0) || math.IsInf(c.CRVMinRatio, 0) {
+		return fmt.Errorf("%w: CRV min ratio %v", ErrInvalid, c.CRVMinRatio)
 	}
 	return nil
 }

@@ -133,12 +133,16 @@ func (a *Allocator) buildShapes(demand []Demand) ([]*shape, error) {
 		if d.Count < 0 || d.Ports < 0 {
 			return nil, fmt.Errorf("%w: negative demand", ErrInvalid)
 		}
-		var hard []protocol.Constraint
+		var hard, soft []protocol.Constraint
 		for _, c := range d.Constraints {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			if !c.Soft && !c.IsGroup() {
+			switch {
+			case c.IsGroup():
+			case c.Soft:
+				soft = append(soft, c)
+			default:
 				hard = append(hard, c)
 			}
 		}
@@ -146,7 +150,7 @@ func (a *Allocator) buildShapes(demand []Demand) ([]*shape, error) {
 		if res.isZero() && d.Ports == 0 {
 			return nil, fmt.Errorf("%w: demand asks for nothing", ErrInvalid)
 		}
-		shapes = append(shapes, &shape{key: shapeKey(d), res: res, ports: uint64(d.Ports), hard: hard, count: d.Count})
+		shapes = append(shapes, &shape{key: shapeKey(d), res: res, ports: uint64(d.Ports), hard: hard, soft: soft, count: d.Count})
 	}
 	return shapes, nil
 }
@@ -155,6 +159,7 @@ func (a *Allocator) buildShapes(demand []Demand) ([]*shape, error) {
 // against the new declaration.
 func (a *Allocator) setFair(f *framework, shapes []*shape) {
 	carryOffered(shapes, f.shapes)
+	a.crvInstall(shapes, f.shapes)
 	f.shapes = shapes
 }
 
@@ -162,6 +167,11 @@ func (a *Allocator) setFair(f *framework, shapes []*shape) {
 // the allocator's list of frameworks with candidates.
 func (a *Allocator) setOptional(f *framework, shapes []*shape, work float64) {
 	carryOffered(shapes, f.optional)
+	for _, s := range shapes {
+		// The leftover phase takes what nobody's fair demand could use:
+		// soft preferences do not hold optional work back.
+		s.relaxed = true
+	}
 	f.optional, f.work = shapes, work
 	switch in := slices.Contains(a.spare, f); {
 	case len(shapes) > 0 && !in:
@@ -173,13 +183,18 @@ func (a *Allocator) setOptional(f *framework, shapes []*shape, work float64) {
 }
 
 // carryOffered moves the offered-unit counts of old shapes onto the new
-// shapes with the same key.
+// shapes with the same key, and with them how long the shape has waited
+// and whether its soft constraints have relaxed.
 func carryOffered(shapes, old []*shape) {
 	for _, s := range shapes {
 		for _, o := range old {
 			if o.key == s.key {
 				s.offered += o.offered
 				o.offered = 0
+				if !o.since.IsZero() && (s.since.IsZero() || o.since.Before(s.since)) {
+					s.since = o.since
+				}
+				s.relaxed = s.relaxed || o.relaxed
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/allot-project/allot/protocol"
 )
@@ -25,7 +26,9 @@ type FrameworkInfo struct {
 
 // Demand is one pending task shape a framework declares: Count tasks, each
 // needing Resources (scalars) and Ports ports, placed only on agents whose
-// attributes satisfy the hard Constraints.
+// attributes satisfy the hard Constraints. Soft constraints filter the same
+// way until the shape has waited Config.SoftWait, then relax (crvsoft.go);
+// group constraints are the framework's business.
 type Demand struct {
 	Resources   protocol.Resources
 	Ports       int
@@ -39,8 +42,28 @@ type shape struct {
 	res     vec
 	ports   uint64
 	hard    []protocol.Constraint
-	count   int64 // declared pending tasks (Unlimited for no bound)
-	offered int64 // task units of this shape in outstanding offers
+	soft    []protocol.Constraint // per-task soft constraints
+	count   int64                 // declared pending tasks (Unlimited for no bound)
+	offered int64                 // task units of this shape in outstanding offers
+
+	// Constraint Resource Vector bookkeeping (crv.go): the classes of the
+	// hard and of the soft constraints, the units last counted as demand
+	// and whether the soft classes were counted too.
+	cls, softCls []*crvClass
+	crvUnits     int64
+	crvSoft      bool
+	// Soft constraints (crvsoft.go): when the shape was first seen waiting
+	// and whether its soft constraints have relaxed.
+	since    time.Time
+	relaxed  bool
+	feasVer  uint64 // crvIndex.agentVer+1 when feasible was computed
+	feasible bool
+}
+
+// constrained reports whether placing s depends on agent attributes:
+// hard constraints, or soft ones not yet relaxed.
+func (s *shape) constrained() bool {
+	return len(s.hard) > 0 || len(s.soft) > 0 && !s.relaxed
 }
 
 func (s *shape) pending() int64 {
@@ -58,7 +81,7 @@ func shapeKey(d Demand) string {
 	b.WriteString(d.Resources.String())
 	fmt.Fprintf(&b, "|p%d", d.Ports)
 	for _, c := range d.Constraints {
-		if !c.Soft && !c.IsGroup() {
+		if !c.IsGroup() {
 			b.WriteString("|" + c.String())
 		}
 	}

@@ -110,6 +110,8 @@ func runFuzz(t *testing.T, in []byte) []string {
 	x := z.b()
 	cfg.LeftoverOrder = LeftoverOrders()[x%len(LeftoverOrders())]
 	cfg.LeftoverWorkWeight = []float64{0, 1, 0.5}[x/2%3]
+	cfg.DisableCRV = x/6%2 == 1
+	cfg.SoftWait = []time.Duration{5 * time.Second, 0, time.Second}[x/12%3]
 	z.a = newAlloc(t, cfg)
 	for step := 0; step < maxFuzzSteps && z.pos < len(z.in); step++ {
 		z.step()

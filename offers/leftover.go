@@ -211,7 +211,7 @@ func (a *Allocator) fitsTurn(t *turn, s *shape) bool {
 	if !t.ag.free.fits(s.res) || s.ports > 0 && t.ag.freePorts.Count() < s.ports {
 		return false
 	}
-	return len(s.hard) == 0 || a.hardOn(t, s)
+	return !s.constrained() || a.hardOn(t, s)
 }
 
 // giveSpare tentatively gives one optional task of shape s on t.ag to f,

@@ -28,11 +28,15 @@ type Decisions struct {
 // Config.LeftoverOrder says (leftover.go). The remainder then goes whole to
 // the framework without declared demand that the same walk picks, if it is
 // at least Config.MinAllocatable. Each framework gets at most one offer of
-// each kind per agent per round.
+// each kind per agent per round. With constraint classes in play, the CRV
+// orders the agents' turns, plain agents first (crvround.go).
 func (a *Allocator) Allocate(now time.Time) Decisions {
 	var d Decisions
 	d.Rescinds = a.Expire(now)
 	a.expireFilters(now)
+	if len(a.crv.soft) > 0 {
+		a.crvSoftTick(now)
+	}
 	spare := a.leftoverCandidates()
 	if a.tree.root.demanding == 0 && a.tree.root.open == 0 && len(spare) == 0 || len(a.agentList) == 0 {
 		return d
@@ -46,10 +50,16 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 	n := len(a.agentList)
 	start := a.cursor % n
 	a.cursor++
+	a.crvPrepare(start)
+	order := a.crvTurn.order
 	t := &turn{hardOK: map[*shape]bool{}, shapeOf: map[*node]*shape{},
 		built: map[*framework]*building{}, spare: map[*framework]*building{}}
 	for i := 0; i < n; i++ {
 		ag := a.agentList[(start+i)%n]
+		t.scarce = false
+		if a.crvTurn.on {
+			ag, t.scarce = order[i], i >= a.crvTurn.plain
+		}
 		if ag.free.isZero() && len(ag.freePorts) == 0 {
 			continue
 		}

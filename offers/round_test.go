@@ -235,7 +235,8 @@ func TestAllocator_Allocate_hardConstraints(t *testing.T) {
 		{"ne matches missing attribute", protocol.Constraint{Attribute: "rack", Op: protocol.OpNe, Value: "r1"}, []string{"a2", "a3"}},
 		{"exists", protocol.Constraint{Attribute: "gpu", Op: protocol.OpExists}, []string{"a1"}},
 		{"no agent matches", protocol.Constraint{Attribute: "rack", Op: protocol.OpEq, Value: "r9"}, nil},
-		{"soft does not restrict", protocol.Constraint{Attribute: "rack", Op: protocol.OpEq, Value: "r2", Soft: true}, []string{"a1", "a2", "a3"}},
+		{"soft filters until it relaxes", protocol.Constraint{Attribute: "rack", Op: protocol.OpEq, Value: "r2", Soft: true}, []string{"a2"}},
+		{"unsatisfiable soft relaxes at once", protocol.Constraint{Attribute: "rack", Op: protocol.OpEq, Value: "r9", Soft: true}, []string{"a1", "a2", "a3"}},
 		{"group operator does not restrict", protocol.Constraint{Attribute: "rack", Op: protocol.OpUnique}, []string{"a1", "a2", "a3"}},
 	}
 	for _, tc := range tests {

@@ -226,6 +226,9 @@ func freeOf(a *Allocator, id string) protocol.Resources {
 //   - every outstanding offer's framework and agent exist;
 //   - no two outstanding offers share a port on one agent.
 func checkInvariants(a *Allocator) error {
+	if err := checkCRV(a); err != nil {
+		return err
+	}
 	capacity := a.Capacity()
 	for _, n := range a.Shares() {
 		if n.Path != "" || n.Framework {

@@ -1,6 +1,8 @@
 package offers
 
 import (
+	"slices"
+
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -18,6 +20,7 @@ type turn struct {
 	ag      *agent
 	phase   phase
 	targets bool                     // static policy: only shapes below their static target
+	scarce  bool                     // the agent satisfies a class that steers this round
 	built   map[*framework]*building // fair and remainder offers
 	spare   map[*framework]*building // leftover offers
 	offers  []*building              // every offer, in the order it was started
@@ -137,6 +140,7 @@ func (a *Allocator) leafFits(l *node, t *turn) bool {
 	if b, ok := t.built[f]; ok && b.whole {
 		return false
 	}
+	var first *shape
 	for _, s := range f.shapes {
 		if s.pending() == 0 || !t.ag.free.fits(s.res) {
 			continue
@@ -147,22 +151,51 @@ func (a *Allocator) leafFits(l *node, t *turn) bool {
 		if t.targets && f.launched[s.key]+s.offered >= a.static.target(f, s) {
 			continue
 		}
-		if len(s.hard) > 0 && !a.hardOn(t, s) {
+		if s.constrained() && !a.hardOn(t, s) {
+			continue
+		}
+		if t.scarce && !s.steered() {
+			// A shape that needs this scarce agent goes first (crvround.go).
+			if first == nil {
+				first = s
+			}
 			continue
 		}
 		t.shapeOf[l] = s
 		return true
 	}
-	return false
+	if first == nil {
+		return false
+	}
+	t.shapeOf[l] = first
+	return true
 }
 
-// hardOn reports whether t.ag satisfies the hard constraints of s,
-// remembering the answer for the rest of the turn.
+// hardOn reports whether t.ag satisfies the hard constraints of s, and
+// its soft ones until they relax (crvsoft.go). Fair shapes answer from
+// their constraint classes, which know their agents (crv.go); other shapes
+// evaluate their constraints once per turn.
 func (a *Allocator) hardOn(t *turn, s *shape) bool {
+	if len(s.cls) == len(s.hard) && len(s.softCls) == len(s.soft) {
+		return inClasses(t.ag, s.cls) && (s.relaxed || inClasses(t.ag, s.softCls))
+	}
 	ok, seen := t.hardOK[s]
 	if !seen {
 		ok, _ = protocol.MatchHard(s.hard, t.ag.info.Attributes)
+		if ok && !s.relaxed {
+			ok = softOK(s.soft, t.ag.info.Attributes)
+		}
 		t.hardOK[s] = ok
 	}
 	return ok
+}
+
+// inClasses reports whether ag satisfies every class in cs.
+func inClasses(ag *agent, cs []*crvClass) bool {
+	for _, c := range cs {
+		if !slices.Contains(ag.classes, c) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,107 @@
+package offers
+
+import (
+	"cmp"
+	"slices"
+)
+
+// CRV steering in the allocation round (spec phoenix.md §5; docs/phoenix.md
+// "CRV in the allocator"). H-DRF still decides who receives each unit: on
+// every agent the walk takes the eligible framework with the lowest
+// weighted share, exactly as without the CRV. The CRV only chooses the
+// order in which agents take their turns, which the round otherwise picks
+// arbitrarily (a rotating cursor), and which of a framework's own shapes a
+// unit is sized for:
+//
+//  1. A class steers the round when a declared fair shape uses it, some but
+//     not all agents satisfy it and its ratio reaches Config.CRVMinRatio.
+//     Agents that satisfy no steering class ("plain" agents) take their
+//     turns first, in the rotating order; then the agents that satisfy one
+//     ("scarce" agents), least contended first: by the highest ratio among
+//     their steering classes, ascending, ties in the rotating order. So
+//     unconstrained demand is served by the least contended agents first,
+//     and scarce agents reach it only when the plain ones could not serve
+//     it; what they have left goes, by H-DRF, to the demand that needs them.
+//  2. On a scarce agent, a framework whose turn it is takes one of its
+//     shapes that needs a steering class, when one fits, before its other
+//     shapes (in declaration order within each group).
+//
+// Both are orders among choices H-DRF already allows, so shares are those
+// of plain H-DRF; nothing is held back, so no resource idles because of
+// the CRV.
+
+// crvRound is the CRV state of one allocation round.
+type crvRound struct {
+	on     bool       // some class steers this round
+	order  []*agent   // agent turn order when on
+	plain  int        // agents before this index in order are plain
+	ranked []crvAgent // scratch for ordering scarce agents
+}
+
+type crvAgent struct {
+	ag    *agent
+	score float64
+	pos   int
+}
+
+// crvPrepare decides, at the start of a round whose agent turns start at
+// start, which classes steer and the agents' turn order. With no
+// constraint classes it costs one length check.
+func (a *Allocator) crvPrepare(start int) {
+	r := &a.crvTurn
+	r.on = false
+	if a.cfg.DisableCRV || len(a.crv.list) == 0 {
+		return
+	}
+	for _, c := range a.crv.list {
+		c.ratio, _ = c.dominantRatio()
+		c.contended = a.steers(c, c.ratio)
+		r.on = r.on || c.contended
+	}
+	if !r.on {
+		return
+	}
+	n := len(a.agentList)
+	r.order, r.ranked = r.order[:0], r.ranked[:0]
+	for i := 0; i < n; i++ {
+		ag := a.agentList[(start+i)%n]
+		score, scarce := 0.0, false
+		for _, c := range ag.classes {
+			if c.contended {
+				score, scarce = max(score, c.ratio), true
+			}
+		}
+		if scarce {
+			r.ranked = append(r.ranked, crvAgent{ag: ag, score: score, pos: i})
+			continue
+		}
+		r.order = append(r.order, ag)
+	}
+	r.plain = len(r.order)
+	slices.SortFunc(r.ranked, func(x, y crvAgent) int {
+		if c := cmp.Compare(x.score, y.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.pos, y.pos)
+	})
+	for _, x := range r.ranked {
+		r.order = append(r.order, x.ag)
+	}
+}
+
+// steered reports whether s needs a class that steers this round.
+func (s *shape) steered() bool {
+	for _, c := range s.cls {
+		if c.contended {
+			return true
+		}
+	}
+	if !s.relaxed {
+		for _, c := range s.softCls {
+			if c.contended {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -18,6 +18,7 @@ func simCommand() *cobra.Command {
 	}
 	cmd.AddCommand(simHDRFCommand())
 	cmd.AddCommand(simCarbyneCommand())
+	cmd.AddCommand(simCoflowCommand())
 	return cmd
 }
 

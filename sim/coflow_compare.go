@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// CoflowComparison is several policies run on one trace, with factors
+// against the first.
+type CoflowComparison struct {
+	// Invert says the factors are each policy's speedup over the first;
+	// otherwise they are the first's speedup over each (spec §1.2).
+	Invert bool `json:"invert"`
+	// Sweep and Value name the knob setting of one step of a sweep ("" for
+	// none).
+	Sweep string         `json:"sweep,omitempty"`
+	Value float64        `json:"value,omitempty"`
+	Rows  []CoflowRow    `json:"rows"`
+	Trace CoflowShape    `json:"trace"`
+	Runs  []CoflowResult `json:"-"`
+}
+
+// CoflowShape describes the trace a comparison ran on.
+type CoflowShape struct {
+	Ports   int   `json:"ports"`
+	Coflows int   `json:"coflows"`
+	Flows   int   `json:"flows"`
+	Bytes   int64 `json:"bytes"`
+}
+
+// CoflowRow is one policy of a comparison.
+type CoflowRow struct {
+	Policy   string  `json:"policy"`
+	AvgCCTms float64 `json:"avg_cct_ms"`
+	P50CCTms float64 `json:"p50_cct_ms"`
+	P90CCTms float64 `json:"p90_cct_ms"`
+	P99CCTms float64 `json:"p99_cct_ms"`
+	// AvgFactor is a ratio of average CCTs: this policy's over the first's
+	// (the first's speedup), or the inverse with Invert. P50Factor and
+	// P90Factor are percentiles of the same ratio taken coflow by coflow.
+	AvgFactor float64 `json:"avg_factor"`
+	P50Factor float64 `json:"p50_factor"`
+	P90Factor float64 `json:"p90_factor"`
+	// Estimation is philae's size-estimation error, if any.
+	Estimation *EstimationSummary `json:"estimation,omitempty"`
+	Load       CoflowLoad         `json:"load"`
+}
+
+// Shape summarises a trace.
+func (tr *CoflowTrace) Shape() CoflowShape {
+	s := CoflowShape{Ports: tr.Ports, Coflows: len(tr.Coflows)}
+	for i := range tr.Coflows {
+		s.Flows += len(tr.Coflows[i].Flows)
+		s.Bytes += tr.Coflows[i].Bytes()
+	}
+	return s
+}
+
+// CompareCoflow runs every policy on the trace with base's knobs, as many
+// at once as there are processors, and sets factors against the first.
+func CompareCoflow(tr *CoflowTrace, base CoflowSimConfig, policies []string, invert bool) (CoflowComparison, error) {
+	if len(policies) == 0 {
+		return CoflowComparison{}, fmt.Errorf("%w: no policies to compare", ErrBadCoflowSim)
+	}
+	cfgs := make([]CoflowSimConfig, len(policies))
+	for i, p := range policies {
+		cfgs[i] = base
+		cfgs[i].Policy = p
+		if _, err := cfgs[i].coordinatorConfig(tr.Ports); err != nil {
+			return CoflowComparison{}, err
+		}
+	}
+	runs, err := runCoflowAll(tr, cfgs)
+	if err != nil {
+		return CoflowComparison{}, err
+	}
+	return compareRuns(tr, runs, invert), nil
+}
+
+func compareRuns(tr *CoflowTrace, runs []CoflowResult, invert bool) CoflowComparison {
+	c := CoflowComparison{Invert: invert, Trace: tr.Shape(), Runs: runs}
+	first := runs[0]
+	for _, r := range runs {
+		row := CoflowRow{Policy: r.Policy, AvgCCTms: r.AvgCCTms, P50CCTms: r.P50CCTms, P90CCTms: r.P90CCTms,
+			P99CCTms: r.P99CCTms, Estimation: r.Estimation, Load: r.Load}
+		num, den := r, first
+		if invert {
+			num, den = first, r
+		}
+		row.AvgFactor = ratio(num.AvgCCTms, den.AvgCCTms)
+		var per []float64
+		for _, id := range first.Order {
+			if d := den.Coflows[id].CCTms; d > 0 {
+				per = append(per, num.Coflows[id].CCTms/d)
+			}
+		}
+		row.P50Factor = percentile(per, 0.5)
+		row.P90Factor = percentile(per, 0.9)
+		c.Rows = append(c.Rows, row)
+	}
+	return c
+}
+
+// runCoflowAll runs the configurations in parallel; results keep their
+// order.
+func runCoflowAll(tr *CoflowTrace, cfgs []CoflowSimConfig) ([]CoflowResult, error) {
+	out := make([]CoflowResult, len(cfgs))
+	errs := make([]error, len(cfgs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(cfgs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = RunCoflowSim(tr, cfgs[i])
+			}
+		}()
+	}
+	for i := range cfgs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// CoflowSweepKnobs lists the knobs SweepCoflow can vary.
+func CoflowSweepKnobs() []string {
+	return []string{"pilot-fraction", "thin-limit", "first-queue-mb", "queue-growth", "skew"}
+}
+
+// SweepCoflow repeats CompareCoflow for each value of a knob: a coordinator
+// setting, or "skew", which keeps only the coflows whose largest flow is
+// more than value times their smallest (spec §3.7).
+func SweepCoflow(tr *CoflowTrace, base CoflowSimConfig, policies []string, invert bool, knob string,
+	values []float64) ([]CoflowComparison, error) {
+	var out []CoflowComparison
+	for _, v := range values {
+		cfg, t := base, tr
+		switch knob {
+		case "pilot-fraction":
+			cfg.Coflow.PilotFraction = v
+		case "thin-limit":
+			if v < 0 || v != float64(int(v)) {
+				return nil, fmt.Errorf("%w: thin-limit %v is not a whole number", ErrBadCoflowSim, v)
+			}
+			cfg.Coflow.ThinLimit = int(v)
+		case "first-queue-mb":
+			cfg.Coflow.FirstQueueLimit = v * MB
+		case "queue-growth":
+			cfg.Coflow.QueueGrowth = v
+		case "skew":
+			t = FilterSkew(tr, v)
+			if len(t.Coflows) == 0 {
+				return nil, fmt.Errorf("%w: no coflow has skew above %v", ErrBadCoflowSim, v)
+			}
+		default:
+			return nil, fmt.Errorf("%w: unknown sweep knob %q (want one of %v)", ErrBadCoflowSim, knob, CoflowSweepKnobs())
+		}
+		c, err := CompareCoflow(t, cfg, policies, invert)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%v: %w", knob, v, err)
+		}
+		c.Sweep, c.Value = knob, v
+		out = append(out, c)
+	}
+	return out, nil
+}

@@ -59,7 +59,9 @@ func (d *Driver) Demand(ctx context.Context, shapes ...protocol.TaskShape) error
 // Called before Run, it is declared right after the first subscribe,
 // before offers open, so the framework never receives an offer that does
 // not follow it. Once a framework has declared demand the master offers
-// it only what it declares: an empty declaration stops offers.
+// it only what it declares; an empty declaration withdraws it, and the
+// framework is offered whole remainders again, as one that never
+// declared. Suppress to stop offers.
 func (d *Driver) DeclareDemand(ctx context.Context, r protocol.DemandRequest) error {
 	if err := validateDemand(r); err != nil {
 		return err

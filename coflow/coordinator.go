@@ -1,6 +1,7 @@
 package coflow
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -198,7 +199,7 @@ func (co *Coordinator) Progress(now time.Time, reports []FlowProgress) error {
 		}
 	}
 	// Report order must not matter: hand the scheduler arrival order.
-	slices.SortFunc(co.touched, func(a, b *coflowState) int { return cmpUint(a.seq, b.seq) })
+	slices.SortFunc(co.touched, func(a, b *coflowState) int { return cmp.Compare(a.seq, b.seq) })
 	if len(co.touched) > 0 && co.sched.progressed(co.touched) {
 		co.dirty = true
 	}

@@ -1,6 +1,7 @@
 package coflow
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -37,7 +38,7 @@ func (s *simpleOrder) decide(_ time.Time, active []*coflowState, d *Decision) {
 				}
 				return 1
 			}
-			return cmpUint(a.seq, b.seq)
+			return cmp.Compare(a.seq, b.seq)
 		})
 	}
 	d.MaxMin = s.kind == SchedulerFair

@@ -1,6 +1,7 @@
 package coflow
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -115,7 +116,7 @@ func (p *philae) decide(now time.Time, active []*coflowState, d *Decision) {
 			}
 			return 1
 		}
-		return cmpUint(a.seq, b.seq)
+		return cmp.Compare(a.seq, b.seq)
 	})
 	for _, c := range p.thin {
 		d.Grants = append(d.Grants, Grant{Coflow: c.id, Class: ClassThin, Queue: -1, Flows: c.order, Links: c.links})

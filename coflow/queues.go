@@ -1,6 +1,7 @@
 package coflow
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -76,7 +77,7 @@ func (m *mainQueues) emit(now time.Time, queued []*coflowState, byMetric bool,
 				}
 				return 1
 			}
-			return cmpUint(a.entry, b.entry)
+			return cmp.Compare(a.entry, b.entry)
 		})
 	}
 	add := func(q int, class Class) {
@@ -93,14 +94,4 @@ func (m *mainQueues) emit(now time.Time, queued []*coflowState, byMetric bool,
 			add(q, ClassQueue)
 		}
 	}
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package coflow
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -66,7 +67,7 @@ func (s *sebf) decide(_ time.Time, active []*coflowState, d *Decision) {
 			}
 			return 1
 		}
-		return cmpUint(a.seq, b.seq)
+		return cmp.Compare(a.seq, b.seq)
 	})
 	for p := range s.freeE {
 		s.freeE[p], s.freeI[p] = s.cfg.Capacity, s.cfg.Capacity

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"testing"
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/internal/testcluster"
@@ -77,29 +76,5 @@ func Example() {
 
 // exampleCluster starts a test cluster outside a test, for Examples.
 func exampleCluster(agents int) (*testcluster.Cluster, func()) {
-	tb := &exampleTB{}
-	c := testcluster.New(tb, testcluster.Options{Agents: agents})
-	return c, tb.cleanup
-}
-
-// exampleTB is the part of testing.TB a test cluster uses, for Examples,
-// which have no *testing.T: logs are dropped and failures panic.
-type exampleTB struct {
-	testing.TB // nil: any other method panics
-	cleanups   []func()
-}
-
-func (e *exampleTB) Helper()                      {}
-func (e *exampleTB) Name() string                 { return "Example" }
-func (e *exampleTB) Log(...any)                   {}
-func (e *exampleTB) Logf(string, ...any)          {}
-func (e *exampleTB) Cleanup(f func())             { e.cleanups = append(e.cleanups, f) }
-func (e *exampleTB) Fatal(args ...any)            { panic(fmt.Sprint(args...)) }
-func (e *exampleTB) Fatalf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
-func (e *exampleTB) Errorf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
-
-func (e *exampleTB) cleanup() {
-	for i := len(e.cleanups) - 1; i >= 0; i-- {
-		e.cleanups[i]()
-	}
+	return testcluster.ForExample(testcluster.Options{Agents: agents})
 }

@@ -19,17 +19,24 @@ type offerInbox struct {
 }
 
 func (b *offerInbox) receive(msg *nats.Msg) {
-	env, err := protocol.Decode(msg.Data)
-	if err != nil || env.Type != protocol.MsgOffersEvent {
-		return
-	}
-	var ev protocol.OffersEvent
-	if protocol.DecodeBody(env, &ev) != nil {
+	ev, ok := decodeEvent[protocol.OffersEvent](msg, protocol.MsgOffersEvent)
+	if !ok {
 		return
 	}
 	b.mu.Lock()
 	b.offers = append(b.offers, ev.Offers...)
 	b.mu.Unlock()
+}
+
+// decodeEvent decodes msg as an event of type t, reporting false for any
+// other message.
+func decodeEvent[T any](msg *nats.Msg, t protocol.MsgType) (T, bool) {
+	var ev T
+	env, err := protocol.Decode(msg.Data)
+	if err != nil || env.Type != t {
+		return ev, false
+	}
+	return ev, protocol.DecodeBody(env, &ev) == nil
 }
 
 // take waits until offers of every given kind have arrived, and returns

@@ -19,12 +19,8 @@ type shareInbox struct {
 }
 
 func (b *shareInbox) receive(msg *nats.Msg) {
-	env, err := protocol.Decode(msg.Data)
-	if err != nil || env.Type != protocol.MsgShareUpdateEvent {
-		return
-	}
-	var ev protocol.ShareUpdateEvent
-	if protocol.DecodeBody(env, &ev) != nil {
+	ev, ok := decodeEvent[protocol.ShareUpdateEvent](msg, protocol.MsgShareUpdateEvent)
+	if !ok {
 		return
 	}
 	b.mu.Lock()

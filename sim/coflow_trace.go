@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -162,18 +163,8 @@ func ParseCoflowTrace(r io.Reader) (*CoflowTrace, error) {
 	if count != want {
 		return nil, fmt.Errorf("%w: header says %d coflows, found %d", ErrBadTrace, want, count)
 	}
-	slices.SortStableFunc(tr.Coflows, func(a, b TraceCoflow) int { return cmpInt64(a.ArrivalMs, b.ArrivalMs) })
+	slices.SortStableFunc(tr.Coflows, func(a, b TraceCoflow) int { return cmp.Compare(a.ArrivalMs, b.ArrivalMs) })
 	return tr, nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // fieldReader walks a coflow line's fields.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -92,7 +93,7 @@ func parseRun(argv []string, stderr io.Writer) (runConfig, error) {
 		if *size != "" {
 			spec += ":" + *size
 		}
-		cfg.jobs, err = parseJobs(spec, cmpOr(*role, roleAnalytics))
+		cfg.jobs, err = parseJobs(spec, cmp.Or(*role, roleAnalytics))
 	default:
 		cfg.jobs, err = parseJobs(defaultJobs, *role)
 	}
@@ -128,13 +129,6 @@ func parseRun(argv []string, stderr io.Writer) (runConfig, error) {
 	}
 	cfg.workerPath = exe
 	return cfg, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // roleRun is the framework of one role, running.

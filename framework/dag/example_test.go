@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"strconv"
-	"testing"
 	"time"
 
 	"github.com/allot-project/allot/framework"
@@ -60,29 +59,5 @@ func Example() {
 // exampleCluster starts a test cluster of one master and one agent
 // outside a test; its agent finishes every task after 50ms.
 func exampleCluster() (*testcluster.Cluster, func()) {
-	tb := &exampleTB{}
-	c := testcluster.New(tb, testcluster.Options{Masters: 1, Agents: 1})
-	return c, tb.cleanup
-}
-
-// exampleTB is the part of testing.TB a test cluster uses, for Examples,
-// which have no *testing.T: logs are dropped and failures panic.
-type exampleTB struct {
-	testing.TB // nil: any other method panics
-	cleanups   []func()
-}
-
-func (e *exampleTB) Helper()                      {}
-func (e *exampleTB) Name() string                 { return "Example" }
-func (e *exampleTB) Log(...any)                   {}
-func (e *exampleTB) Logf(string, ...any)          {}
-func (e *exampleTB) Cleanup(f func())             { e.cleanups = append(e.cleanups, f) }
-func (e *exampleTB) Fatal(args ...any)            { panic(fmt.Sprint(args...)) }
-func (e *exampleTB) Fatalf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
-func (e *exampleTB) Errorf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
-
-func (e *exampleTB) cleanup() {
-	for i := len(e.cleanups) - 1; i >= 0; i-- {
-		e.cleanups[i]()
-	}
+	return testcluster.ForExample(testcluster.Options{Masters: 1, Agents: 1})
 }

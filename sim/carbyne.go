@@ -34,6 +34,12 @@ const (
 	SchedCarbyne = "carbyne" // DRF shares, altruistic jobs, leftover by SRTF
 )
 
+// What caps a job's share A_k (spec §2.3, CarbyneConfig.ShareCap).
+const (
+	ShareCapRemaining = "remaining" // the demand of every unfinished task of the DAG
+	ShareCapRunnable  = "runnable"  // the demand of running and runnable tasks
+)
+
 // CarbyneSchedulers lists the schedulers, in the order tables show them.
 func CarbyneSchedulers() []string {
 	return []string{SchedDRF, SchedDRFWC, SchedTetris, SchedSJF, SchedCarbyne}
@@ -68,6 +74,10 @@ type CarbyneConfig struct {
 	// between job arrivals and completions (which always recompute them);
 	// zero recomputes them every round.
 	ShareInterval time.Duration
+	// ShareCap is what caps a job's share A_k: ShareCapRemaining (the
+	// default), the demand of every unfinished task of its DAG, or
+	// ShareCapRunnable, the demand of its running and runnable tasks.
+	ShareCap string
 }
 
 // DefaultCarbyneConfig is spec §5's common setup: tpcds, 250 jobs on 100
@@ -84,6 +94,7 @@ func DefaultCarbyneConfig() CarbyneConfig {
 		MeanArrival:   20 * time.Second,
 		Altruism:      1,
 		ShareInterval: 5 * time.Second,
+		ShareCap:      ShareCapRemaining,
 	}
 }
 
@@ -110,6 +121,8 @@ func (c CarbyneConfig) Validate() error {
 		return fmt.Errorf("%w: greedy fraction %v (want 0 to 1)", ErrBadCarbyne, c.Greedy)
 	case c.ShareInterval < 0:
 		return fmt.Errorf("%w: negative share interval", ErrBadCarbyne)
+	case c.ShareCap != "" && c.ShareCap != ShareCapRemaining && c.ShareCap != ShareCapRunnable:
+		return fmt.Errorf("%w: share cap %q (want %s or %s)", ErrBadCarbyne, c.ShareCap, ShareCapRemaining, ShareCapRunnable)
 	}
 	return nil
 }
@@ -153,6 +166,9 @@ type CarbyneResult struct {
 	// the cluster (largest over resources): before the leftover phase, then
 	// after each leftover offer.
 	Leftover []float64 `json:"leftover"`
+	// LeftoverWork is the fraction of all work (each task's dominant
+	// share of the cluster times its run time) that ran on leftover offers.
+	LeftoverWork float64 `json:"leftover_work"`
 	// Planned counts the jobs whose first plan had a finite T_k (carbyne
 	// only), Late those of them that finished after it, and MaxLate the
 	// worst lateness as a fraction of T_k: Theorem 3.1 says that offline,

@@ -33,8 +33,10 @@ type CarbyneRow struct {
 	P95Factor      float64 `json:"p95_jct_factor"`
 	MakespanFactor float64 `json:"makespan_factor"`
 	// JainDelta is this scheduler's Jain's index less the first's.
-	JainDelta float64    `json:"jain_delta"`
-	PerJob    JobFactors `json:"per_job"`
+	JainDelta float64 `json:"jain_delta"`
+	// LeftoverWork is the fraction of the work run on leftover offers.
+	LeftoverWork float64    `json:"leftover_work"`
+	PerJob       JobFactors `json:"per_job"`
 }
 
 // JobFactors describes the distribution of per-job factors: each job's
@@ -133,7 +135,9 @@ func (c CarbyneConfig) canonical() CarbyneConfig {
 		c.Misestimate = 0
 	}
 	if !newPolicy(c.Scheduler).usesShares() {
-		c.ShareInterval = 0
+		c.ShareInterval, c.ShareCap = 0, ""
+	} else if c.ShareCap == "" {
+		c.ShareCap = ShareCapRemaining
 	}
 	if c.Workload == WorkloadFig2 {
 		c.Seed, c.Jobs, c.Machines, c.Load, c.Offline, c.MeanArrival = 0, 1, 1, 1, false, 0
@@ -175,7 +179,7 @@ func runAll(cfgs []CarbyneConfig) (map[CarbyneConfig]CarbyneResult, error) {
 // compareRow summarises one scheduler's runs against the first's, seed by
 // seed, as medians over the seeds.
 func compareRow(name string, results map[CarbyneConfig]CarbyneResult, base, runs []CarbyneConfig) CarbyneRow {
-	const fields = 12
+	const fields = 13
 	var m [fields][]float64
 	var deciles [9][]float64
 	for i := range runs {
@@ -183,7 +187,7 @@ func compareRow(name string, results map[CarbyneConfig]CarbyneResult, base, runs
 		pj := jobFactors(b, r)
 		for k, x := range [fields]float64{r.AvgJCT, r.P95JCT, r.Makespan, r.Jain,
 			ratio(b.AvgJCT, r.AvgJCT), ratio(b.P95JCT, r.P95JCT), ratio(b.Makespan, r.Makespan), r.Jain - b.Jain,
-			pj.AtLeast1, pj.Below1, pj.Below08, pj.Min} {
+			pj.AtLeast1, pj.Below1, pj.Below08, pj.Min, r.LeftoverWork} {
 			m[k] = append(m[k], x)
 		}
 		for k, x := range pj.Deciles {
@@ -192,8 +196,8 @@ func compareRow(name string, results map[CarbyneConfig]CarbyneResult, base, runs
 	}
 	row := CarbyneRow{Scheduler: name, AvgJCT: median(m[0]), P95JCT: median(m[1]), Makespan: median(m[2]),
 		Jain: median(m[3]), AvgFactor: median(m[4]), P95Factor: median(m[5]), MakespanFactor: median(m[6]),
-		JainDelta: median(m[7]),
-		PerJob:    JobFactors{AtLeast1: median(m[8]), Below1: median(m[9]), Below08: median(m[10]), Min: median(m[11])}}
+		JainDelta: median(m[7]), LeftoverWork: median(m[12]),
+		PerJob: JobFactors{AtLeast1: median(m[8]), Below1: median(m[9]), Below08: median(m[10]), Min: median(m[11])}}
 	for k := range deciles {
 		row.PerJob.Deciles = append(row.PerJob.Deciles, median(deciles[k]))
 	}

@@ -53,7 +53,10 @@ type engine struct {
 
 	rounds, plans int
 	leftover      []float64
-	fair          *jainTracker
+	// work launched on fair and on leftover offers: dominant share of the
+	// cluster times run time, summed over tasks.
+	fairWork, leftoverWork float64
+	fair                   *jainTracker
 }
 
 func newEngine(cfg CarbyneConfig, w carbyneWorkload) (*engine, error) {
@@ -294,7 +297,7 @@ func (e *engine) updateShares() error {
 	for _, j := range e.active {
 		if j.shareDirty {
 			j.shareDirty = false
-			if err := e.shares.set(j.fw, j.remaining(e.dims)); err != nil {
+			if err := e.shares.set(j.fw, j.remaining(e.dims, e.cfg.ShareCap == ShareCapRunnable)); err != nil {
 				return err
 			}
 		}
@@ -386,6 +389,14 @@ func (e *engine) take(o offers.Offer) (int, bool, error) {
 		}
 	}
 	e.fair.set(j, e.now)
+	for _, s := range stages {
+		w := e.dominant(j.stage[s].need) * j.stage[s].dur.Seconds()
+		if o.Kind == offers.KindLeftover {
+			e.leftoverWork += w
+		} else {
+			e.fairWork += w
+		}
+	}
 	back := false
 	for _, x := range free {
 		back = back || x > 0

@@ -144,11 +144,15 @@ func (j *simJob) runnableBFS() []quota {
 
 // remaining returns the true demand of the job's unfinished tasks, the
 // cap of its share.
-func (j *simJob) remaining(dims []string) protocol.Resources {
+func (j *simJob) remaining(dims []string, runnableOnly bool) protocol.Resources {
 	out := map[string]int64{}
 	for i := range j.stage {
 		st := &j.stage[i]
-		if n := int64(st.unstarted + st.running); n > 0 {
+		n := int64(st.unstarted + st.running)
+		if runnableOnly && st.waiting > 0 {
+			n = int64(st.running)
+		}
+		if n > 0 {
 			for d, name := range dims {
 				out[name] += n * st.need[d]
 			}

@@ -43,14 +43,22 @@ func (t *jainTracker) advance(j *simJob, now time.Duration) {
 
 // set records j's share from its current usage, from now on.
 func (t *jainTracker) set(j *simJob, now time.Duration) {
+	t.share[j.idx], t.since[j.idx] = dominantShare(j.used, t.capacity), now
+}
+
+// dominantShare is the largest fraction of capacity that use takes.
+func dominantShare(use, capacity []int64) float64 {
 	s := 0.0
-	for d, x := range j.used {
-		if t.capacity[d] > 0 {
-			s = max(s, float64(x)/float64(t.capacity[d]))
+	for d, x := range use {
+		if capacity[d] > 0 {
+			s = max(s, float64(x)/float64(capacity[d]))
 		}
 	}
-	t.share[j.idx], t.since[j.idx] = s, now
+	return s
 }
+
+// dominant is the largest fraction of the cluster that need takes.
+func (e *engine) dominant(need []int64) float64 { return dominantShare(need, e.capacity) }
 
 // index returns the mean over windows up to end of Jain's index of the
 // jobs active in each window, x_i being job i's share averaged over the
@@ -116,6 +124,9 @@ func (e *engine) result() CarbyneResult {
 	res.P95JCT = percentile(jcts, 0.95)
 	res.Makespan = makespan.Seconds()
 	res.Jain = e.fair.index(e.jobs, makespan)
+	if total := e.fairWork + e.leftoverWork; total > 0 {
+		res.LeftoverWork = e.leftoverWork / total
+	}
 	return res
 }
 

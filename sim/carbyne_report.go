@@ -35,6 +35,7 @@ func WriteCarbyneRun(w io.Writer, r CarbyneResult) error {
 	fmt.Fprintf(&b, "average JCT %s s, p95 JCT %s s, makespan %s s, Jain's index %.3f\n",
 		num(r.AvgJCT), num(r.P95JCT), num(r.Makespan), r.Jain)
 	fmt.Fprintf(&b, "leftover pool in the first round: %s\n", leftoverSteps(r.Leftover))
+	fmt.Fprintf(&b, "work run on leftover offers: %.1f%%\n", 100*r.LeftoverWork)
 	if r.Planned > 0 {
 		fmt.Fprintf(&b, "jobs finishing after their first plan's T_k: %d of %d (worst by %.1f%% of T_k)\n",
 			r.Late, r.Planned, 100*r.MaxLate)
@@ -80,7 +81,7 @@ func WriteCarbyneComparison(w io.Writer, cs []CarbyneComparison, deciles bool) e
 	fmt.Fprintf(&b, "factors: %s's time over each scheduler's (above 1 is faster); per job: fractions of jobs by factor\n", first)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	knob := cs[0].Sweep
-	head := "scheduler\tavg jct\tp95 jct\tmakespan\tjain\tavg x\tp95 x\tmakespan x\tjain diff\t>=1\t<1\t<0.8\tmin\t"
+	head := "scheduler\tavg jct\tp95 jct\tmakespan\tjain\tavg x\tp95 x\tmakespan x\tjain diff\t>=1\t<1\t<0.8\tmin\ton leftover\t"
 	if knob != "" {
 		head = knob + "\t" + head
 	}
@@ -90,9 +91,9 @@ func WriteCarbyneComparison(w io.Writer, cs []CarbyneComparison, deciles bool) e
 			if knob != "" {
 				fmt.Fprintf(tw, "%s\t", num(c.Value))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.2f\t%.2f\t%.2f\t%+.3f\t%.3f\t%.3f\t%.3f\t%.2f\t\n",
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.2f\t%.2f\t%.2f\t%+.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t\n",
 				r.Scheduler, short(r.AvgJCT), short(r.P95JCT), short(r.Makespan), r.Jain, r.AvgFactor, r.P95Factor, r.MakespanFactor,
-				r.JainDelta, r.PerJob.AtLeast1, r.PerJob.Below1, r.PerJob.Below08, r.PerJob.Min)
+				r.JainDelta, r.PerJob.AtLeast1, r.PerJob.Below1, r.PerJob.Below08, r.PerJob.Min, r.LeftoverWork)
 		}
 	}
 	tw.Flush()

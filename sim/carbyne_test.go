@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/allot-project/allot/framework/altruism"
+	"github.com/allot-project/allot/protocol"
 )
 
 const eps = 1e-9
@@ -69,6 +72,22 @@ func TestRunCarbyne_Figure2(t *testing.T) {
 }
 
 // Carbyne's first plans at t=0: T_1 = 2.1 and T_2 = 2.0 in shares of 0.5.
+// TestRunCarbyne_Figure2LeftoverWork checks the share of work run on
+// leftover offers. Work is dominant share times run time: J1 has 2 S0
+// tasks of 0.04 for 1 s, 3 S1 of 0.21 for 1 s and one S2 of 0.2 for 0.1 s
+// (0.73), J2 two tasks of 0.29 for 1 s (0.58), 1.31 in all. Under carbyne
+// the leftover offers at t = 0 start J2's second task (0.29) and J1's two
+// S0 tasks (0.08): 0.37 of 1.31. Strict DRF makes no leftover offers.
+func TestRunCarbyne_Figure2LeftoverWork(t *testing.T) {
+	t.Parallel()
+	if got, want := mustRun(t, fig2Config(SchedCarbyne)).LeftoverWork, 0.37/1.31; math.Abs(got-want) > eps {
+		t.Errorf("carbyne: %v of the work on leftover offers, want %v", got, want)
+	}
+	if got := mustRun(t, fig2Config(SchedDRF)).LeftoverWork; got != 0 {
+		t.Errorf("drf: %v of the work on leftover offers, want 0", got)
+	}
+}
+
 func TestRunCarbyne_Figure2Plans(t *testing.T) {
 	t.Parallel()
 	res := mustRun(t, fig2Config(SchedCarbyne))
@@ -140,6 +159,7 @@ func TestCarbyneConfig_Validate(t *testing.T) {
 		{"greedy", func(c *CarbyneConfig) { c.Greedy = -0.1 }},
 		{"share interval", func(c *CarbyneConfig) { c.ShareInterval = -time.Second }},
 		{"mean arrival", func(c *CarbyneConfig) { c.MeanArrival = -time.Second }},
+		{"share cap", func(c *CarbyneConfig) { c.ShareCap = "runnable-now" }},
 	}
 	if err := DefaultCarbyneConfig().Validate(); err != nil {
 		t.Fatalf("default config: %v", err)
@@ -163,5 +183,32 @@ func TestCarbyneConfig_LoadHalvesMachines(t *testing.T) {
 	cfg.Load = 1000
 	if got := cfg.workload().machines; got != 1 {
 		t.Errorf("load 1000: got %d machines, want 1", got)
+	}
+}
+
+// A job's share is capped by its whole remaining DAG by default and by
+// its running and runnable tasks with ShareCapRunnable: a stage that waits
+// on a parent counts toward the first cap only.
+func TestSimJob_RemainingByShareCap(t *testing.T) {
+	t.Parallel()
+	cpus := func(n int64) protocol.Resources { return protocol.Scalars(map[string]int64{protocol.ResCPUs: n}) }
+	stages := []altruism.StageSpec{
+		{Name: "map", Tasks: 4, Demand: cpus(1000), Duration: time.Second},
+		{Name: "reduce", Tasks: 2, Demand: cpus(3000), Duration: time.Second, Parents: []string{"map"}},
+	}
+	j, err := newSimJob(0, carbyneJobSpec{name: "J", stages: stages, estimates: stages}, []string{protocol.ResCPUs}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := []string{protocol.ResCPUs}
+	if got := j.remaining(dims, false).Scalars[protocol.ResCPUs]; got != 10000 {
+		t.Errorf("remaining DAG: %d milli-CPU, want 10000 (4x1000 + 2x3000)", got)
+	}
+	if got := j.remaining(dims, true).Scalars[protocol.ResCPUs]; got != 4000 {
+		t.Errorf("runnable: %d milli-CPU, want 4000 (the maps only)", got)
+	}
+	j.stage[0].unstarted, j.stage[0].running = 0, 1
+	if got := j.remaining(dims, true).Scalars[protocol.ResCPUs]; got != 1000 {
+		t.Errorf("one map running, reduce waiting: %d milli-CPU, want 1000", got)
 	}
 }

@@ -119,6 +119,7 @@ Examples (docs/carbyne.md, "Simulator", has their results):
 	fl.Float64Var(&cfg.Altruism, "altruism", cfg.Altruism, "P(altruism) of carbyne's jobs, 0 to 1")
 	fl.Float64Var(&cfg.Misestimate, "misestimate", cfg.Misestimate, "X percent: carbyne's planner and sjf see demands and durations (1+X/100) times the true ones")
 	fl.Float64Var(&cfg.Greedy, "greedy", cfg.Greedy, "fraction of jobs that are never altruistic, 0 to 1")
+	fl.StringVar(&cfg.ShareCap, "share-cap", sim.ShareCapRemaining, "what caps a job's fair share: remaining (every unfinished task of its DAG) or runnable (its running and runnable tasks)")
 	fl.DurationVar(&cfg.ShareInterval, "share-interval", cfg.ShareInterval, "recompute fair shares once this long has passed since the last time, and on every arrival and completion (0: every round)")
 	fl.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	return cmd

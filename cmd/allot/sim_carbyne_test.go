@@ -134,6 +134,7 @@ func TestSimCarbyne_BadInputExitsNonZero(t *testing.T) {
 		{"--workload", "tpch"},
 		{"--arrivals", "sometimes"},
 		{"--altruism", "2"},
+		{"--share-cap", "everything"},
 		{"--sweep", "altruism=0,1"},
 		{"--compare", "drf,carbyne", "--sweep", "weather=1"},
 		{"--compare", "drf,carbyne", "--sweep", "altruism=x"},

@@ -46,6 +46,11 @@ type Allocator struct {
 	spareSorted bool
 	spareBuf    []*framework  // scratch: one round's candidates
 	choiceBuf   []spareChoice // scratch: efficiency-first candidates
+	groupBuf    []packGroup   // scratch: efficiency-first shape groups
+	groupIdx    map[string]int
+	// generalPack makes efficiency-first use the general packer even
+	// without a work term (tests compare the two).
+	generalPack bool
 }
 
 // New returns an empty allocator.

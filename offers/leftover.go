@@ -84,9 +84,12 @@ func (a *Allocator) turnLeftover(t *turn, cands []*framework) []*framework {
 		return cands
 	}
 	t.phase = phaseLeftover
-	if a.cfg.LeftoverOrder == LeftoverEfficiencyFirst {
+	switch {
+	case a.cfg.LeftoverOrder == LeftoverEfficiencyFirst && a.cfg.LeftoverWorkWeight == 0 && !a.generalPack:
+		a.packByAlignment(t, cands)
+	case a.cfg.LeftoverOrder == LeftoverEfficiencyFirst:
 		a.packEfficient(t, cands)
-	} else {
+	default:
 		for _, f := range cands {
 			if t.ag.free.isZero() && len(t.ag.freePorts) == 0 {
 				break

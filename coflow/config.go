@@ -10,8 +10,9 @@ import (
 // Scheduler names a coflow scheduler. Philae is the default.
 type Scheduler string
 
-// The schedulers. Only sebf, scf and aalo-oracle read flow sizes (they are
-// clairvoyant); the others see a flow's size only when it completes.
+// The schedulers. Only sebf, scf and aalo-oracle order by flow sizes (they
+// are clairvoyant), and fifo reads them for its MADD rates; the others see
+// a flow's size only when it completes.
 const (
 	// SchedulerPhilae learns each wide coflow's size from a few pilot flows
 	// and orders coflows by Config.Policy in Aalo's weighted queues.
@@ -27,9 +28,12 @@ const (
 	SchedulerSEBF Scheduler = "sebf"
 	// SchedulerSCF is shortest coflow first by total size (clairvoyant).
 	SchedulerSCF Scheduler = "scf"
-	// SchedulerFIFO serves whole coflows in arrival order.
+	// SchedulerFIFO serves coflows in arrival order with MADD rates, as the
+	// reference simulator's coflow-level FIFO (it reads sizes for the
+	// rates, not for the order).
 	SchedulerFIFO Scheduler = "fifo"
-	// SchedulerFair shares every port max-min fairly among flows.
+	// SchedulerFair is per-flow fair sharing with no coordination: each
+	// port side split equally among its flows (FairRate).
 	SchedulerFair Scheduler = "fair"
 )
 
@@ -79,7 +83,7 @@ type Config struct {
 	// Every port has an egress (sending) and an ingress (receiving) side.
 	Ports int
 	// Capacity is each port side's bandwidth in bytes per second (default
-	// 125e6, 1 Gbps). Only sebf reads it, to compute MADD rates.
+	// 125e6, 1 Gbps). Only sebf and fifo read it, to compute MADD rates.
 	Capacity float64
 
 	// Queues is K, the number of main priority queues (default 10).

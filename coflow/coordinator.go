@@ -65,9 +65,9 @@ func New(cfg Config) (*Coordinator, error) {
 		co.sched = newPhilae(&co.cfg, co.fabric)
 	case SchedulerAalo, SchedulerAaloOracle:
 		co.sched = newAalo(&co.cfg, cfg.Scheduler == SchedulerAaloOracle)
-	case SchedulerSEBF:
-		co.sched = newSEBF(&co.cfg)
-	case SchedulerSCF, SchedulerFIFO, SchedulerFair:
+	case SchedulerSEBF, SchedulerFIFO:
+		co.sched = newMADD(&co.cfg, cfg.Scheduler == SchedulerSEBF)
+	case SchedulerSCF, SchedulerFair:
 		co.sched = newSimpleOrder(cfg.Scheduler)
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownScheduler, cfg.Scheduler)
@@ -146,8 +146,7 @@ func (co *Coordinator) FlowCompleted(now time.Time, fc FlowCompletion) error {
 	_ = co.tick(now)
 	co.stats.Events++
 	f.finished = true
-	c.bytesSent += fc.Bytes - f.sent
-	f.sent = fc.Bytes
+	c.sentBytes(f, fc.Bytes)
 	c.left--
 	freed := co.fabric.finishFlow(c, f)
 	piloting := c.phase == PhasePilot
@@ -190,8 +189,7 @@ func (co *Coordinator) Progress(now time.Time, reports []FlowProgress) error {
 		if f.finished || r.Sent == f.sent {
 			continue
 		}
-		c.bytesSent += r.Sent - f.sent
-		f.sent = r.Sent
+		c.sentBytes(f, r.Sent)
 		c.progressed = true
 		if c.mark != stamp && c.phase != PhaseFinished {
 			c.mark = stamp
@@ -244,7 +242,7 @@ func (co *Coordinator) Decide(now time.Time) (*Decision, error) {
 	if err := co.tick(now); err != nil {
 		return nil, fmt.Errorf("decide: %w", err)
 	}
-	if co.cur != nil && !co.dirty && (co.cur.NextChange.IsZero() || now.Before(co.cur.NextChange)) {
+	if !co.Stale(now) {
 		return co.cur, nil
 	}
 	co.stats.Recomputes++
@@ -252,6 +250,13 @@ func (co *Coordinator) Decide(now time.Time) (*Decision, error) {
 	co.sched.decide(now, co.active, d)
 	co.cur, co.dirty = d, false
 	return d, nil
+}
+
+// Stale reports whether Decide(now) would compute a new decision rather
+// than return the current one. A caller that feeds sebf or fifo exact
+// remaining sizes sends its progress report only then.
+func (co *Coordinator) Stale(now time.Time) bool {
+	return co.cur == nil || co.dirty || (!co.cur.NextChange.IsZero() && !now.Before(co.cur.NextChange))
 }
 
 // Finished reports whether a flow has finished. Unknown coflows count as

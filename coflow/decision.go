@@ -79,9 +79,11 @@ type Decision struct {
 	Ports int
 	// Grants in priority order, highest first.
 	Grants []Grant
-	// MaxMin asks for per-flow max-min fair rates over every granted flow
-	// instead of the priority order (the fair scheduler).
-	MaxMin bool
+	// FairShare asks for per-flow fair sharing over every granted flow
+	// instead of the priority order (the fair scheduler): each port side
+	// split equally among its flows, each flow at the smaller of its two
+	// shares (see FairRate).
+	FairShare bool
 	// WorkingQueue is the main queue that owns the current slot, or -1.
 	WorkingQueue int
 	// NextChange, when not zero, is when the slot rotation moves to another

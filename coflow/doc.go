@@ -19,14 +19,14 @@
 // piecewise-constant flow rates: highest grant first, each flow takes what
 // its egress and ingress have left, so each port serves one flow at a time
 // at line rate (the paper's simple scheme) and any port left idle goes to the
-// next flow that can use it. sebf adds per-flow MADD caps and fair asks for
-// max-min shares instead.
+// next flow that can use it. sebf and fifo add per-flow MADD caps, and fair
+// asks for per-flow fair shares instead (FairRate).
 //
 // A decision is recomputed only on events (spec §2.12): for philae, a coflow
 // arriving or finishing, a coflow's last pilot finishing and, for the
 // contention policies C and D, a coflow's last flow at some port finishing;
 // for aalo, an arrival, a finish or a demotion seen in a progress report;
-// sebf also on every flow completion. The weighted rotation of the main
+// for the others, an arrival or a finish. The weighted rotation of the main
 // queues is an event too: a decision carries NextChange, the end of the
 // current slot block, and the caller asks again at that time. Between
 // recomputations Decide returns the same *Decision and the caller re-runs
@@ -39,8 +39,9 @@
 // coordinator), and advance the fluid model to the earliest of the next
 // flow completion, the next arrival, decision.NextChange and, for aalo, the
 // next report boundary (every Config.Slot). Report every unfinished flow's
-// bytes sent at report boundaries for aalo, and before every Decide for
-// sebf (for exact remaining sizes); philae needs only completions (with Pilot set for pilots, see
+// bytes sent at report boundaries for aalo, and before a Decide that
+// recomputes (Stale) for sebf, fifo and scf (for exact remaining sizes);
+// philae needs only completions (with Pilot set for pilots, see
 // CoflowInfo.Pilots or the ClassPilot grants).
 //
 // # Determinism

@@ -18,7 +18,8 @@ type CoflowID string
 type FlowSpec struct {
 	Src, Dst Port
 	// Size is the flow's length in bytes when known, else 0. Only the
-	// clairvoyant schedulers (sebf, scf, aalo-oracle) read it.
+	// clairvoyant schedulers (sebf, scf, aalo-oracle) and fifo's MADD rates
+	// read it.
 	Size int64
 }
 
@@ -129,6 +130,11 @@ type coflowState struct {
 	queue     int     // main queue
 	entry     uint64  // order of entry into the current queue (FIFO key)
 	mark      uint64  // scratch stamp for counting distinct coflows
+
+	// Remaining bytes (revealed size minus bytes sent, at least 0, over
+	// the unfinished flows) per sender and receiver, kept up to date by
+	// completions and progress reports: sebf's Γ without a rescan.
+	sendRem, recvRem []int64
 }
 
 // newCoflowState validates spec against a fabric of ports and builds the
@@ -172,6 +178,7 @@ func newCoflowState(spec CoflowSpec, ports int, seq uint64, now time.Time) (*cof
 			sendAt[f.Src] = si
 			c.senders = append(c.senders, f.Src)
 			c.sendLeft = append(c.sendLeft, 0)
+			c.sendRem = append(c.sendRem, 0)
 		}
 		ri, ok := recvAt[f.Dst]
 		if !ok {
@@ -179,7 +186,10 @@ func newCoflowState(spec CoflowSpec, ports int, seq uint64, now time.Time) (*cof
 			recvAt[f.Dst] = ri
 			c.receivers = append(c.receivers, f.Dst)
 			c.recvLeft = append(c.recvLeft, 0)
+			c.recvRem = append(c.recvRem, 0)
 		}
+		c.sendRem[si] += f.Size
+		c.recvRem[ri] += f.Size
 		c.sendLeft[si]++
 		c.recvLeft[ri]++
 		c.flows[i] = flowState{link: l, size: f.Size, sendIdx: si, recvIdx: ri}
@@ -198,6 +208,25 @@ func newCoflowState(spec CoflowSpec, ports int, seq uint64, now time.Time) (*cof
 		return fa.recvIdx < fb.recvIdx
 	})
 	return c, nil
+}
+
+// remaining is what f has left to send as far as the coordinator knows.
+func (f *flowState) remaining() int64 { return max(0, f.size-f.sent) }
+
+// sent records that f has now sent bytes (cumulative) and keeps the
+// per-port remaining bytes in step.
+func (c *coflowState) sentBytes(f *flowState, bytes int64) {
+	before := f.remaining()
+	c.bytesSent += bytes - f.sent
+	f.sent = bytes
+	if f.finished {
+		c.sendRem[f.sendIdx] -= before
+		c.recvRem[f.recvIdx] -= before
+		return
+	}
+	d := before - f.remaining()
+	c.sendRem[f.sendIdx] -= d
+	c.recvRem[f.recvIdx] -= d
 }
 
 // setPilots marks the given flows as pilots and splits the canonical order

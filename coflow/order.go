@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// simpleOrder covers the single-order baselines, which need no learning:
-//   - fifo: coflows in arrival order, each with all its flows;
+// simpleOrder covers the single-order baselines that need no rates of
+// their own (fifo and sebf are in madd.go):
 //   - scf: shortest coflow first, by total size (clairvoyant), ties by
 //     arrival;
-//   - fair: per-flow max-min fair sharing, no coordination between flows
-//     (Decision.MaxMin).
+//   - fair: per-flow fair sharing, no coordination between flows
+//     (Decision.FairShare, FairRate).
 //
 // They recompute only when a coflow arrives or leaves: between those, the
 // order does not change and Rates skips finished flows (for fair, Rates
-// recomputes the max-min shares over the flows left).
+// recomputes the shares over the flows left).
 type simpleOrder struct {
 	kind Scheduler
 }
@@ -41,7 +41,7 @@ func (s *simpleOrder) decide(_ time.Time, active []*coflowState, d *Decision) {
 			return cmp.Compare(a.seq, b.seq)
 		})
 	}
-	d.MaxMin = s.kind == SchedulerFair
+	d.FairShare = s.kind == SchedulerFair
 	for _, c := range order {
 		d.Grants = append(d.Grants, Grant{Coflow: c.id, Class: ClassQueue, Queue: -1, Flows: c.order, Links: c.links})
 	}

@@ -1,7 +1,5 @@
 package coflow
 
-import "container/heap"
-
 // FlowRate is one flow's sending rate in bytes per second.
 type FlowRate struct {
 	Flow FlowRef
@@ -16,19 +14,18 @@ type FlowRate struct {
 // Priority decisions (MaxMin false) are served greedily in grant order: each
 // flow gets min(its cap, free egress, free ingress). Then, if any grant has
 // caps, a second pass in the same order gives capped flows whatever their
-// ports still have free (Varys's work conservation after MADD). MaxMin
-// decisions get per-flow max-min fair rates by progressive filling.
+// ports still have free (Varys's work conservation after MADD). FairShare
+// decisions get per-flow fair shares (see FairRate).
 //
-// Cost: O(granted flows) for priority decisions, O(flows·log ports) for
-// MaxMin ones. Flows whose endpoints lie outside [0, d.Ports), and caps
+// Cost: O(granted flows). Flows whose endpoints lie outside [0, d.Ports), and caps
 // whose length differs from their grant's flows, are ignored rather than
 // trusted: a hand-built decision cannot make Rates panic.
 func Rates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
 	if d == nil || capacity <= 0 {
 		return nil
 	}
-	if d.MaxMin {
-		return maxMinRates(d, capacity, fin)
+	if d.FairShare {
+		return fairRates(d, capacity, fin)
 	}
 	return priorityRates(d, capacity, fin)
 }
@@ -112,79 +109,39 @@ func priorityRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate 
 	return out
 }
 
-// maxMinRates is progressive filling: repeatedly take the port side whose
-// fair share (free capacity / unfrozen flows) is smallest and freeze its
-// flows at that share. Freezing a flow at the minimum share never lowers the
-// share of its other side, so a heap with lazy re-insertion finds each
-// bottleneck in order.
-func maxMinRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
-	type flow struct {
-		ref      FlowRef
-		src, dst int // side indices: egress p is p, ingress p is Ports+p
-		rate     float64
-		frozen   bool
-	}
-	var flows []flow
-	sides := make([]mmSide, 2*d.Ports)
-	for i := range sides {
-		sides[i].rem = capacity
-	}
-	for _, g := range d.Grants {
-		for _, f := range g.Flows {
-			l, ok := grantLink(d, g, f)
-			if !ok || (fin != nil && fin.Finished(g.Coflow, f)) {
-				continue
-			}
-			fl := flow{ref: FlowRef{Coflow: g.Coflow, Flow: f}, src: int(l.Src), dst: d.Ports + int(l.Dst)}
-			sides[fl.src].flows = append(sides[fl.src].flows, len(flows))
-			sides[fl.dst].flows = append(sides[fl.dst].flows, len(flows))
-			sides[fl.src].n++
-			sides[fl.dst].n++
-			flows = append(flows, fl)
-		}
-	}
-	h := &mmHeap{}
-	for i := range sides {
-		if sides[i].n > 0 {
-			heap.Push(h, mmEntry{side: i, share: sides[i].rem / float64(sides[i].n)})
-		}
-	}
-	for h.Len() > 0 {
-		e := heap.Pop(h).(mmEntry)
-		s := &sides[e.side]
-		if s.n == 0 {
-			continue
-		}
-		if share := s.rem / float64(s.n); share != e.share {
-			heap.Push(h, mmEntry{side: e.side, share: share})
-			continue
-		}
-		for _, fi := range s.flows {
-			fl := &flows[fi]
-			if fl.frozen {
-				continue
-			}
-			fl.frozen, fl.rate = true, e.share
-			other := fl.dst
-			if other == e.side {
-				other = fl.src
-			}
-			o := &sides[other]
-			o.rem -= e.share
-			o.n--
-			if o.n > 0 {
-				heap.Push(h, mmEntry{side: other, share: o.rem / float64(o.n)})
+// fairRates is per-flow fair sharing with no coordination (the reference
+// simulator's FAIR): every port side splits its capacity equally among the
+// granted unfinished flows crossing it, and each flow sends at the smaller
+// of its two shares. What a flow cannot use at its faster side is not handed
+// to the others there: no coordinator redistributes it.
+func fairRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
+	nE := make([]int, d.Ports)
+	nI := make([]int, d.Ports)
+	each := func(visit func(g *Grant, f int, l Link)) {
+		for gi := range d.Grants {
+			g := &d.Grants[gi]
+			for _, f := range g.Flows {
+				l, ok := grantLink(d, *g, f)
+				if ok && (fin == nil || !fin.Finished(g.Coflow, f)) {
+					visit(g, f, l)
+				}
 			}
 		}
-		s.n, s.rem = 0, 0
 	}
-	out := make([]FlowRate, 0, len(flows))
-	for _, fl := range flows {
-		if fl.rate > 0 {
-			out = append(out, FlowRate{Flow: fl.ref, Rate: fl.rate})
-		}
-	}
+	n := 0
+	each(func(_ *Grant, _ int, l Link) { nE[l.Src]++; nI[l.Dst]++; n++ })
+	out := make([]FlowRate, 0, n)
+	each(func(g *Grant, f int, l Link) {
+		out = append(out, FlowRate{Flow: FlowRef{Coflow: g.Coflow, Flow: f}, Rate: FairRate(capacity, nE[l.Src], nI[l.Dst])})
+	})
 	return out
+}
+
+// FairRate is a flow's rate under per-flow fair sharing on sides of the
+// given capacity: the smaller of its egress's and its ingress's equal
+// shares, with nE and nI flows crossing them.
+func FairRate(capacity float64, nE, nI int) float64 {
+	return capacity / float64(max(nE, nI))
 }
 
 // grantCaps returns g's caps, or nil when it has none or they do not match
@@ -204,33 +161,4 @@ func grantLink(d *Decision, g Grant, f int) (Link, bool) {
 	l := g.Links[f]
 	ok := l.Src >= 0 && int(l.Src) < d.Ports && l.Dst >= 0 && int(l.Dst) < d.Ports
 	return l, ok
-}
-
-type mmSide struct {
-	rem   float64
-	n     int
-	flows []int
-}
-
-type mmEntry struct {
-	side  int
-	share float64
-}
-
-// mmHeap orders port sides by share, then by side index (determinism).
-type mmHeap struct{ es []mmEntry }
-
-func (h *mmHeap) Len() int { return len(h.es) }
-func (h *mmHeap) Less(i, j int) bool {
-	if h.es[i].share != h.es[j].share {
-		return h.es[i].share < h.es[j].share
-	}
-	return h.es[i].side < h.es[j].side
-}
-func (h *mmHeap) Swap(i, j int) { h.es[i], h.es[j] = h.es[j], h.es[i] }
-func (h *mmHeap) Push(x any)    { h.es = append(h.es, x.(mmEntry)) }
-func (h *mmHeap) Pop() any {
-	e := h.es[len(h.es)-1]
-	h.es = h.es[:len(h.es)-1]
-	return e
 }

@@ -122,7 +122,8 @@ type CoflowLoad struct {
 	BusyIntervals int     `json:"busy_intervals"`
 	// AgentsPerInterval is the mean number of agents (sending ports) that
 	// sent the coordinator a message in an interval: a flow completion, or
-	// a byte report with new bytes (aalo every δ; sebf before each decision).
+	// a byte report with new bytes (aalo every δ; sebf, fifo and scf before
+	// each recomputation).
 	AgentsPerInterval float64 `json:"agents_per_interval"`
 	// PushIntervals are the busy intervals in which a decision with
 	// different grants had to be pushed; RecomputeIntervals those with at

@@ -18,6 +18,13 @@ import (
 // (coflow.Rates). It then advances to the earliest of the next flow
 // completion, the next arrival, the decision's NextChange and, for aalo,
 // the next report boundary (every δ).
+//
+// coflow.Rates over every flow after every completion is too slow for
+// FB2010, so event-driven runs compute the same rates incrementally:
+// fastRates (coflow_rates.go) for priority decisions, maddRates
+// (coflow_madd.go) for sebf's and fifo's capped ones and fairFluid
+// (coflow_fair.go) for fair; the last two also find the next completion
+// from a heap instead of scanning the flows in flight.
 
 // simEpoch is the coordinator clock's origin; the simulator's clock is
 // float seconds since it.
@@ -31,8 +38,12 @@ func clockSeconds(t time.Time) float64 { return float64(t.Sub(simEpoch)) / 1e9 }
 const sameTime = 1e-9
 
 type cfFlow struct {
-	rem   float64 // bytes left
+	rem   float64 // bytes left (as of at, in madd mode)
 	rate  float64 // current rate, bytes/s
+	cap   float64 // madd mode: the decision's MADD cap
+	at    float64 // madd mode: when rem was last brought up to date
+	share float64 // madd mode: the second pass's share on top of cap
+	ver   uint32  // madd mode: bumped on every rate change
 	size  int64
 	rep   int64 // bytes last reported
 	end   float64
@@ -82,16 +93,19 @@ type coflowSim struct {
 	sentSet []flowAt // flows that sent since the last report
 	report  int64    // next aalo report boundary, in δ
 	reports bool     // aalo: report every δ
-	eachDec bool     // sebf, scf: report before every decision
+	eachDec bool     // sebf, fifo, scf: report before every recomputation
 
 	dec   *coflow.Decision
-	stale bool // rates must be recomputed
-	load  loadMeter
+	stale bool       // rates must be recomputed
+	fair  *fairFluid // the fair scheduler's fast path (event-driven runs)
+	// maddMode: sebf and fifo's capped decisions go through mr.
+	maddMode bool
+	mr       maddRates // capped decisions' incremental rates (event-driven runs)
+	load     loadMeter
 
 	busyE, busyI []bool // fastRates' scratch
 	freeE, freeI *portSet
-	freeRecv     []int32
-	sendBuf      []int32
+	sendMask     []uint64
 	mask         []uint64
 	rateBuf      []coflow.FlowRate
 	// checkRates makes every rate computation compare fastRates with
@@ -109,9 +123,14 @@ func newCoflowSim(tr *CoflowTrace, ccfg coflow.Config, cfg CoflowSimConfig) (*co
 		quantum: cfg.Quantum.Seconds(),
 		byID:    make(map[coflow.CoflowID]*cfCoflow, len(tr.Coflows)),
 		reports: ccfg.Scheduler == coflow.SchedulerAalo || ccfg.Scheduler == coflow.SchedulerAaloOracle,
-		eachDec: ccfg.Scheduler == coflow.SchedulerSEBF || ccfg.Scheduler == coflow.SchedulerSCF,
+		eachDec: ccfg.Scheduler == coflow.SchedulerSEBF || ccfg.Scheduler == coflow.SchedulerSCF ||
+			ccfg.Scheduler == coflow.SchedulerFIFO,
 	}
 	s.load = newLoadMeter(tr.Ports, s.delta)
+	s.maddMode = (ccfg.Scheduler == coflow.SchedulerSEBF || ccfg.Scheduler == coflow.SchedulerFIFO) && s.quantum <= 0
+	if ccfg.Scheduler == coflow.SchedulerFair && s.quantum <= 0 {
+		s.fair = newFairFluid(tr.Ports, s.cap)
+	}
 	for i := range tr.Coflows {
 		tc := &tr.Coflows[i]
 		if i > 0 && tc.ArrivalMs < tr.Coflows[i-1].ArrivalMs {
@@ -217,7 +236,7 @@ func (s *coflowSim) deliver() error {
 		}
 		s.report = int64(math.Floor(s.now/s.delta+sameTime)) + 1
 	}
-	if s.eachDec {
+	if s.eachDec && s.co.Stale(t) {
 		if err := s.sendReport(t); err != nil {
 			return err
 		}
@@ -230,7 +249,14 @@ func (s *coflowSim) deliver() error {
 		s.load.decision(s.now, s.dec, d)
 		s.dec, s.stale = d, true
 	}
-	if s.stale {
+	if s.stale && s.fair != nil {
+		s.fair.refresh(s.now)
+		if s.checkRates {
+			s.checkFair()
+		}
+		s.stale = false
+		s.load.rateRuns++
+	} else if s.stale {
 		s.setRates()
 	}
 	return nil
@@ -252,6 +278,11 @@ func (s *coflowSim) admit(t time.Time, c *cfCoflow) error {
 	}
 	for _, f := range info.Pilots {
 		c.flows[f].pilot = true
+	}
+	if s.fair != nil {
+		for i, f := range c.tc.Flows {
+			s.fair.join(flowAt{c, i}, f.Src, f.Dst, float64(f.Bytes), s.now)
+		}
 	}
 	s.byID[c.id] = c
 	s.active++
@@ -278,10 +309,10 @@ func (s *coflowSim) retire(t time.Time, c *cfCoflow) error {
 // sendReport reports the bytes of every unfinished flow that sent since the
 // last report (the others have nothing new to say).
 func (s *coflowSim) sendReport(t time.Time) error {
-	if len(s.sentSet) == 0 {
-		return nil
-	}
 	var reps []coflow.FlowProgress
+	if s.maddMode {
+		reps = s.maddReport(reps)
+	}
 	for _, p := range s.sentSet {
 		if p.c.flows == nil {
 			continue
@@ -291,7 +322,7 @@ func (s *coflowSim) sendReport(t time.Time) error {
 		if fl.done {
 			continue
 		}
-		b := min(fl.size, max(fl.rep, int64(float64(fl.size)-fl.rem)))
+		b := min(fl.size, max(fl.rep, int64(float64(fl.size)-s.remNow(fl))))
 		if b == fl.rep {
 			continue
 		}
@@ -312,6 +343,10 @@ func (s *coflowSim) sendReport(t time.Time) error {
 
 // setRates turns the current decision into rates.
 func (s *coflowSim) setRates() {
+	if s.maddMode {
+		s.maddSetRates()
+		return
+	}
 	for _, p := range s.rated {
 		if p.c.flows != nil {
 			p.c.flows[p.f].rate = 0
@@ -336,6 +371,12 @@ func (s *coflowSim) setRates() {
 // nextEvent is the time of the next event after s.now.
 func (s *coflowSim) nextEvent() (float64, error) {
 	next := math.Inf(1)
+	if s.fair != nil {
+		next = s.fair.next(next)
+	}
+	if s.maddMode {
+		next = s.maddNext(next)
+	}
 	for _, p := range s.rated {
 		if fl := &p.c.flows[p.f]; !fl.done && fl.rate > 0 {
 			next = min(next, s.now+fl.rem/fl.rate)
@@ -374,6 +415,14 @@ func (s *coflowSim) advance(next float64) {
 		s.load.busy(s.now, next)
 	}
 	finished := false
+	if s.fair != nil {
+		for _, p := range s.fair.advance(next) {
+			s.finish(p, next)
+		}
+	}
+	if s.maddMode {
+		s.maddAdvance(next)
+	}
 	for _, p := range s.rated {
 		fl := &p.c.flows[p.f]
 		if fl.done || fl.rate <= 0 {
@@ -384,14 +433,7 @@ func (s *coflowSim) advance(next float64) {
 			s.sentSet = append(s.sentSet, p)
 		}
 		if s.now+fl.rem/fl.rate <= next+sameTime {
-			fl.rem, fl.done, fl.end, fl.rate = 0, true, next, 0
-			tf := &p.c.tc.Flows[p.f]
-			p.c.finished(p.f, tf.Src, tf.Dst)
-			p.c.left--
-			if p.c.left == 0 {
-				p.c.finish = next
-			}
-			s.pending = append(s.pending, p)
+			s.finish(p, next)
 			finished = true
 			continue
 		}
@@ -403,6 +445,22 @@ func (s *coflowSim) advance(next float64) {
 		s.rated = slices.DeleteFunc(s.rated, func(p flowAt) bool { return p.c.flows[p.f].done })
 	}
 	s.now = next
+}
+
+// finish ends flow p at time end.
+func (s *coflowSim) finish(p flowAt, end float64) {
+	fl := &p.c.flows[p.f]
+	if s.maddMode {
+		s.maddRelease(fl, p.c.tc.Flows[p.f])
+	}
+	fl.rem, fl.done, fl.end, fl.rate = 0, true, end, 0
+	tf := &p.c.tc.Flows[p.f]
+	p.c.finished(p.f, tf.Src, tf.Dst)
+	p.c.left--
+	if p.c.left == 0 {
+		p.c.finish = end
+	}
+	s.pending = append(s.pending, p)
 }
 
 func (s *coflowSim) result() CoflowResult {

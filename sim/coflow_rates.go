@@ -8,7 +8,7 @@ import (
 )
 
 // fastRates is coflow.Rates for uncapped priority decisions (philae, aalo,
-// aalo-oracle, fifo, scf), made cheap enough to run after every batch of
+// aalo-oracle, scf), made cheap enough to run after every batch of
 // completions on FB2010, where one granted coflow can have 21,000 flows.
 // It returns the same rates in the same order (tests run whole traces
 // comparing the two) but avoids walking every granted flow:
@@ -27,9 +27,11 @@ import (
 //   - other lists are walked, jumping over a full sender's run and over
 //     finished flows (a per-list union-find "next unfinished" index).
 //
-// Capped (sebf) and max-min (fair) decisions go to coflow.Rates.
+// Capped (sebf, fifo) and fair-share decisions go to coflow.Rates (the
+// engine's fast paths, coflow_madd.go and coflow_fair.go, take them over in
+// event-driven runs).
 func (s *coflowSim) fastRates(d *coflow.Decision) []coflow.FlowRate {
-	if d.MaxMin {
+	if d.FairShare {
 		return coflow.Rates(d, s.cap, s)
 	}
 	for _, g := range d.Grants {
@@ -68,15 +70,15 @@ func (s *coflowSim) fastRates(d *coflow.Decision) []coflow.FlowRate {
 			continue
 		}
 		// The free senders and receivers with unfinished flows in the
-		// list, by slot, found from whichever side is shorter.
-		send := freeSlots(s.sendBuf[:0], ix.senders, ix.sendSlot, ix.sendLeft, busyE, s.freeE.list)
-		s.sendBuf = send
-		if len(send) == 0 {
+		// list, as bits over their slots, found from whichever side is
+		// shorter.
+		sendMask := growMask(&s.sendMask, (len(ix.senders)+63)/64)
+		if freeMask(sendMask, ix.senders, ix.sendSlot, ix.sendLeft, busyE, s.freeE.list) == 0 {
 			continue
 		}
-		free := freeSlots(s.freeRecv[:0], ix.receivers, ix.recvSlot, ix.recvLeft, busyI, s.freeI.list)
-		s.freeRecv = free
-		if len(free) == 0 {
+		mask := growMask(&s.mask, ix.words)
+		nfree := freeMask(mask, ix.receivers, ix.recvSlot, ix.recvLeft, busyI, s.freeI.list)
+		if nfree == 0 {
 			continue
 		}
 		if ix.pos == nil {
@@ -86,29 +88,25 @@ func (s *coflowSim) fastRates(d *coflow.Decision) []coflow.FlowRate {
 		// Each free sender takes its first unfinished flow to a free
 		// receiver: the lowest bit of (its unfinished receivers AND the
 		// free receivers), since slots follow the list's receiver order.
-		words := ix.words
-		mask := slices.Grow(s.mask[:0], words)[:words]
-		clear(mask)
-		for _, slot := range free {
-			mask[slot>>6] |= 1 << (slot & 63)
-		}
-		s.mask = mask
-		nr, nfree := len(ix.receivers), len(free)
-		for _, slot := range send {
-			si := int(slot)
-			row := ix.unfinished[si*words : (si+1)*words]
-			for w, bits := range row {
-				if x := bits & mask[w]; x != 0 {
-					r := w<<6 + mbits.TrailingZeros64(x)
-					mask[w] &^= 1 << (r & 63)
-					f := g.Flows[ix.pos[si*nr+r]]
-					take(g, f, g.Links[f])
-					nfree--
-					break
+		words, nr := ix.words, len(ix.receivers)
+	senders:
+		for sw, sbits := range sendMask {
+			for ; sbits != 0; sbits &= sbits - 1 {
+				si := sw<<6 + mbits.TrailingZeros64(sbits)
+				row := ix.unfinished[si*words : (si+1)*words]
+				for w, bits := range row {
+					if x := bits & mask[w]; x != 0 {
+						r := w<<6 + mbits.TrailingZeros64(x)
+						mask[w] &^= 1 << (r & 63)
+						f := g.Flows[ix.pos[si*nr+r]]
+						take(g, f, g.Links[f])
+						nfree--
+						break
+					}
 				}
-			}
-			if nfree == 0 {
-				break
+				if nfree == 0 {
+					break senders
+				}
 			}
 		}
 	}
@@ -166,25 +164,35 @@ type grantIndex struct {
 	sendSlot, recvSlot []int32 // by port; -1: none
 }
 
-// freeSlots appends the slots (ascending) of the ports of one side of a
-// list that have unfinished flows and are not busy, walking either the
-// list's ports or the free ports, whichever is shorter.
-func freeSlots(dst []int32, ports []int, slot, left []int32, busy []bool, free []int) []int32 {
+// freeMask sets in mask (cleared first) the bits of the slots of the ports
+// on one side of a list that have unfinished flows and are not busy,
+// walking either the list's ports or the free ports, whichever is shorter,
+// and returns how many it set.
+func freeMask(mask []uint64, ports []int, slot, left []int32, busy []bool, free []int) int {
+	clear(mask)
+	n := 0
 	if len(ports) <= len(free) {
 		for i, p := range ports {
 			if left[p] > 0 && !busy[p] {
-				dst = append(dst, int32(i))
+				mask[i>>6] |= 1 << (i & 63)
+				n++
 			}
 		}
-		return dst
+		return n
 	}
 	for _, p := range free {
 		if i := slot[p]; i >= 0 && left[p] > 0 {
-			dst = append(dst, i)
+			mask[i>>6] |= 1 << (i & 63)
+			n++
 		}
 	}
-	slices.Sort(dst)
-	return dst
+	return n
+}
+
+// growMask resizes *buf to words words.
+func growMask(buf *[]uint64, words int) []uint64 {
+	*buf = slices.Grow((*buf)[:0], words)[:words]
+	return *buf
 }
 
 // portSet is a set of ports with O(1) removal.

@@ -30,7 +30,9 @@ completions, slot boundaries, aalo's byte reports every --slot), unless
 evenly over the coflow's mappers.
 
 Policies: philae (ordering --philae-policy), philae-A .. philae-D, aalo,
-aalo-oracle, sebf, scf, fifo, fair.
+aalo-oracle, sebf (Varys: smallest bottleneck first, MADD rates), scf, fifo
+(coflows in arrival order, MADD rates) and fair (per-flow fair sharing: each
+port side split equally among its flows).
 
 One run prints the CCT statistics (with --json every coflow's CCT). --compare
 runs several policies on the same trace and prints factors against the first:
@@ -44,7 +46,7 @@ Derived traces: --first N, --skew K, --wide T, --mantri SEED, --replicate N; --s
 draws N coflows from the trace's coflows onto --ports ports (Poisson arrivals).
 
 Examples (docs/coflow.md has their results):
-  allot sim coflow --trace sim/testdata/FB2010-1Hr-150-0.txt --compare philae,aalo,aalo-oracle,sebf,fifo,fair
+  allot sim coflow --trace sim/testdata/FB2010-1Hr-150-0.txt --compare philae,aalo,sebf,scf,fifo,fair
   allot sim coflow --trace sim/testdata/FB2010-1Hr-150-0.txt --compare aalo,philae-D,philae-A,philae-B,philae-C --invert
   allot sim coflow --trace sim/testdata/FB2010-1Hr-150-0.txt --compare aalo,philae --invert --sweep skew=1,2,3,4,5`,
 		Args: cobra.NoArgs,

@@ -142,15 +142,9 @@ func (a *Allocator) steers(c *crvClass, r float64) bool {
 	return !a.cfg.DisableCRV && c.agents > 0 && c.agents < len(a.agentList) && r >= a.cfg.CRVMinRatio
 }
 
-// classKey normalises a per-task constraint into its class: hard, values
-// sorted and without duplicates.
+// classKey normalises a per-task constraint into its class (ClassKey).
 func classKey(c protocol.Constraint) (string, protocol.Constraint) {
-	c.Soft = false
-	c.N = 0
-	if len(c.Values) > 0 {
-		c.Values = slices.Compact(slices.Sorted(slices.Values(c.Values)))
-	}
-	return c.String(), c
+	return ClassKey(c)
 }
 
 // crvInstall interns the classes of newly installed fair shapes and

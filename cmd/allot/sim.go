@@ -19,6 +19,7 @@ func simCommand() *cobra.Command {
 	cmd.AddCommand(simHDRFCommand())
 	cmd.AddCommand(simCarbyneCommand())
 	cmd.AddCommand(simCoflowCommand())
+	cmd.AddCommand(simPhoenixCommand())
 	return cmd
 }
 

@@ -1,0 +1,309 @@
+package sim
+
+import (
+	"math/rand/v2"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// The event loop of the Phoenix simulator: a binary heap of events ordered
+// by time, then by insertion, so equal-time events run in the order they
+// were scheduled and a run is a pure function of its configuration.
+
+type pxEvKind uint8
+
+const (
+	evArrive  pxEvKind = iota // job submitted
+	evProbe                   // reservation reaches a worker
+	evRefused                 // refused reservation back at its scheduler
+	evGetTask                 // late-binding request reaches the scheduler
+	evFree                    // no-op reply or stolen work back at the worker: slot free again
+	evTaskEnd                 // task finished on a worker
+	evTick                    // CRV period
+)
+
+type pxEvent struct {
+	at     float64
+	seq    uint64
+	kind   pxEvKind
+	worker int32
+	job    *pxJob
+	resv   *pxResv
+}
+
+type pxHeap []pxEvent
+
+func (h pxHeap) less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+
+func (h *pxHeap) push(e pxEvent) {
+	*h = append(*h, e)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *pxHeap) pop() pxEvent {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a[n] = pxEvent{}
+	a = a[:n]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a.less(l, m) {
+			m = l
+		}
+		if r < n && a.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
+
+// pxJob is a job during a run.
+type pxJob struct {
+	id      int
+	spec    *pxJobSpec
+	hard    []protocol.Constraint // hard constraints of the trace (checked at every start)
+	classes []int                 // effective classes (hard and kept soft)
+	relaxed []protocol.Constraint // soft constraints admission dropped
+	sig     *pxSig
+	pref    *pxSig // effective plus relaxed, when PREFER_RELAXED and nonempty
+	next    int    // next unlaunched task
+	done    int
+	remain  float64 // estimated remaining work (est x unlaunched)
+	waitSum float64 // sum of task queuing times
+	finish  float64
+	reject  bool
+}
+
+func (j *pxJob) tasks() int       { return len(j.spec.durs) }
+func (j *pxJob) unlaunched() bool { return j.next < len(j.spec.durs) }
+
+// pxResv is a reservation (probe) in a worker queue.
+type pxResv struct {
+	job    *pxJob
+	long   bool
+	est    float64
+	enq    uint64 // enqueue order
+	acc    float64
+	bypass int
+	sticky bool
+	round  int
+}
+
+// pxWorker is a one-slot worker.
+type pxWorker struct {
+	queue    []*pxResv
+	busy     bool // running a task or waiting for a getTask reply
+	runLong  bool
+	runStart float64
+	runEst   float64
+	longWork float64 // estimated long work queued or running (LWL)
+}
+
+// pxSim is one run.
+type pxSim struct {
+	cfg      PhoenixConfig
+	pol      pxPolicy
+	trace    pxTrace
+	rng      *rand.Rand
+	ix       *pxIndex
+	workers  []pxWorker
+	bigFrom  int
+	longBusy pxBits
+	ev       pxHeap
+	seq      uint64
+	enq      uint64
+	now      float64
+	jobs     []*pxJob
+	pending  int // jobs not finished or rejected
+	crv      *pxCRV
+
+	violations    int
+	guardBreaches int
+	relaxedJobs   int
+	stolen        int
+}
+
+func (s *pxSim) at(dt float64, e pxEvent) {
+	e.at = s.now + dt
+	s.seq++
+	e.seq = s.seq
+	s.ev.push(e)
+}
+
+// newPxSim builds the cluster and the trace of cfg (resolved).
+func newPxSim(cfg PhoenixConfig) *pxSim {
+	t := pxTraces[cfg.Trace]
+	s := &pxSim{cfg: cfg, pol: pxPolicyFor(cfg), trace: t,
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))}
+	crng := rand.New(rand.NewPCG(cfg.Seed, 1))
+	attrs := pxWorkerAttrs(cfg.Workers, crng)
+	specs := pxGenerate(cfg, rand.New(rand.NewPCG(cfg.Seed, 2)))
+	s.bigFrom = cfg.Workers - int(t.big*float64(cfg.Workers)+0.5)
+	s.ix = newPxIndex(attrs, s.bigFrom)
+	s.workers = make([]pxWorker, cfg.Workers)
+	s.longBusy = newPxBits(cfg.Workers)
+	if s.pol.crv {
+		s.crv = newPxCRV(s)
+	}
+	s.jobs = make([]*pxJob, len(specs))
+	for i := range specs {
+		j := &pxJob{id: i, spec: &specs[i]}
+		for _, c := range specs[i].cons {
+			if !c.Soft {
+				j.hard = append(j.hard, c)
+			}
+		}
+		s.jobs[i] = j
+		s.at(specs[i].submit, pxEvent{kind: evArrive, job: j})
+	}
+	s.pending = len(s.jobs)
+	return s
+}
+
+// run drains the event heap.
+func (s *pxSim) run() {
+	if s.crv != nil {
+		s.at(pxCRVPeriod, pxEvent{kind: evTick})
+	}
+	for len(s.ev) > 0 {
+		e := s.ev.pop()
+		s.now = e.at
+		switch e.kind {
+		case evArrive:
+			s.arrive(e.job)
+		case evProbe:
+			s.probeArrives(int(e.worker), e.resv)
+		case evRefused:
+			s.refused(e.resv)
+		case evGetTask:
+			s.getTask(int(e.worker), e.resv)
+		case evFree:
+			s.workers[e.worker].busy = false
+			s.slotFree(int(e.worker))
+		case evTaskEnd:
+			s.taskEnd(int(e.worker), e.job, e.resv)
+		case evTick:
+			s.crv.tick()
+			if s.pending > 0 {
+				s.at(pxCRVPeriod, pxEvent{kind: evTick})
+			}
+		}
+	}
+}
+
+// arrive admits a job and places it.
+func (s *pxSim) arrive(j *pxJob) {
+	if !s.admit(j) {
+		j.reject = true
+		s.pending--
+		return
+	}
+	j.remain = j.spec.est * float64(j.tasks())
+	if s.crv != nil {
+		s.crv.admitted(j)
+	}
+	if j.spec.long && s.pol.centralLong {
+		s.placeLong(j)
+		return
+	}
+	s.placeShort(j)
+}
+
+// getTask is late binding (spec §2.10): the job's scheduler hands the next
+// unlaunched task to the worker whose reservation reached a free slot.
+func (s *pxSim) getTask(w int, r *pxResv) {
+	j := r.job
+	if !j.unlaunched() {
+		if r.sticky {
+			s.dropResv(w, r)
+		}
+		s.at(pxNetDelay, pxEvent{kind: evFree, worker: int32(w)})
+		return
+	}
+	k := j.next
+	j.next++
+	j.remain = j.spec.est * float64(j.tasks()-j.next)
+	start := s.now + pxNetDelay
+	j.waitSum += start - j.spec.submit
+	dur := j.spec.durs[k]
+	attrs := s.ix.attrs[w]
+	if ok, _ := protocol.MatchHard(j.hard, attrs); !ok && s.pol.constraints {
+		s.violations++
+	}
+	if len(j.relaxed) > 0 && s.cfg.SoftPenalty != 1 && protocol.SoftMisses(j.relaxed, attrs) > 0 {
+		dur *= s.cfg.SoftPenalty
+	}
+	wk := &s.workers[w]
+	wk.runLong, wk.runStart, wk.runEst = r.long, start, j.spec.est
+	s.at(pxNetDelay+dur, pxEvent{kind: evTaskEnd, worker: int32(w), job: j, resv: r})
+}
+
+// taskEnd records a finished task and frees the slot.
+func (s *pxSim) taskEnd(w int, j *pxJob, r *pxResv) {
+	wk := &s.workers[w]
+	if r.long && s.pol.centralLong {
+		wk.longWork -= j.spec.est
+		if wk.longWork < 1e-9 {
+			wk.longWork = 0
+			s.longBusy.clear(w)
+		}
+	}
+	wk.runLong = false
+	if s.crv != nil {
+		s.crv.finished(j)
+	}
+	j.done++
+	if j.done == j.tasks() {
+		j.finish = s.now
+		s.pending--
+	}
+	wk.busy = false
+	s.slotFree(w)
+}
+
+// dropResv removes r from w's queue if it is there.
+func (s *pxSim) dropResv(w int, r *pxResv) {
+	q := s.workers[w].queue
+	for i, x := range q {
+		if x == r {
+			copy(q[i:], q[i+1:])
+			q[len(q)-1] = nil
+			s.workers[w].queue = q[:len(q)-1]
+			return
+		}
+	}
+}
+
+// enqueue appends r to w's queue and starts it if the slot is free.
+func (s *pxSim) enqueue(w int, r *pxResv) {
+	s.enq++
+	r.enq = s.enq
+	wk := &s.workers[w]
+	wk.queue = append(wk.queue, r)
+	if !wk.busy {
+		s.slotFree(w)
+	}
+}

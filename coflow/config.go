@@ -32,15 +32,21 @@ const (
 	// reference simulator's coflow-level FIFO (it reads sizes for the
 	// rates, not for the order).
 	SchedulerFIFO Scheduler = "fifo"
-	// SchedulerFair is per-flow fair sharing with no coordination: each
-	// port side split equally among its flows (FairRate).
+	// SchedulerFair is per-flow max-min fair sharing over the port sides
+	// (progressive filling): what a flow cannot use at one side goes to
+	// the other flows there.
 	SchedulerFair Scheduler = "fair"
+	// SchedulerFairSplit is per-flow fair sharing as the reference
+	// simulator's FAIR: each port side split equally among its flows, each
+	// flow at the smaller of its two shares, nothing redistributed
+	// (SplitRate).
+	SchedulerFairSplit Scheduler = "fair-split"
 )
 
 // Schedulers lists every scheduler, the default first.
 func Schedulers() []Scheduler {
 	return []Scheduler{SchedulerPhilae, SchedulerAalo, SchedulerAaloOracle, SchedulerSEBF,
-		SchedulerSCF, SchedulerFIFO, SchedulerFair}
+		SchedulerSCF, SchedulerFIFO, SchedulerFair, SchedulerFairSplit}
 }
 
 // ParseScheduler resolves a scheduler name.

@@ -67,7 +67,7 @@ func New(cfg Config) (*Coordinator, error) {
 		co.sched = newAalo(&co.cfg, cfg.Scheduler == SchedulerAaloOracle)
 	case SchedulerSEBF, SchedulerFIFO:
 		co.sched = newMADD(&co.cfg, cfg.Scheduler == SchedulerSEBF)
-	case SchedulerSCF, SchedulerFair:
+	case SchedulerSCF, SchedulerFair, SchedulerFairSplit:
 		co.sched = newSimpleOrder(cfg.Scheduler)
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownScheduler, cfg.Scheduler)

@@ -80,10 +80,14 @@ type Decision struct {
 	// Grants in priority order, highest first.
 	Grants []Grant
 	// FairShare asks for per-flow fair sharing over every granted flow
-	// instead of the priority order (the fair scheduler): each port side
-	// split equally among its flows, each flow at the smaller of its two
-	// shares (see FairRate).
+	// instead of the priority order: max-min fair rates over the port
+	// sides (the fair scheduler), or with EqualSplit the equal split.
 	FairShare bool
+	// EqualSplit, with FairShare, splits each port side equally among its
+	// flows and sends each flow at the smaller of its two shares, handing
+	// what a flow cannot use to no one (the fair-split scheduler; see
+	// SplitRate).
+	EqualSplit bool
 	// WorkingQueue is the main queue that owns the current slot, or -1.
 	WorkingQueue int
 	// NextChange, when not zero, is when the slot rotation moves to another

@@ -2,7 +2,7 @@ package coflow
 
 import "testing"
 
-// FIFO and FAIR as the reference simulator defines them (madd.go, FairRate):
+// FIFO and FAIR as the reference simulator defines them (madd.go, SplitRate):
 // the cases of sim's TestRunCoflowSim_FIFOAndFairDefinitions, worked there.
 func TestFIFO_MADDLeavesRoomBehindTheBottleneck(t *testing.T) {
 	set := []testCoflow{
@@ -13,17 +13,17 @@ func TestFIFO_MADDLeavesRoomBehindTheBottleneck(t *testing.T) {
 	checkCCT(t, res.cct, map[CoflowID]float64{"A": 4, "B": 2})
 }
 
-func TestFair_EqualSplitPerPortSide(t *testing.T) {
+func TestFairSplit_EqualSplitPerPortSide(t *testing.T) {
 	set := []testCoflow{
 		{id: "A", flows: []flowMB{{0, 2, 1}}},
 		{id: "B", flows: []flowMB{{0, 3, 1}}},
 		{id: "C", flows: []flowMB{{1, 3, 1}}},
 		{id: "D", flows: []flowMB{{4, 3, 1}}},
 	}
-	res := runFluid(t, testConfig(SchedulerFair, 5), set, fluidOpts{})
+	res := runFluid(t, testConfig(SchedulerFairSplit, 5), set, fluidOpts{})
 	checkCCT(t, res.cct, map[CoflowID]float64{"A": 2, "B": 3, "C": 3, "D": 3})
-	if got := FairRate(6, 2, 3); got != 2 {
-		t.Errorf("FairRate(6, 2, 3) = %v, want 2 (the ingress's third)", got)
+	if got := SplitRate(6, 2, 3); got != 2 {
+		t.Errorf("SplitRate(6, 2, 3) = %v, want 2 (the ingress's third)", got)
 	}
 }
 

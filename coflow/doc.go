@@ -1,7 +1,8 @@
 // Package coflow is allot's coflow scheduler: the global coordinator that
 // orders network transfers (MapReduce shuffles) across ports by coflow, with
 // Philae (sampling-based size learning) as the default and Aalo, Varys
-// (SEBF), shortest-coflow-first, FIFO and per-flow fair sharing as
+// (SEBF), shortest-coflow-first, FIFO and per-flow fair sharing (max-min,
+// and the reference simulator's equal split) as
 // baselines (spec/philae.md). The master runs it for live shuffles and
 // sim drives it with traces; both use the same code.
 //
@@ -19,8 +20,9 @@
 // piecewise-constant flow rates: highest grant first, each flow takes what
 // its egress and ingress have left, so each port serves one flow at a time
 // at line rate (the paper's simple scheme) and any port left idle goes to the
-// next flow that can use it. sebf and fifo add per-flow MADD caps, and fair
-// asks for per-flow fair shares instead (FairRate).
+// next flow that can use it. sebf and fifo add per-flow MADD caps; fair asks
+// for per-flow max-min fair rates instead, and fair-split for equal shares
+// per port side (SplitRate).
 //
 // A decision is recomputed only on events (spec §2.12): for philae, a coflow
 // arriving or finishing, a coflow's last pilot finishing and, for the

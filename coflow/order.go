@@ -10,8 +10,9 @@ import (
 // their own (fifo and sebf are in madd.go):
 //   - scf: shortest coflow first, by total size (clairvoyant), ties by
 //     arrival;
-//   - fair: per-flow fair sharing, no coordination between flows
-//     (Decision.FairShare, FairRate).
+//   - fair: per-flow max-min fair sharing (Decision.FairShare);
+//   - fair-split: each port side split equally among its flows, nothing
+//     redistributed (Decision.EqualSplit, SplitRate).
 //
 // They recompute only when a coflow arrives or leaves: between those, the
 // order does not change and Rates skips finished flows (for fair, Rates
@@ -41,7 +42,8 @@ func (s *simpleOrder) decide(_ time.Time, active []*coflowState, d *Decision) {
 			return cmp.Compare(a.seq, b.seq)
 		})
 	}
-	d.FairShare = s.kind == SchedulerFair
+	d.FairShare = s.kind == SchedulerFair || s.kind == SchedulerFairSplit
+	d.EqualSplit = s.kind == SchedulerFairSplit
 	for _, c := range order {
 		d.Grants = append(d.Grants, Grant{Coflow: c.id, Class: ClassQueue, Queue: -1, Flows: c.order, Links: c.links})
 	}

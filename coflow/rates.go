@@ -15,17 +15,21 @@ type FlowRate struct {
 // flow gets min(its cap, free egress, free ingress). Then, if any grant has
 // caps, a second pass in the same order gives capped flows whatever their
 // ports still have free (Varys's work conservation after MADD). FairShare
-// decisions get per-flow fair shares (see FairRate).
+// decisions get per-flow max-min fair rates (see maxMinRates), or with
+// EqualSplit the equal split of every port side (see SplitRate).
 //
-// Cost: O(granted flows). Flows whose endpoints lie outside [0, d.Ports), and caps
+// Cost: O(granted flows), O(flows·log ports) for max-min. Flows whose endpoints lie outside [0, d.Ports), and caps
 // whose length differs from their grant's flows, are ignored rather than
 // trusted: a hand-built decision cannot make Rates panic.
 func Rates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
 	if d == nil || capacity <= 0 {
 		return nil
 	}
-	if d.FairShare {
-		return fairRates(d, capacity, fin)
+	switch {
+	case d.FairShare && d.EqualSplit:
+		return splitRates(d, capacity, fin)
+	case d.FairShare:
+		return maxMinRates(d, capacity, fin)
 	}
 	return priorityRates(d, capacity, fin)
 }
@@ -109,12 +113,12 @@ func priorityRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate 
 	return out
 }
 
-// fairRates is per-flow fair sharing with no coordination (the reference
+// splitRates is per-flow fair sharing with no coordination (the reference
 // simulator's FAIR): every port side splits its capacity equally among the
 // granted unfinished flows crossing it, and each flow sends at the smaller
 // of its two shares. What a flow cannot use at its faster side is not handed
 // to the others there: no coordinator redistributes it.
-func fairRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
+func splitRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
 	nE := make([]int, d.Ports)
 	nI := make([]int, d.Ports)
 	each := func(visit func(g *Grant, f int, l Link)) {
@@ -132,15 +136,15 @@ func fairRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
 	each(func(_ *Grant, _ int, l Link) { nE[l.Src]++; nI[l.Dst]++; n++ })
 	out := make([]FlowRate, 0, n)
 	each(func(g *Grant, f int, l Link) {
-		out = append(out, FlowRate{Flow: FlowRef{Coflow: g.Coflow, Flow: f}, Rate: FairRate(capacity, nE[l.Src], nI[l.Dst])})
+		out = append(out, FlowRate{Flow: FlowRef{Coflow: g.Coflow, Flow: f}, Rate: SplitRate(capacity, nE[l.Src], nI[l.Dst])})
 	})
 	return out
 }
 
-// FairRate is a flow's rate under per-flow fair sharing on sides of the
-// given capacity: the smaller of its egress's and its ingress's equal
+// SplitRate is a flow's rate under the equal split (fair-split) on sides of
+// the given capacity: the smaller of its egress's and its ingress's equal
 // shares, with nE and nI flows crossing them.
-func FairRate(capacity float64, nE, nI int) float64 {
+func SplitRate(capacity float64, nE, nI int) float64 {
 	return capacity / float64(max(nE, nI))
 }
 

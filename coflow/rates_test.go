@@ -17,9 +17,18 @@ func TestRates_PriorityCapsAndBackfill(t *testing.T) {
 	// Pass 1: X0 = min(0.25, 1, 1) = 0.25; X1 = min(1, e1 1, i2 0.75) = 0.75;
 	// Y2 = min(e1 0.25, i3 1) = 0.25. Pass 2 (backfill of capped grants):
 	// X0 gets min(e0 0.75, i2 0) = 0 more; X1 min(e1 0, ...) = 0.
-	want := map[string]float64{"X/0": 0.25, "X/1": 0.75, "Y/2": 0.25}
+	checkRates(t, Rates(d, 1, nil), map[string]float64{"X/0": 0.25, "X/1": 0.75, "Y/2": 0.25})
+	// Finished flows are skipped: without X/1, Y's 1→3 gets the whole egress 1
+	// and the backfill lifts X/0 to the whole of egress 0 and ingress 2.
+	fin := finishedSet{FlowRef{"X", 1}: true}
+	checkRates(t, Rates(d, 1, fin), map[string]float64{"X/0": 1, "Y/2": 1})
+}
+
+// checkRates compares rates with want, keyed "coflow/flow", to 1e-12.
+func checkRates(t *testing.T, rates []FlowRate, want map[string]float64) {
+	t.Helper()
 	got := map[string]float64{}
-	for _, r := range Rates(d, 1, nil) {
+	for _, r := range rates {
 		got[fmt.Sprintf("%s/%d", r.Flow.Coflow, r.Flow.Flow)] = r.Rate
 	}
 	if len(got) != len(want) {
@@ -29,16 +38,6 @@ func TestRates_PriorityCapsAndBackfill(t *testing.T) {
 		if math.Abs(got[k]-w) > 1e-12 {
 			t.Errorf("rate %s = %v, want %v", k, got[k], w)
 		}
-	}
-	// Finished flows are skipped: without X/1, Y's 1→3 gets the whole egress 1
-	// and the backfill lifts X/0 to the whole of egress 0 and ingress 2.
-	fin := finishedSet{FlowRef{"X", 1}: true}
-	got = map[string]float64{}
-	for _, r := range Rates(d, 1, fin) {
-		got[fmt.Sprintf("%s/%d", r.Flow.Coflow, r.Flow.Flow)] = r.Rate
-	}
-	if got["X/0"] != 1 || got["Y/2"] != 1 || len(got) != 2 {
-		t.Errorf("with X/1 finished: %v, want X/0 1, Y/2 1", got)
 	}
 }
 

@@ -17,7 +17,7 @@ var ErrBadCoflowSim = errors.New("bad coflow simulation")
 type CoflowSimConfig struct {
 	// Policy names the scheduler: philae (ordering by Coflow.Policy),
 	// philae-A .. philae-D (philae with that ordering), aalo, aalo-oracle,
-	// sebf, scf, fifo or fair.
+	// sebf, scf, fifo, fair (max-min) or fair-split (equal split).
 	Policy string
 	// Coflow is the coordinator's configuration. Its Scheduler and Ports
 	// are set from Policy and the trace; Capacity is every port side's

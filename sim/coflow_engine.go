@@ -23,8 +23,9 @@ import (
 // FB2010, so event-driven runs compute the same rates incrementally:
 // fastRates (coflow_rates.go) for priority decisions, maddRates
 // (coflow_madd.go) for sebf's and fifo's capped ones and fairFluid
-// (coflow_fair.go) for fair; the last two also find the next completion
-// from a heap instead of scanning the flows in flight.
+// (coflow_fair.go, coflow_maxmin.go) for fair and fair-split; the last two
+// also find the next completion from a heap instead of scanning the flows
+// in flight.
 
 // simEpoch is the coordinator clock's origin; the simulator's clock is
 // float seconds since it.
@@ -97,7 +98,7 @@ type coflowSim struct {
 
 	dec   *coflow.Decision
 	stale bool       // rates must be recomputed
-	fair  *fairFluid // the fair scheduler's fast path (event-driven runs)
+	fair  *fairFluid // fair's and fair-split's fast path (event-driven runs)
 	// maddMode: sebf and fifo's capped decisions go through mr.
 	maddMode bool
 	mr       maddRates // capped decisions' incremental rates (event-driven runs)
@@ -128,8 +129,8 @@ func newCoflowSim(tr *CoflowTrace, ccfg coflow.Config, cfg CoflowSimConfig) (*co
 	}
 	s.load = newLoadMeter(tr.Ports, s.delta)
 	s.maddMode = (ccfg.Scheduler == coflow.SchedulerSEBF || ccfg.Scheduler == coflow.SchedulerFIFO) && s.quantum <= 0
-	if ccfg.Scheduler == coflow.SchedulerFair && s.quantum <= 0 {
-		s.fair = newFairFluid(tr.Ports, s.cap)
+	if (ccfg.Scheduler == coflow.SchedulerFair || ccfg.Scheduler == coflow.SchedulerFairSplit) && s.quantum <= 0 {
+		s.fair = newFairFluid(tr.Ports, s.cap, ccfg.Scheduler == coflow.SchedulerFair)
 	}
 	for i := range tr.Coflows {
 		tc := &tr.Coflows[i]

@@ -2,29 +2,39 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/allot-project/allot/coflow"
 )
 
-// fairFluid is the engine's fast path for the fair scheduler (event-driven
-// runs only). Under per-flow fair sharing every flow of a link (src, dst)
-// sends at the same rate, coflow.FairRate(capacity, flows at src's egress,
-// flows at dst's ingress), and a completion changes the rates of the links
-// at its two port sides only. So instead of recomputing and advancing every
-// active flow after each of FB2010's 706,397 completions, it keeps per link
-// a virtual clock v (bytes each of its flows has been served since an
+// fairFluid is the engine's fast path for the fair and fair-split
+// schedulers (event-driven runs only). Under both, every flow of a link
+// (src, dst) sends at the same rate. So instead of recomputing and advancing
+// every active flow after each of FB2010's 706,397 completions, it keeps per
+// link a virtual clock v (bytes each of its flows has been served since an
 // origin), each flow's finishing point on that clock (v at its arrival plus
-// its size), and a heap of links by the time their next flow finishes. An
-// event then costs O(links at the ports it touches · log links). The rates
-// are exactly those coflow.Rates gives (tests compare the two at every
-// step).
+// its size), and a heap of links by the time their next flow finishes; a
+// link's clock is brought up to date only when its rate changes.
+//
+// The rate rule is the scheduler's:
+//   - fair-split: coflow.SplitRate(capacity, flows at src's egress, flows
+//     at dst's ingress). A completion changes the rates of the links at its
+//     two port sides only, so an event costs O(links at the ports it
+//     touches · log links), and the rates are exactly those of coflow.Rates;
+//   - fair (max-min): progressive filling over links weighted by their
+//     flow counts, redone only from the lowest level the event can change
+//     (coflow_maxmin.go); rates equal coflow.Rates' up to float rounding.
+//
+// Tests compare the rates with coflow.Rates at every step.
 type fairFluid struct {
 	ports    int
 	cap      float64
+	maxMin   bool
+	mm       maxMinFill
 	nE, nI   []int32 // unfinished flows per egress, ingress
 	links    []fairLink
 	out, in  [][]int32 // active links per egress, ingress port
-	heap     []int32   // active links, a min-heap by end
+	heap     idHeap    // active links by the time their next flow ends
 	touchE   []bool
 	touchI   []bool
 	touched  []int32 // port sides to refresh: egress p is p, ingress p is ports+p
@@ -35,8 +45,8 @@ type fairLink struct {
 	v, t  float64 // virtual clock v as of time t
 	rate  float64
 	end   float64 // when the flow with the smallest key finishes
+	head  float64 // the smallest key
 	flows []fairEntry
-	hpos  int32 // index in heap, -1 when absent
 	opos  int32 // index in out[src], in[dst]
 	ipos  int32
 }
@@ -46,13 +56,12 @@ type fairEntry struct {
 	at  flowAt
 }
 
-func newFairFluid(ports int, capacity float64) *fairFluid {
-	ff := &fairFluid{ports: ports, cap: capacity, nE: make([]int32, ports), nI: make([]int32, ports),
+func newFairFluid(ports int, capacity float64, maxMin bool) *fairFluid {
+	ff := &fairFluid{ports: ports, cap: capacity, maxMin: maxMin, mm: newMaxMinFill(ports, maxMin),
+		nE: make([]int32, ports), nI: make([]int32, ports),
 		links: make([]fairLink, ports*ports), out: make([][]int32, ports), in: make([][]int32, ports),
 		touchE: make([]bool, ports), touchI: make([]bool, ports)}
-	for i := range ff.links {
-		ff.links[i].hpos = -1
-	}
+	ff.heap.reset(len(ff.links))
 	return ff
 }
 
@@ -82,16 +91,28 @@ func (ff *fairFluid) join(p flowAt, src, dst int, size, now float64) {
 		l.opos, l.ipos = int32(len(ff.out[src])), int32(len(ff.in[dst]))
 		ff.out[src] = append(ff.out[src], id)
 		ff.in[dst] = append(ff.in[dst], id)
+		if ff.maxMin {
+			ff.mm.fresh = append(ff.mm.fresh, id)
+		}
 	}
 	l.flows = append(l.flows, fairEntry{key: l.v + size, at: p})
 	entryUp(l.flows, len(l.flows)-1)
+	l.head = l.flows[0].key
+	if ff.maxMin {
+		ff.mm.cnt[id]++
+		ff.mm.joined[id] = true
+	}
 	ff.nE[src]++
 	ff.nI[dst]++
 	ff.touch(src, dst)
 }
 
-// refresh recomputes the rates of the links at every touched port side.
+// refresh recomputes the rates the touched port sides' changes affect.
 func (ff *fairFluid) refresh(now float64) {
+	if ff.maxMin {
+		ff.refreshMaxMin(now)
+		return
+	}
 	for _, side := range ff.touched {
 		var ids []int32
 		if p := int(side); p < ff.ports {
@@ -103,8 +124,8 @@ func (ff *fairFluid) refresh(now float64) {
 			l := &ff.links[id]
 			l.settle(now)
 			src, dst := int(id)/ff.ports, int(id)%ff.ports
-			l.rate = coflow.FairRate(ff.cap, int(ff.nE[src]), int(ff.nI[dst]))
-			l.end = now + (l.flows[0].key-l.v)/l.rate
+			l.rate = coflow.SplitRate(ff.cap, int(ff.nE[src]), int(ff.nI[dst]))
+			l.end = now + (l.head-l.v)/l.rate
 			ff.fix(id)
 		}
 	}
@@ -113,18 +134,18 @@ func (ff *fairFluid) refresh(now float64) {
 
 // next is the time of the next completion (+Inf when none).
 func (ff *fairFluid) next(inf float64) float64 {
-	if len(ff.heap) == 0 {
+	if ff.heap.len() == 0 {
 		return inf
 	}
-	return ff.links[ff.heap[0]].end
+	return ff.heap.min().key
 }
 
 // advance finishes every flow that ends by next (within sameTime) and
 // returns them; the rates of the ports they leave wait for refresh.
 func (ff *fairFluid) advance(next float64) []flowAt {
 	ff.finished = ff.finished[:0]
-	for len(ff.heap) > 0 {
-		id := ff.heap[0]
+	for ff.heap.len() > 0 {
+		id := ff.heap.min().id
 		l := &ff.links[id]
 		if l.end > next+sameTime {
 			break
@@ -137,6 +158,12 @@ func (ff *fairFluid) advance(next float64) []flowAt {
 			l.flows[0] = l.flows[last]
 			l.flows = l.flows[:last]
 			entryDown(l.flows, 0)
+			if last > 0 {
+				l.head = l.flows[0].key
+			}
+			if ff.maxMin {
+				ff.mm.cnt[id]--
+			}
 			ff.nE[src]--
 			ff.nI[dst]--
 			ff.touch(src, dst)
@@ -145,7 +172,7 @@ func (ff *fairFluid) advance(next float64) []flowAt {
 			ff.drop(id, src, dst)
 			continue
 		}
-		l.end = next + (l.flows[0].key-l.v)/l.rate
+		l.end = next + (l.head-l.v)/l.rate
 		ff.fix(id)
 	}
 	return ff.finished
@@ -154,7 +181,7 @@ func (ff *fairFluid) advance(next float64) []flowAt {
 // drop takes an empty link out of the heap and its ports' lists.
 func (ff *fairFluid) drop(id int32, src, dst int) {
 	l := &ff.links[id]
-	ff.heapRemove(l.hpos)
+	ff.heap.remove(id)
 	o := ff.out[src]
 	moved := o[len(o)-1]
 	o[l.opos] = moved
@@ -166,6 +193,9 @@ func (ff *fairFluid) drop(id int32, src, dst int) {
 	ff.links[moved].ipos = l.ipos
 	ff.in[dst] = in[:len(in)-1]
 	l.v, l.t, l.rate = 0, 0, 0
+	if ff.maxMin {
+		ff.mm.pos[id], ff.mm.rate[id] = -1, 0
+	}
 }
 
 // linkRate is the current rate of every flow from src to dst.
@@ -199,86 +229,22 @@ func entryDown(h []fairEntry, i int) {
 	}
 }
 
-// The link heap orders links by end, then id (determinism).
-func (ff *fairFluid) less(a, b int32) bool {
-	ea, eb := ff.links[a].end, ff.links[b].end
-	return ea < eb || (ea == eb && a < b)
-}
+// fix re-keys link id in the heap by its end (inserting it if absent).
+func (ff *fairFluid) fix(id int32) { ff.heap.set(id, ff.links[id].end) }
 
-func (ff *fairFluid) swap(i, j int) {
-	h := ff.heap
-	h[i], h[j] = h[j], h[i]
-	ff.links[h[i]].hpos, ff.links[h[j]].hpos = int32(i), int32(j)
-}
-
-// fix restores the heap after link id's end changed (inserting it if
-// absent).
-func (ff *fairFluid) fix(id int32) {
-	l := &ff.links[id]
-	if l.hpos < 0 {
-		l.hpos = int32(len(ff.heap))
-		ff.heap = append(ff.heap, id)
-	}
-	i := int(l.hpos)
-	if !ff.up(i) {
-		ff.down(i)
-	}
-}
-
-func (ff *fairFluid) up(i int) bool {
-	moved := false
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !ff.less(ff.heap[i], ff.heap[parent]) {
-			break
-		}
-		ff.swap(i, parent)
-		i, moved = parent, true
-	}
-	return moved
-}
-
-func (ff *fairFluid) down(i int) {
-	n := len(ff.heap)
-	for {
-		small := i
-		if l := 2*i + 1; l < n && ff.less(ff.heap[l], ff.heap[small]) {
-			small = l
-		}
-		if r := 2*i + 2; r < n && ff.less(ff.heap[r], ff.heap[small]) {
-			small = r
-		}
-		if small == i {
-			return
-		}
-		ff.swap(i, small)
-		i = small
-	}
-}
-
-func (ff *fairFluid) heapRemove(pos int32) {
-	i := int(pos)
-	last := len(ff.heap) - 1
-	ff.links[ff.heap[i]].hpos = -1
-	if i != last {
-		ff.heap[i] = ff.heap[last]
-		ff.links[ff.heap[i]].hpos = int32(i)
-	}
-	ff.heap = ff.heap[:last]
-	if i != last {
-		if !ff.up(i) {
-			ff.down(i)
-		}
-	}
-}
-
-// checkFair compares the fast path's rates with coflow.Rates (tests).
+// checkFair compares the fast path's rates with coflow.Rates (tests):
+// exactly for the equal split, up to 10^-9 of a port for max-min, whose
+// fast path adds a link's flows' shares in one step.
 func (s *coflowSim) checkFair() {
 	want := coflow.Rates(s.dec, s.cap, s)
+	tol := 0.0
+	if s.fair.maxMin {
+		tol = 1e-9 * s.cap
+	}
 	n := 0
 	for _, r := range want {
 		tf := s.lookup(r.Flow.Coflow).tc.Flows[r.Flow.Flow]
-		if got := s.fair.linkRate(tf.Src, tf.Dst); got != r.Rate {
+		if got := s.fair.linkRate(tf.Src, tf.Dst); math.Abs(got-r.Rate) > tol {
 			panic(fmt.Sprintf("t=%.6fs: flow %v: fair fast path %v, coflow.Rates %v", s.now, r.Flow, got, r.Rate))
 		}
 		n++

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// The reference simulator's coflow-level FIFO and per-flow FAIR (see
-// coflow/madd.go and coflow.FairRate), on cases where they differ from a
-// strict one-flow-per-port FIFO and from max-min sharing.
+// The reference simulator's coflow-level FIFO and per-flow FAIR (fifo and
+// fair-split; see coflow/madd.go and coflow.SplitRate), on cases where they
+// differ from a strict one-flow-per-port FIFO and from max-min sharing.
 func TestRunCoflowSim_FIFOAndFairDefinitions(t *testing.T) {
 	t.Parallel()
 	// A at t=0: 0→2 2 MB, 0→3 2 MB; B at t=0: 1→2 1 MB.
@@ -22,25 +22,29 @@ func TestRunCoflowSim_FIFOAndFairDefinitions(t *testing.T) {
 		handCoflow{"B", 0, []handFlow{{1, 2, 1}}})
 	checkCCTs(t, runChecked(t, madd, handConfig("fifo")), map[string]float64{"A": 4, "B": 2})
 	// A 0→2, B 0→3, C 1→3, D 4→3, 1 MB each, at t=0.
-	// fair: ingress 3 splits three ways (1/3 each for B, C, D), egress 0
-	// two ways: A gets min(1/2, 1) = 1/2 and egress 0 idles at 1/6 (max-min
-	// would give A 2/3 and end it at 1.5). t=2: A done; B still 1/3 (its
-	// ingress), so B, C, D, with 1/3 MB left, end at t=3.
+	// fair-split: ingress 3 splits three ways (1/3 each for B, C, D),
+	// egress 0 two ways: A gets min(1/2, 1) = 1/2 and egress 0 idles at
+	// 1/6. t=2: A done; B still 1/3 (its ingress), so B, C, D, with 1/3 MB
+	// left, end at t=3.
+	// fair (max-min): ingress 3's share 1/3 is the smallest, so B, C, D
+	// freeze at 1/3 and egress 0 has 2/3 left for A: A ends at t=1.5. B, C,
+	// D keep 1/3 (ingress 3 still splits three ways) and end at t=3.
 	fair := handTrace(5,
 		handCoflow{"A", 0, []handFlow{{0, 2, 1}}},
 		handCoflow{"B", 0, []handFlow{{0, 3, 1}}},
 		handCoflow{"C", 0, []handFlow{{1, 3, 1}}},
 		handCoflow{"D", 0, []handFlow{{4, 3, 1}}})
-	checkCCTs(t, runChecked(t, fair, handConfig("fair")), map[string]float64{"A": 2, "B": 3, "C": 3, "D": 3})
+	checkCCTs(t, runChecked(t, fair, handConfig("fair-split")), map[string]float64{"A": 2, "B": 3, "C": 3, "D": 3})
+	checkCCTs(t, runChecked(t, fair, handConfig("fair")), map[string]float64{"A": 1.5, "B": 3, "C": 3, "D": 3})
 }
 
-// The fast paths for fair (per-link virtual clocks) and for sebf and fifo
+// The fast paths for fair and fair-split (per-link virtual clocks) and for sebf and fifo
 // (incremental second pass) must give the CCTs of the plain engine, which
 // recomputes coflow.Rates over every flow after every completion.
 func TestRunCoflowSim_FastPathsMatchPlainEngine(t *testing.T) {
 	t.Parallel()
 	tr := fbPrefix(t, 120)
-	for _, policy := range []string{"fair", "sebf", "fifo"} {
+	for _, policy := range []string{"fair", "fair-split", "sebf", "fifo"} {
 		t.Run(policy, func(t *testing.T) {
 			t.Parallel()
 			fast := runChecked(t, tr, DefaultCoflowSimConfig().with(policy))

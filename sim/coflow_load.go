@@ -82,7 +82,7 @@ func (m *loadMeter) decision(t float64, old, d *coflow.Decision) {
 // sameGrants reports whether two decisions grant the same flows in the
 // same order with the same caps: an agent would not need the new one.
 func sameGrants(a, b *coflow.Decision) bool {
-	if a.FairShare != b.FairShare || len(a.Grants) != len(b.Grants) {
+	if a.FairShare != b.FairShare || a.EqualSplit != b.EqualSplit || len(a.Grants) != len(b.Grants) {
 		return false
 	}
 	for i := range a.Grants {

@@ -28,8 +28,8 @@ import (
 //     finished flows (a per-list union-find "next unfinished" index).
 //
 // Capped (sebf, fifo) and fair-share decisions go to coflow.Rates (the
-// engine's fast paths, coflow_madd.go and coflow_fair.go, take them over in
-// event-driven runs).
+// engine's fast paths, coflow_madd.go, coflow_fair.go and coflow_maxmin.go,
+// take them over in event-driven runs).
 func (s *coflowSim) fastRates(d *coflow.Decision) []coflow.FlowRate {
 	if d.FairShare {
 		return coflow.Rates(d, s.cap, s)

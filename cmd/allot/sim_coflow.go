@@ -31,8 +31,9 @@ evenly over the coflow's mappers.
 
 Policies: philae (ordering --philae-policy), philae-A .. philae-D, aalo,
 aalo-oracle, sebf (Varys: smallest bottleneck first, MADD rates), scf, fifo
-(coflows in arrival order, MADD rates) and fair (per-flow fair sharing: each
-port side split equally among its flows).
+(coflows in arrival order, MADD rates), fair (per-flow max-min fair sharing
+over the port sides) and fair-split (the reference simulator's FAIR: each
+port side split equally among its flows, nothing redistributed).
 
 One run prints the CCT statistics (with --json every coflow's CCT). --compare
 runs several policies on the same trace and prints factors against the first:

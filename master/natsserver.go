@@ -106,7 +106,7 @@ func startNATS(cfg NATSConfig, logger hclog.Logger) (*embeddedNATS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nats server: %w", err)
 	}
-	srv.SetLoggerV2(natsLogger{logger.Named("nats")}, false, false, false)
+	srv.SetLoggerV2(NATSLogger(logger.Named("nats")), false, false, false)
 	srv.Start()
 	if !srv.ReadyForConnections(10 * time.Second) {
 		srv.Shutdown()
@@ -138,6 +138,10 @@ func (e *embeddedNATS) shutdown() {
 	e.srv.Shutdown()
 	e.srv.WaitForShutdown()
 }
+
+// NATSLogger adapts l to the NATS server's logger, for every process that
+// embeds a NATS server.
+func NATSLogger(l hclog.Logger) server.Logger { return natsLogger{l} }
 
 // natsLogger adapts hclog to the NATS server's logger.
 type natsLogger struct{ l hclog.Logger }

@@ -307,6 +307,22 @@ func (s *coflowSim) retire(t time.Time, c *cfCoflow) error {
 	return nil
 }
 
+// reportFlow appends flow p's progress to reps if it is unfinished and sent
+// bytes since its last report, and counts the agent's message.
+func (s *coflowSim) reportFlow(reps []coflow.FlowProgress, p flowAt) []coflow.FlowProgress {
+	fl := &p.c.flows[p.f]
+	if fl.done {
+		return reps
+	}
+	b := min(fl.size, max(fl.rep, int64(float64(fl.size)-s.remNow(fl))))
+	if b == fl.rep {
+		return reps
+	}
+	fl.rep = b
+	s.load.message(s.now-sameTime, fl.src)
+	return append(reps, coflow.FlowProgress{Flow: coflow.FlowRef{Coflow: p.c.id, Flow: p.f}, Sent: b})
+}
+
 // sendReport reports the bytes of every unfinished flow that sent since the
 // last report (the others have nothing new to say).
 func (s *coflowSim) sendReport(t time.Time) error {
@@ -315,21 +331,10 @@ func (s *coflowSim) sendReport(t time.Time) error {
 		reps = s.maddReport(reps)
 	}
 	for _, p := range s.sentSet {
-		if p.c.flows == nil {
-			continue
+		if p.c.flows != nil {
+			p.c.flows[p.f].sent = false
+			reps = s.reportFlow(reps, p)
 		}
-		fl := &p.c.flows[p.f]
-		fl.sent = false
-		if fl.done {
-			continue
-		}
-		b := min(fl.size, max(fl.rep, int64(float64(fl.size)-s.remNow(fl))))
-		if b == fl.rep {
-			continue
-		}
-		fl.rep = b
-		reps = append(reps, coflow.FlowProgress{Flow: coflow.FlowRef{Coflow: p.c.id, Flow: p.f}, Sent: b})
-		s.load.message(s.now-sameTime, fl.src)
 	}
 	s.sentSet = s.sentSet[:0]
 	if len(reps) == 0 {

@@ -69,14 +69,7 @@ func (c CoflowSimConfig) with(policy string) CoflowSimConfig {
 // runPlain runs without the fast paths.
 func runPlain(t *testing.T, tr *CoflowTrace, cfg CoflowSimConfig) CoflowResult {
 	t.Helper()
-	ccfg, err := cfg.coordinatorConfig(tr.Ports)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newCoflowSim(tr, ccfg, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustCoflowSim(t, tr, cfg)
 	s.fair, s.maddMode = nil, false
 	if err := s.run(); err != nil {
 		t.Fatal(err)

@@ -87,20 +87,9 @@ func (s *coflowSim) setRate(p flowAt, rate float64) {
 // new decision only, so walking them all is cheap).
 func (s *coflowSim) maddReport(reps []coflow.FlowProgress) []coflow.FlowProgress {
 	for _, p := range s.mr.flows {
-		if p.c.flows == nil {
-			continue
+		if p.c.flows != nil {
+			reps = s.reportFlow(reps, p)
 		}
-		fl := &p.c.flows[p.f]
-		if fl.done {
-			continue
-		}
-		b := min(fl.size, max(fl.rep, int64(float64(fl.size)-s.remNow(fl))))
-		if b == fl.rep {
-			continue
-		}
-		fl.rep = b
-		reps = append(reps, coflow.FlowProgress{Flow: coflow.FlowRef{Coflow: p.c.id, Flow: p.f}, Sent: b})
-		s.load.message(s.now-sameTime, fl.src)
 	}
 	return reps
 }

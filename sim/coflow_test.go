@@ -48,9 +48,8 @@ func handConfig(policy string) CoflowSimConfig {
 	return cfg
 }
 
-// runChecked runs with fastRates checked against coflow.Rates on every
-// rate computation.
-func runChecked(t *testing.T, tr *CoflowTrace, cfg CoflowSimConfig) CoflowResult {
+// mustCoflowSim builds the simulator for tr under cfg.
+func mustCoflowSim(t *testing.T, tr *CoflowTrace, cfg CoflowSimConfig) *coflowSim {
 	t.Helper()
 	ccfg, err := cfg.coordinatorConfig(tr.Ports)
 	if err != nil {
@@ -60,6 +59,14 @@ func runChecked(t *testing.T, tr *CoflowTrace, cfg CoflowSimConfig) CoflowResult
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// runChecked runs with fastRates checked against coflow.Rates on every
+// rate computation.
+func runChecked(t *testing.T, tr *CoflowTrace, cfg CoflowSimConfig) CoflowResult {
+	t.Helper()
+	s := mustCoflowSim(t, tr, cfg)
 	s.checkRates = true
 	if err := s.run(); err != nil {
 		t.Fatal(err)

@@ -22,20 +22,10 @@ type PhoenixComparison struct {
 // PhoenixRow is one scheduler's medians and its factors against the first
 // scheduler: the first's time over this one's, so above 1 is faster.
 type PhoenixRow struct {
-	Scheduler          string             `json:"scheduler"`
-	Short              PhoenixPercentiles `json:"short"`
-	Long               PhoenixPercentiles `json:"long"`
-	Constrained        PhoenixPercentiles `json:"constrained"`
-	Unconstrained      PhoenixPercentiles `json:"unconstrained"`
-	ShortConstrained   PhoenixPercentiles `json:"short_constrained"`
-	ShortUnconstrained PhoenixPercentiles `json:"short_unconstrained"`
-	Queuing            PhoenixPercentiles `json:"short_queuing"`
-	Jain               float64            `json:"jain"`
+	Scheduler string `json:"scheduler"`
+	PhoenixTimes
 	// Sums over the seeds.
-	Violations    int `json:"violations"`
-	GuardBreaches int `json:"guard_breaches"`
-	Rejected      int `json:"rejected"`
-	Relaxed       int `json:"relaxed"`
+	PhoenixCounts
 
 	ShortFactor         PhoenixFactors `json:"short_factor"`
 	LongFactor          PhoenixFactors `json:"long_factor"`
@@ -201,10 +191,7 @@ func pxMedianRow(name string, rs []PhoenixResult) PhoenixRow {
 	var jain []float64
 	for _, r := range rs {
 		jain = append(jain, r.Jain)
-		row.Violations += r.Violations
-		row.GuardBreaches += r.GuardBreaches
-		row.Rejected += r.Rejected
-		row.Relaxed += r.Relaxed
+		row.add(r.PhoenixCounts)
 	}
 	row.Jain = pxMedian(jain)
 	return row

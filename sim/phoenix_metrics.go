@@ -27,33 +27,49 @@ func pxPercentiles(xs []float64) PhoenixPercentiles {
 	return PhoenixPercentiles{N: len(s), P50: at(0.5), P90: at(0.9), P99: at(0.99)}
 }
 
-// PhoenixResult is one run's outcome.
-type PhoenixResult struct {
-	Config PhoenixConfig `json:"config"`
-	// Response times (last task end - submission) by job class; short and
-	// long by the trace's cutoff, constrained by whether the trace gave the
-	// job constraints (every scheduler reports the same job sets).
+// PhoenixTimes are a run's response times (last task end - submission) by
+// job class: short and long by the trace's cutoff, constrained by whether
+// the trace gave the job constraints (every scheduler reports the same job
+// sets).
+type PhoenixTimes struct {
 	Short              PhoenixPercentiles `json:"short"`
 	Long               PhoenixPercentiles `json:"long"`
 	Constrained        PhoenixPercentiles `json:"constrained"`
 	Unconstrained      PhoenixPercentiles `json:"unconstrained"`
 	ShortConstrained   PhoenixPercentiles `json:"short_constrained"`
 	ShortUnconstrained PhoenixPercentiles `json:"short_unconstrained"`
-	All                PhoenixPercentiles `json:"all"`
 	// Queuing is the job queuing time (mean over the job's tasks of start -
 	// submission) of short jobs.
 	Queuing PhoenixPercentiles `json:"short_queuing"`
 	// Jain is Jain's index over the mean slowdown (response time over the
 	// longest task) of the four classes short/long x constrained or not.
 	Jain float64 `json:"jain"`
-	// Violations counts tasks started on a worker breaking a hard
-	// constraint (always 0); GuardBreaches counts reservations jumped past
-	// CAP x their estimate (always 0).
+}
+
+// PhoenixCounts are a run's event counts. Violations counts tasks started
+// on a worker breaking a hard constraint (always 0); GuardBreaches counts
+// reservations jumped past CAP x their estimate (always 0).
+type PhoenixCounts struct {
 	Violations    int `json:"violations"`
 	GuardBreaches int `json:"guard_breaches"`
 	Rejected      int `json:"rejected"`
 	Relaxed       int `json:"relaxed"`
-	Stolen        int `json:"stolen,omitempty"`
+}
+
+func (c *PhoenixCounts) add(o PhoenixCounts) {
+	c.Violations += o.Violations
+	c.GuardBreaches += o.GuardBreaches
+	c.Rejected += o.Rejected
+	c.Relaxed += o.Relaxed
+}
+
+// PhoenixResult is one run's outcome.
+type PhoenixResult struct {
+	Config PhoenixConfig `json:"config"`
+	PhoenixTimes
+	All PhoenixPercentiles `json:"all"`
+	PhoenixCounts
+	Stolen int `json:"stolen,omitempty"`
 	// Makespan is the simulated time at which the last job ended, seconds.
 	Makespan float64 `json:"makespan"`
 }
@@ -72,8 +88,9 @@ func RunPhoenix(cfg PhoenixConfig) (PhoenixResult, error) {
 func (s *pxSim) result() PhoenixResult {
 	var short, long, con, uncon, sc, su, all, queue []float64
 	var slow [4][]float64
-	res := PhoenixResult{Config: s.cfg, Violations: s.violations, GuardBreaches: s.guardBreaches,
-		Relaxed: s.relaxedJobs, Stolen: s.stolen, Makespan: s.now}
+	res := PhoenixResult{Config: s.cfg,
+		PhoenixCounts: PhoenixCounts{Violations: s.violations, GuardBreaches: s.guardBreaches, Relaxed: s.relaxedJobs},
+		Stolen:        s.stolen, Makespan: s.now}
 	for _, j := range s.jobs {
 		if j.reject {
 			res.Rejected++

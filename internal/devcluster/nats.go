@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/allot-project/allot/master"
 )
 
 // natsReadyTimeout bounds waiting for the embedded NATS server.
@@ -34,7 +36,7 @@ func startNATS(addr string, logger hclog.Logger) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nats server: %w", err)
 	}
-	srv.SetLoggerV2(natsLogger{logger}, false, false, false)
+	srv.SetLoggerV2(master.NATSLogger(logger), false, false, false)
 	srv.Start()
 	if !srv.ReadyForConnections(natsReadyTimeout) {
 		srv.Shutdown()
@@ -42,13 +44,3 @@ func startNATS(addr string, logger hclog.Logger) (*server.Server, error) {
 	}
 	return srv, nil
 }
-
-// natsLogger adapts hclog to the NATS server's logger.
-type natsLogger struct{ l hclog.Logger }
-
-func (n natsLogger) Noticef(format string, v ...any) { n.l.Info(fmt.Sprintf(format, v...)) }
-func (n natsLogger) Warnf(format string, v ...any)   { n.l.Warn(fmt.Sprintf(format, v...)) }
-func (n natsLogger) Fatalf(format string, v ...any)  { n.l.Error(fmt.Sprintf(format, v...)) }
-func (n natsLogger) Errorf(format string, v ...any)  { n.l.Error(fmt.Sprintf(format, v...)) }
-func (n natsLogger) Debugf(format string, v ...any)  { n.l.Debug(fmt.Sprintf(format, v...)) }
-func (n natsLogger) Tracef(format string, v ...any)  { n.l.Trace(fmt.Sprintf(format, v...)) }

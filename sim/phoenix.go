@@ -44,11 +44,12 @@ type PhoenixConfig struct {
 	// the trace's default.
 	Constrained float64 `json:"constrained"`
 
-	// Phoenix's switches (spec §2.12), on by default; with all three off
+	// Phoenix's switches (spec §2.12), on by default; with all four off
 	// Phoenix makes Eagle-C's decisions (invariant 3).
 	NoReorder   bool `json:"no_reorder,omitempty"`   // CRV-based queue reordering
 	NoNegotiate bool `json:"no_negotiate,omitempty"` // soft-constraint negotiation
 	NoPrefer    bool `json:"no_prefer,omitempty"`    // probe relaxed-satisfying workers first
+	NoPartition bool `json:"no_partition,omitempty"` // shape the short-only partition by short demand
 	// CRVSampling (CRV_AWARE_SAMPLING, spec §2.7; off by default) makes the
 	// probes of jobs needing no contended class avoid workers that supply
 	// one.
@@ -129,6 +130,7 @@ type pxPolicy struct {
 	crv         bool // keep the CRV aggregator
 	crvSampling bool
 	weighted    bool
+	partition   bool // shape the short-only partition by short demand
 }
 
 func pxPolicyFor(c PhoenixConfig) pxPolicy {
@@ -144,8 +146,8 @@ func pxPolicyFor(c PhoenixConfig) pxPolicy {
 		return eagle
 	case PhoenixPhoenix:
 		eagle.reorder, eagle.negotiate, eagle.prefer = !c.NoReorder, !c.NoNegotiate, !c.NoPrefer
-		eagle.crvSampling, eagle.weighted = c.CRVSampling, c.Weighted
-		eagle.crv = eagle.reorder || eagle.negotiate || eagle.crvSampling
+		eagle.crvSampling, eagle.weighted, eagle.partition = c.CRVSampling, c.Weighted, !c.NoPartition
+		eagle.crv = eagle.reorder || eagle.negotiate || eagle.crvSampling || eagle.partition
 	}
 	return eagle
 }

@@ -65,25 +65,36 @@ type pxClass struct {
 
 // pxSig is the feasible set of one signature (sorted class ids).
 type pxSig struct {
+	key     string
 	classes []int
 	all     []int32 // feasible workers
 	short   []int32 // feasible workers of the short-only partition
 	big     []int32 // feasible workers of the big partition
 	bits    pxBits
+
+	// Short work admitted with this signature (estimated task seconds) in
+	// the current partition period, and its smoothed rate (spec §2.5's
+	// demand reporting, used to shape the short-only partition).
+	shortWork, shortRate float64
 }
 
 // pxIndex interns classes and signatures over fixed workers.
 type pxIndex struct {
-	attrs    []protocol.Attributes
-	bigFrom  int // workers [bigFrom, n) form the big partition
-	classes  []*pxClass
-	byKey    map[string]*pxClass
-	sigs     map[string]*pxSig
-	universe *pxSig
+	attrs     []protocol.Attributes
+	shortOnly pxBits // the short-only partition; the rest is the big one
+	classes   []*pxClass
+	byKey     map[string]*pxClass
+	sigs      map[string]*pxSig
+	universe  *pxSig
 }
 
+// newPxIndex indexes workers whose first bigFrom ids form the short-only
+// partition.
 func newPxIndex(attrs []protocol.Attributes, bigFrom int) *pxIndex {
-	ix := &pxIndex{attrs: attrs, bigFrom: bigFrom, byKey: map[string]*pxClass{}, sigs: map[string]*pxSig{}}
+	ix := &pxIndex{attrs: attrs, shortOnly: newPxBits(len(attrs)), byKey: map[string]*pxClass{}, sigs: map[string]*pxSig{}}
+	for w := range bigFrom {
+		ix.shortOnly.set(w)
+	}
 	ix.universe = ix.sig(nil)
 	return ix
 }
@@ -138,14 +149,28 @@ func (ix *pxIndex) sig(ids []int) *pxSig {
 	for _, id := range ids {
 		b.and(ix.classes[id].bits)
 	}
-	s := &pxSig{classes: slices.Clone(ids), all: b.members(), bits: b}
-	for _, w := range s.all {
-		if int(w) >= ix.bigFrom {
-			s.big = append(s.big, w)
-		} else {
-			s.short = append(s.short, w)
-		}
-	}
+	s := &pxSig{key: key, classes: slices.Clone(ids), all: b.members(), bits: b}
+	ix.split(s)
 	ix.sigs[key] = s
 	return s
+}
+
+// split divides s's feasible workers between the two partitions.
+func (ix *pxIndex) split(s *pxSig) {
+	s.short, s.big = s.short[:0], s.big[:0]
+	for _, w := range s.all {
+		if ix.shortOnly.has(int(w)) {
+			s.short = append(s.short, w)
+		} else {
+			s.big = append(s.big, w)
+		}
+	}
+}
+
+// setShortOnly moves the partition boundary and re-splits every signature.
+func (ix *pxIndex) setShortOnly(b pxBits) {
+	ix.shortOnly = b
+	for _, s := range ix.sigs {
+		ix.split(s)
+	}
 }

@@ -123,7 +123,7 @@ func (r *PhoenixRunner) Run(cfgs []PhoenixConfig) ([]PhoenixResult, error) {
 // have equal configurations.
 func (c PhoenixConfig) canonical() PhoenixConfig {
 	if c.Scheduler != PhoenixPhoenix {
-		c.NoReorder, c.NoNegotiate, c.NoPrefer, c.CRVSampling, c.Weighted = false, false, false, false, false
+		c.NoReorder, c.NoNegotiate, c.NoPrefer, c.NoPartition, c.CRVSampling, c.Weighted = false, false, false, false, false, false
 		c.SoftPenalty = 1
 	}
 	return c

@@ -130,7 +130,7 @@ type pxSim struct {
 	rng      *rand.Rand
 	ix       *pxIndex
 	workers  []pxWorker
-	bigFrom  int
+	bigFrom  int // size of the short-only partition
 	longBusy pxBits
 	ev       pxHeap
 	seq      uint64
@@ -144,6 +144,7 @@ type pxSim struct {
 	guardBreaches int
 	relaxedJobs   int
 	stolen        int
+	repartitions  int
 }
 
 func (s *pxSim) at(dt float64, e pxEvent) {
@@ -207,6 +208,10 @@ func (s *pxSim) run() {
 			s.taskEnd(int(e.worker), e.job, e.resv)
 		case evTick:
 			s.crv.tick()
+
+			if s.pol.partition && s.crv.version%s.repartitionTicks() == 0 {
+				s.repartition()
+			}
 			if s.pending > 0 {
 				s.at(pxCRVPeriod, pxEvent{kind: evTick})
 			}
@@ -228,6 +233,9 @@ func (s *pxSim) arrive(j *pxJob) {
 	if j.spec.long && s.pol.centralLong {
 		s.placeLong(j)
 		return
+	}
+	if s.pol.partition {
+		s.noteShort(j)
 	}
 	s.placeShort(j)
 }

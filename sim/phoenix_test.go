@@ -93,12 +93,12 @@ func TestPhoenix_violationCounterCounts(t *testing.T) {
 	}
 }
 
-// Invariant 3: with reordering, negotiation and preference sampling off,
-// Phoenix makes Eagle-C's decisions exactly.
+// Invariant 3: with reordering, negotiation, preference sampling and
+// partition shaping off, Phoenix makes Eagle-C's decisions exactly.
 func TestPhoenix_switchesOffIsEagleC(t *testing.T) {
 	for _, trace := range PhoenixTraces() {
 		off := pxSmall(trace, PhoenixPhoenix, 3)
-		off.NoReorder, off.NoNegotiate, off.NoPrefer = true, true, true
+		off.NoReorder, off.NoNegotiate, off.NoPrefer, off.NoPartition = true, true, true, true
 		got := pxFinishes(pxRun(t, off))
 		want := pxFinishes(pxRun(t, pxSmall(trace, PhoenixEagleC, 3)))
 		if !slices.Equal(got, want) {

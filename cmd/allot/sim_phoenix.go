@@ -111,6 +111,7 @@ Examples:
 	fl.BoolVar(&cfg.NoReorder, "no-reorder", false, "phoenix: no CRV-based queue reordering")
 	fl.BoolVar(&cfg.NoNegotiate, "no-negotiate", false, "phoenix: no soft-constraint negotiation")
 	fl.BoolVar(&cfg.NoPrefer, "no-prefer", false, "phoenix: do not probe workers satisfying relaxed constraints first")
+	fl.BoolVar(&cfg.NoPartition, "no-partition", false, "phoenix: keep Eagle's short-only partition instead of shaping it by short demand")
 	fl.BoolVar(&cfg.CRVSampling, "crv-sampling", false, "phoenix: probes of jobs needing no contended class avoid workers that supply one (off in the spec's defaults)")
 	fl.BoolVar(&cfg.Weighted, "weighted", false, "phoenix: order queues in CRV mode by remaining work minus class wait (ORDER = WEIGHTED) instead of contended first")
 	fl.Float64Var(&cfg.SoftPenalty, "soft-penalty", cfg.SoftPenalty, "phoenix: runtime multiplier on a worker that misses a relaxed soft constraint")

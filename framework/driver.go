@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -28,6 +29,11 @@ type Driver struct {
 	// nonce makes the first subscribe idempotent: a retry after a lost
 	// reply gets the framework the first attempt registered.
 	nonce string
+	// instance tells the master a subscribe sent again by this driver from
+	// a takeover by another scheduler; holds is the framework session the
+	// driver holds (0 until its first subscribe), sent with every call.
+	instance string
+	holds    *atomic.Uint64
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -88,6 +94,8 @@ func NewDriver(sched Scheduler, opts ...Option) (*Driver, error) {
 	}
 	d := &Driver{
 		nonce:       protocol.NewID("sub"),
+		instance:    protocol.NewID("inst"),
+		holds:       new(atomic.Uint64),
 		sched:       sched,
 		cfg:         cfg,
 		logger:      cfg.logger.Named("framework"),
@@ -166,7 +174,7 @@ func (d *Driver) Run(ctx context.Context) error {
 	inbox := make(chan *nats.Msg, inboxSize)
 	d.mu.Lock()
 	d.runCtx, d.stop = runCtx, stop
-	d.req = requester{nc: nc, subj: d.subj, timeout: d.cfg.requestTimeout}
+	d.req = requester{nc: nc, subj: d.subj, timeout: d.cfg.requestTimeout, session: d.holds}
 	d.mu.Unlock()
 
 	subs, err := d.listen(nc, inbox)

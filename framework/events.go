@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -48,6 +49,9 @@ func (d *Driver) receive(msg *nats.Msg, leaderSubject string) {
 		}
 		return
 	}
+	if !d.ownSession(msg) {
+		return
+	}
 	d.mu.Lock()
 	d.lastBeat = time.Now()
 	d.mu.Unlock()
@@ -60,6 +64,29 @@ func (d *Driver) receive(msg *nats.Msg, leaderSubject string) {
 		return
 	}
 	d.queue.push(item{kind: itemEvent, body: body})
+}
+
+// ownSession reports whether an event belongs to the session this driver
+// holds (protocol.SessionHeader). An event of an older session was sent
+// before this driver took the framework over and is dropped; one of a newer
+// session means another scheduler took the framework over, which ends Run
+// with ErrFailedOver. Events without the header, and every event before the
+// first subscribe reply, are taken.
+func (d *Driver) ownSession(msg *nats.Msg) bool {
+	if msg.Header == nil {
+		return true
+	}
+	s, ok := protocol.ParseSession(msg.Header.Get(protocol.SessionHeader))
+	own := d.holds.Load()
+	switch {
+	case !ok || own == 0 || s == own:
+		return true
+	case s < own:
+		return false
+	}
+	d.fail(fmt.Errorf("%w: the leader serves session %d of framework %s, this scheduler held session %d",
+		protocol.ErrFailedOver, s, d.ID(), own))
+	return false
 }
 
 // handle acts on one queued item, calling the scheduler as needed.

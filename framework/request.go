@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -20,6 +21,9 @@ type requester struct {
 	subj protocol.Subjects
 	// timeout bounds one attempt.
 	timeout time.Duration
+	// session, when set and not 0, goes with every call
+	// (protocol.SessionHeader).
+	session *atomic.Uint64
 }
 
 // once sends one request on the verb's subject and decodes the reply into
@@ -35,7 +39,14 @@ func (r requester) once(ctx context.Context, verb protocol.FrameworkVerb, body, 
 	}
 	actx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	msg, err := r.nc.RequestWithContext(actx, r.subj.APIFramework(verb), data)
+	out := &nats.Msg{Subject: r.subj.APIFramework(verb), Data: data}
+	if r.session != nil {
+		if s := r.session.Load(); s != 0 {
+			out.Header = nats.Header{}
+			out.Header.Set(protocol.SessionHeader, protocol.FormatSession(s))
+		}
+	}
+	msg, err := r.nc.RequestMsgWithContext(actx, out)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w (%w)", ctx.Err(), err)

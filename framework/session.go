@@ -52,7 +52,7 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 	first := !d.isReady()
 	req := protocol.SubscribeRequest{FrameworkID: id, Name: d.cfg.name, Principal: d.cfg.principal,
 		Role: d.cfg.role, FailoverTimeout: d.cfg.failoverTimeout, Capabilities: d.cfg.capabilities,
-		Suppressed: true, Weight: d.cfg.weight}
+		Suppressed: true, Weight: d.cfg.weight, Session: d.holds.Load(), Instance: d.instance}
 	if id == "" {
 		req.Nonce = d.nonce
 	}
@@ -79,6 +79,7 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 		}
 		*subs = append(*subs, sub)
 	}
+	d.holds.Store(reply.Session)
 	d.mu.Lock()
 	d.id = reply.FrameworkID
 	d.filesToken = reply.FilesToken
@@ -290,4 +291,6 @@ func (d *Driver) watchdog(ctx context.Context) {
 }
 
 // isGone reports errors that show the framework is gone for good.
-func isGone(err error) bool { return errors.Is(err, protocol.ErrUnknownFramework) }
+func isGone(err error) bool {
+	return errors.Is(err, protocol.ErrUnknownFramework) || errors.Is(err, protocol.ErrFailedOver)
+}

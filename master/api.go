@@ -85,6 +85,14 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 			return nil, err
 		}
 	}
+	if kind == "framework" {
+		// A fenced scheduler's launch gets no TASK_ERROR updates: they
+		// would go to the scheduler that took the framework over.
+		if err := l.fence(msg, body); err != nil {
+			l.logger.Info("call from a scheduler that was taken over refused", "subject", msg.Subject, "error", err)
+			return nil, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
 	defer cancel()
 	result, err = l.handle(ctx, body)

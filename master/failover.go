@@ -33,10 +33,10 @@ func (l *leader) checkFrameworks(now time.Time) {
 				ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
 				if err := l.teardown(ctx, f.ID); err != nil {
 					l.logger.Warn("could not remove framework", "framework_id", f.ID, "error", err)
-				} else if subject, err := l.subj.FrameworkEvents(f.ID); err == nil {
+				} else {
 					// Should the scheduler be listening after all, it learns
 					// why its requests now fail.
-					l.publish(subject, protocol.MsgErrorEvent, protocol.ErrorEvent{Error: *protocol.ToWire(
+					l.publishFramework(f.ID, protocol.MsgErrorEvent, protocol.ErrorEvent{Error: *protocol.ToWire(
 						fmt.Errorf("%w: framework %s removed: failover timeout %s expired",
 							protocol.ErrUnknownFramework, f.ID, f.FailoverTimeout))})
 				}
@@ -65,16 +65,12 @@ func (l *leader) checkFrameworks(now time.Time) {
 
 // listening reports whether anything is subscribed to a framework's events.
 func (l *leader) listening(id protocol.FrameworkID) bool {
-	subject, err := l.subj.FrameworkEvents(id)
+	msg, err := l.frameworkMsg(id, protocol.MsgHeartbeatEvent, protocol.HeartbeatEvent{})
 	if err != nil {
 		return false
 	}
-	data, err := protocol.Encode(protocol.MsgHeartbeatEvent, protocol.HeartbeatEvent{})
-	if err != nil {
-		return true
-	}
 	timeout := l.m.cfg.AgentHeartbeat / 4
-	_, err = l.m.nc.Request(subject, data, timeout)
+	_, err = l.m.nc.RequestMsg(msg, timeout)
 	return !errors.Is(err, nats.ErrNoResponders)
 }
 

@@ -17,25 +17,39 @@ import (
 func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*protocol.SubscribeReply, error) {
 	now := time.Now().UnixNano()
 	id, resubscribe := r.FrameworkID, r.FrameworkID != ""
+	var before uint64
 	if resubscribe {
-		if _, ok := l.m.View().Framework(id); !ok {
+		old, ok := l.m.View().Framework(id)
+		if !ok {
 			return nil, fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
 		}
+		before = old.Session
 	} else {
 		id = protocol.NewFrameworkID()
 	}
 	res, err := l.apply(ctx, state.CmdRegisterFramework, state.RegisterFramework{
 		ID: id, Name: r.Name, Principal: r.Principal, Role: r.Role, Weight: r.Weight,
 		FailoverTimeout: r.FailoverTimeout, Capabilities: r.Capabilities, Suppressed: r.Suppressed,
-		Resubscribe: resubscribe, Nonce: r.Nonce, Time: now,
+		Resubscribe: resubscribe, Nonce: r.Nonce, Session: r.Session, Instance: r.Instance, Time: now,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := res.(*state.Framework); ok && f.ID != id {
+	f, _ := res.(*state.Framework)
+	if f == nil {
+		return nil, fmt.Errorf("%w: register framework returned %T", protocol.ErrInternal, res)
+	}
+	if f.ID != id {
 		// A new registration sent again (same nonce): the framework the
 		// first one registered, subscribing again.
 		id, resubscribe = f.ID, true
+	}
+	if resubscribe && before != 0 && f.Session != before {
+		// The scheduler that held the framework learns it was taken over
+		// from the first event of the new session it sees: the next
+		// heartbeat at the latest.
+		l.logger.Info("framework taken over by another scheduler", "framework_id", id,
+			"session", f.Session, "previous_session", before)
 	}
 	// RegisterFramework leaves the framework connected, so a resubscription
 	// also ends a disconnect and its failover timer.
@@ -66,7 +80,8 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	}
 	l.logger.Info("framework subscribed", "framework_id", id, "role", r.Role, "resubscribe", resubscribe)
 	l.resendUnacked(id)
-	reply := &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.m.ID(), HeartbeatInterval: l.m.cfg.AgentHeartbeat}
+	reply := &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.m.ID(), HeartbeatInterval: l.m.cfg.AgentHeartbeat,
+		Session: f.Session}
 	if l.m.cfg.FilesSecret != "" {
 		reply.FilesToken = protocol.FrameworkFilesToken(l.m.cfg.FilesSecret, id)
 	}
@@ -83,11 +98,7 @@ func (l *leader) resendUnacked(id protocol.FrameworkID) {
 
 // sendStatus forwards a task status to its framework.
 func (l *leader) sendStatus(st protocol.TaskStatus) {
-	subject, err := l.subj.FrameworkEvents(st.FrameworkID)
-	if err != nil {
-		return
-	}
-	l.publish(subject, protocol.MsgStatusUpdateEvent, protocol.StatusUpdateEvent{Status: st, UUID: st.UUID})
+	l.publishFramework(st.FrameworkID, protocol.MsgStatusUpdateEvent, protocol.StatusUpdateEvent{Status: st, UUID: st.UUID})
 }
 
 // teardown removes a framework: its agents are told to shut its tasks

@@ -295,11 +295,7 @@ func (l *leader) allocate(now time.Time) {
 		byFramework[o.FrameworkID] = append(byFramework[o.FrameworkID], w)
 	}
 	for _, fw := range order {
-		subject, err := l.subj.FrameworkEvents(fw)
-		if err != nil {
-			continue
-		}
-		l.publish(subject, protocol.MsgOffersEvent, protocol.OffersEvent{Offers: byFramework[fw]})
+		l.publishFramework(fw, protocol.MsgOffersEvent, protocol.OffersEvent{Offers: byFramework[fw]})
 	}
 }
 
@@ -317,11 +313,7 @@ func wireOffer(o offers.Offer) protocol.Offer {
 func (l *leader) sendRescinds(rs []offers.Rescind) {
 	l.m.metrics.rescinds(len(rs))
 	for _, r := range rs {
-		subject, err := l.subj.FrameworkEvents(r.FrameworkID)
-		if err != nil {
-			continue
-		}
-		l.publish(subject, protocol.MsgRescindEvent, protocol.RescindEvent{OfferID: r.OfferID, Reason: r.Reason})
+		l.publishFramework(r.FrameworkID, protocol.MsgRescindEvent, protocol.RescindEvent{OfferID: r.OfferID, Reason: r.Reason})
 	}
 }
 

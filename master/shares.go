@@ -79,10 +79,6 @@ func (l *leader) sendShareUpdates(now time.Time) {
 	}
 	l.mu.Unlock()
 	for i, id := range to {
-		subject, err := l.subj.FrameworkEvents(id)
-		if err != nil {
-			continue
-		}
-		l.publish(subject, protocol.MsgShareUpdateEvent, events[i])
+		l.publishFramework(id, protocol.MsgShareUpdateEvent, events[i])
 	}
 }

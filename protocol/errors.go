@@ -33,6 +33,7 @@ const (
 	CodeDuplicate          Code = 20
 	CodeTimeout            Code = 21
 	CodeUnavailable        Code = 22
+	CodeFailedOver         Code = 23
 )
 
 // Sentinel errors, one per code. errors.Is matches them against errors that
@@ -60,6 +61,9 @@ var (
 	ErrDuplicate          = &Error{Code: CodeDuplicate, Message: "duplicate"}
 	ErrTimeout            = &Error{Code: CodeTimeout, Message: "timed out"}
 	ErrUnavailable        = &Error{Code: CodeUnavailable, Message: "unavailable"}
+	// ErrFailedOver: another scheduler took the framework over; the
+	// caller's session is no longer the framework's (see SessionHeader).
+	ErrFailedOver = &Error{Code: CodeFailedOver, Message: "framework failed over to another scheduler"}
 )
 
 var sentinels = map[Code]*Error{}
@@ -71,6 +75,7 @@ func init() {
 		ErrUnknownAgent, ErrUnknownOffer, ErrUnknownTask, ErrOfferRescinded,
 		ErrOfferMismatch, ErrInsufficient, ErrInvalidResources, ErrInvalidConstraint,
 		ErrConstraintViolated, ErrUnknownRole, ErrDuplicate, ErrTimeout, ErrUnavailable,
+		ErrFailedOver,
 	} {
 		sentinels[e.Code] = e
 	}

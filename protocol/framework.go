@@ -43,6 +43,14 @@ type SubscribeRequest struct {
 	// principal, because the reply to the first was lost, gets the
 	// framework the first one registered instead of a second one.
 	Nonce string `msgpack:"nonce,omitempty" json:"nonce,omitempty"`
+	// Session is the framework session the scheduler holds, from its last
+	// SubscribeReply; 0 takes the framework over from whichever scheduler
+	// holds it (a scheduler restarted with its framework ID). A session
+	// that is no longer the framework's is refused with ErrFailedOver.
+	Session uint64 `msgpack:"session,omitempty" json:"session,omitempty"`
+	// Instance identifies the scheduler process (one random value per
+	// driver), so a subscribe it sends again is not taken for a takeover.
+	Instance string `msgpack:"instance,omitempty" json:"instance,omitempty"`
 }
 
 // HasCapability reports whether the request declares capability c.
@@ -61,6 +69,12 @@ func (r SubscribeRequest) Validate() error {
 	}
 	if err := checkText("nonce", r.Nonce, MaxNameLen); err != nil {
 		return err
+	}
+	if err := checkText("instance", r.Instance, MaxNameLen); err != nil {
+		return err
+	}
+	if r.FrameworkID == "" && r.Session != 0 {
+		return Errorf(ErrInvalidArgument, "session %d without a framework_id", r.Session)
 	}
 	if !ValidRole(r.Role) {
 		return Errorf(ErrInvalidArgument, "role %q is not a role path", truncate(r.Role))
@@ -91,6 +105,9 @@ type SubscribeReply struct {
 	// servers (FrameworkFilesToken); empty when the master has no files
 	// secret configured.
 	FilesToken string `msgpack:"files,omitempty" json:"files_token,omitempty"`
+	// Session is the framework session this scheduler now holds. It
+	// changes only when another scheduler takes the framework over.
+	Session uint64 `msgpack:"session,omitempty" json:"session,omitempty"`
 }
 
 // TeardownRequest removes the framework and kills all its tasks.

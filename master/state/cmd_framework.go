@@ -14,9 +14,17 @@ import (
 // connected afterwards. A re-subscription replaces the name, role, weight,
 // failover timeout, capabilities and suppression, keeps RegisteredAt and
 // the tasks, and may not change the principal.
+//
+// Sessions fence schedulers: a re-subscription from the holder's instance
+// keeps the session; one with Session 0 from another instance takes the
+// framework over (the session goes up by one and the old holder is fenced
+// off); one from another instance naming any other session than the
+// current is refused. Subscribers that name no instance neither fence nor
+// are fenced.
 // Apply result: the stored *Framework.
 // Errors: ErrDuplicate (new, but ID exists), ErrUnknownFramework
 // (re-subscribe, but ID unknown), ErrUnauthorized (principal changed),
+// ErrFailedOver (a session that is no longer the framework's),
 // ErrInvalidArgument.
 type RegisterFramework struct {
 	ID        protocol.FrameworkID `msgpack:"id"`
@@ -33,7 +41,11 @@ type RegisterFramework struct {
 	// registered with the same nonce and principal exists, the command
 	// changes nothing and returns that framework.
 	Nonce string `msgpack:"nonce,omitempty"`
-	Time  int64  `msgpack:"time"`
+	// Session is the session the subscriber holds (0: take over); Instance
+	// identifies the subscriber.
+	Session  uint64 `msgpack:"sess,omitempty"`
+	Instance string `msgpack:"inst,omitempty"`
+	Time     int64  `msgpack:"time"`
 }
 
 // SetFrameworkConnected records that a framework connected (DisconnectedAt
@@ -76,7 +88,7 @@ func (c *RegisterFramework) validate() error {
 	req := protocol.SubscribeRequest{
 		FrameworkID: c.ID, Name: c.Name, Principal: c.Principal, Role: c.Role,
 		FailoverTimeout: c.FailoverTimeout, Capabilities: c.Capabilities,
-		Suppressed: c.Suppressed, Weight: c.Weight,
+		Suppressed: c.Suppressed, Weight: c.Weight, Session: c.Session, Instance: c.Instance,
 	}
 	if err := req.Validate(); err != nil {
 		return err
@@ -113,6 +125,9 @@ func (s *State) applyRegisterFramework(_ uint64, body []byte) (any, error) {
 	case exists && old.Principal != c.Principal:
 		return nil, errorf(protocol.ErrUnauthorized, "resubscribe framework %s: principal %q, registered as %q",
 			c.ID, clip(c.Principal), old.Principal)
+	case exists && c.Session != 0 && c.Session != old.Session && c.Instance != old.Instance:
+		return nil, errorf(protocol.ErrFailedOver, "resubscribe framework %s with session %d: session %d holds it",
+			c.ID, c.Session, old.Session)
 	}
 	caps := slices.Clone(c.Capabilities)
 	slices.Sort(caps)
@@ -124,8 +139,15 @@ func (s *State) applyRegisterFramework(_ uint64, body []byte) (any, error) {
 	if f.Weight == 0 {
 		f.Weight = 1
 	}
+	f.Session, f.Instance = 1, c.Instance
 	if exists {
-		f.RegisteredAt, f.Nonce = old.RegisteredAt, old.Nonce
+		f.RegisteredAt, f.Nonce, f.Session, f.Instance = old.RegisteredAt, old.Nonce, old.Session, old.Instance
+		if c.Instance != "" && c.Instance != old.Instance {
+			if c.Session == 0 {
+				f.Session++ // a takeover
+			}
+			f.Instance = c.Instance
+		}
 	}
 	s.cur.frameworks = s.cur.frameworks.set(string(f.ID), f)
 	return f, nil

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"testing"
@@ -23,7 +24,7 @@ func TestState_Apply_registerFramework(t *testing.T) {
 	want := Framework{
 		ID: "fw-1", Name: "name-fw-1", Principal: "p", Role: "eng", Weight: 1,
 		FailoverTimeout: 60e9, Capabilities: []string{protocol.CapAltruistic, protocol.CapGang},
-		Connected: true, RegisteredAt: t0,
+		Connected: true, RegisteredAt: t0, Session: 1,
 	}
 	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("got %+v, want %+v", *f, want)
@@ -44,13 +45,56 @@ func TestState_Apply_registerFrameworkResubscribe(t *testing.T) {
 	f, _ := h.view().Framework("fw-1")
 	want := Framework{
 		ID: "fw-1", Name: "renamed", Principal: "p", Role: "other", Weight: 2,
-		FailoverTimeout: 60e9, Connected: true, RegisteredAt: t0, Suppressed: true,
+		FailoverTimeout: 60e9, Connected: true, RegisteredAt: t0, Suppressed: true, Session: 1,
 	}
 	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("got %+v, want %+v", *f, want)
 	}
 	if got := len(h.view().TasksByFramework("fw-1")); got != 1 {
 		t.Errorf("got %d tasks after resubscribe, want 1", got)
+	}
+}
+
+// TestState_Apply_registerFrameworkSessions: the holder re-subscribing
+// (or sending its subscribe again) keeps the session; another scheduler
+// with session 0 takes over and the session goes up; the old holder is then
+// refused, and so is a session the framework never had.
+func TestState_Apply_registerFrameworkSessions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	reg := registerFramework("fw-1")
+	reg.Instance = "a"
+	if f := h.must(CmdRegisterFramework, reg).(*Framework); f.Session != 1 || f.Instance != "a" {
+		t.Fatalf("new framework: session %d instance %q, want 1 and a", f.Session, f.Instance)
+	}
+	resub := func(instance string, session uint64) *RegisterFramework {
+		c := registerFramework("fw-1")
+		c.Resubscribe, c.Instance, c.Session, c.Time = true, instance, session, t0+10
+		return c
+	}
+	for _, c := range []*RegisterFramework{resub("a", 1), resub("a", 0)} {
+		if f := h.must(CmdRegisterFramework, c).(*Framework); f.Session != 1 || f.Instance != "a" {
+			t.Fatalf("holder again (session %d): session %d instance %q, want 1 and a", c.Session, f.Session, f.Instance)
+		}
+	}
+	if f := h.must(CmdRegisterFramework, resub("b", 0)).(*Framework); f.Session != 2 || f.Instance != "b" {
+		t.Fatalf("takeover: session %d instance %q, want 2 and b", f.Session, f.Instance)
+	}
+	if f := h.must(CmdRegisterFramework, resub("b", 0)).(*Framework); f.Session != 2 {
+		t.Fatalf("takeover sent again: session %d, want 2", f.Session)
+	}
+	for _, c := range []*RegisterFramework{resub("a", 1), resub("c", 7), resub("", 1)} {
+		if _, err := h.apply(CmdRegisterFramework, c); !errors.Is(err, protocol.ErrFailedOver) {
+			t.Errorf("instance %q with session %d: got %v, want ErrFailedOver", c.Instance, c.Session, err)
+		}
+	}
+	if f, _ := h.view().Framework("fw-1"); f.Session != 2 || f.Instance != "b" {
+		t.Fatalf("after refused subscribes: session %d instance %q, want 2 and b", f.Session, f.Instance)
+	}
+	// A subscriber that names no instance (it tracks no sessions) neither
+	// takes over nor is refused.
+	if f := h.must(CmdRegisterFramework, resub("", 0)).(*Framework); f.Session != 2 || f.Instance != "b" {
+		t.Fatalf("subscriber without instance: session %d instance %q, want 2 and b", f.Session, f.Instance)
 	}
 }
 

@@ -103,6 +103,11 @@ type Framework struct {
 	Suppressed bool `msgpack:"supp,omitempty" json:"suppressed,omitempty"`
 	// Nonce is the registration nonce of the framework's first subscribe.
 	Nonce string `msgpack:"nonce,omitempty" json:"-"`
+	// Session counts the schedulers that have held the framework: 1 for the
+	// one that registered it, one more at each takeover (see
+	// RegisterFramework). Instance is the current holder's.
+	Session  uint64 `msgpack:"sess,omitempty" json:"session,omitempty"`
+	Instance string `msgpack:"inst,omitempty" json:"-"`
 }
 
 // HasCapability reports whether the framework declared capability c.

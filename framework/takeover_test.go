@@ -1,0 +1,91 @@
+package framework_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/protocol"
+)
+
+// rawCall sends one framework call straight over NATS, with the session
+// header when session is not 0, and returns the reply's typed error.
+func rawCall(t *testing.T, c *testcluster.Cluster, verb protocol.FrameworkVerb, session uint64, body any) error {
+	t.Helper()
+	nc := c.Connect("raw-" + string(verb))
+	defer nc.Close()
+	typ, _ := verb.RequestType()
+	data, err := protocol.Encode(typ, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := &nats.Msg{Subject: c.Subjects().APIFramework(verb), Data: data}
+	if session != 0 {
+		msg.Header = nats.Header{}
+		msg.Header.Set(protocol.SessionHeader, protocol.FormatSession(session))
+	}
+	reply, err := nc.RequestMsgWithContext(ctxT(t), msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return protocol.DecodeReply(reply.Data, nil)
+}
+
+// A second scheduler that subscribes with a running framework's ID takes it
+// over, as in Mesos: the first one's Run ends with ErrFailedOver, calls
+// made in its session are refused and change nothing, and the new one
+// controls the framework's tasks.
+func TestDriver_TakenOver(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1})
+	rec1 := &recorder{}
+	r1 := start(t, c, rec1, framework.WithFailoverTimeout(time.Minute))
+	o := rec1.waitOffer(t, r1.d, 0, nil)
+	if err := r1.d.Launch(ctxT(t), []protocol.OfferID{o.ID}, task("a", unit(), testcluster.RunUntilKilled())); err != nil {
+		t.Fatal(err)
+	}
+	rec1.waitState(t, "a", protocol.TaskRunning)
+	id := r1.d.ID()
+
+	rec2 := &recorder{}
+	r2 := start(t, c, rec2, framework.WithFailoverTimeout(time.Minute), framework.WithFrameworkID(id))
+	if err := r1.wait(t); !errors.Is(err, protocol.ErrFailedOver) {
+		t.Fatalf("first scheduler's Run: %v, want ErrFailedOver", err)
+	}
+	if errs := rec1.errors(); len(errs) == 0 || !errors.Is(errs[len(errs)-1], protocol.ErrFailedOver) {
+		t.Fatalf("first scheduler's Error callbacks: %v", errs)
+	}
+	f, ok := c.WaitForLeader().View().Framework(id)
+	if !ok || f.Session != 2 {
+		t.Fatalf("framework after the takeover: %+v, want session 2", f)
+	}
+
+	// The first scheduler's session (1) can no longer kill the task...
+	err := rawCall(t, c, protocol.VerbKill, 1, protocol.KillRequest{FrameworkID: id, TaskID: "a"})
+	if !errors.Is(err, protocol.ErrFailedOver) {
+		t.Fatalf("kill in the old session: %v, want ErrFailedOver", err)
+	}
+	rec2.waitState(t, "a", protocol.TaskRunning)
+	if tk, ok := c.WaitForLeader().View().Task(id, "a"); !ok || tk.State != protocol.TaskRunning {
+		t.Fatalf("task after a fenced kill: %+v, want running", tk)
+	}
+	// ...nor subscribe again.
+	err = rawCall(t, c, protocol.VerbSubscribe, 0, protocol.SubscribeRequest{FrameworkID: id, Name: "x",
+		Role: "default", FailoverTimeout: time.Minute, Session: 1, Instance: "the-first"})
+	if !errors.Is(err, protocol.ErrFailedOver) {
+		t.Fatalf("subscribe in the old session: %v, want ErrFailedOver", err)
+	}
+
+	// The new scheduler controls the task and is offered what it frees.
+	if err := r2.d.Kill(ctxT(t), "a", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	rec2.waitState(t, "a", protocol.TaskKilled)
+	rec2.waitOffer(t, r2.d, 0, nil)
+	if errs := rec2.errors(); len(errs) > 0 {
+		t.Fatalf("new scheduler's errors: %v", errs)
+	}
+}

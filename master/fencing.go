@@ -1,0 +1,98 @@
+package master
+
+import (
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Fencing of framework schedulers (protocol.SessionHeader): every event to
+// a framework carries its current session, and a call that names another
+// session is refused with ErrFailedOver, so a scheduler that another one
+// took over can neither launch nor kill anything, and learns of the
+// takeover from the first event it sees.
+
+// frameworkMsg builds a message for a framework's event subject, stamped
+// with the framework's session (none once the framework is gone).
+func (l *leader) frameworkMsg(id protocol.FrameworkID, t protocol.MsgType, body any) (*nats.Msg, error) {
+	subject, err := l.subj.FrameworkEvents(id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := protocol.Encode(t, body)
+	if err != nil {
+		return nil, err
+	}
+	msg := &nats.Msg{Subject: subject, Data: data}
+	if f, ok := l.m.View().Framework(id); ok && f.Session != 0 {
+		msg.Header = nats.Header{}
+		msg.Header.Set(protocol.SessionHeader, protocol.FormatSession(f.Session))
+	}
+	return msg, nil
+}
+
+// publishFramework sends a framework an event.
+func (l *leader) publishFramework(id protocol.FrameworkID, t protocol.MsgType, body any) {
+	msg, err := l.frameworkMsg(id, t, body)
+	if err != nil {
+		l.logger.Error("framework event", "framework_id", id, "type", t.String(), "error", err)
+		return
+	}
+	if err := l.m.nc.PublishMsg(msg); err != nil {
+		l.logger.Warn("publish", "subject", msg.Subject, "error", err)
+	}
+}
+
+// fence refuses a framework call whose session header names a session that
+// is not the framework's. Calls without the header are let through, and so
+// are calls for frameworks the master does not know (their handlers say
+// so).
+func (l *leader) fence(msg *nats.Msg, body any) error {
+	if msg.Header == nil {
+		return nil
+	}
+	session, ok := protocol.ParseSession(msg.Header.Get(protocol.SessionHeader))
+	if !ok {
+		return nil
+	}
+	id, ok := callerOf(body)
+	if !ok {
+		return nil
+	}
+	f, known := l.m.View().Framework(id)
+	if !known || f.Session == session {
+		return nil
+	}
+	return fmt.Errorf("%w: framework %s: session %d, another scheduler holds session %d",
+		protocol.ErrFailedOver, id, session, f.Session)
+}
+
+// callerOf is the framework a framework call is made for (not subscribe,
+// which carries its session in its body).
+func callerOf(body any) (protocol.FrameworkID, bool) {
+	switch r := body.(type) {
+	case *protocol.TeardownRequest:
+		return r.FrameworkID, true
+	case *protocol.AcceptRequest:
+		return r.FrameworkID, true
+	case *protocol.DeclineRequest:
+		return r.FrameworkID, true
+	case *protocol.SuppressRequest:
+		return r.FrameworkID, true
+	case *protocol.ReviveRequest:
+		return r.FrameworkID, true
+	case *protocol.KillRequest:
+		return r.FrameworkID, true
+	case *protocol.ReconcileRequest:
+		return r.FrameworkID, true
+	case *protocol.AcknowledgeRequest:
+		return r.FrameworkID, true
+	case *protocol.DemandRequest:
+		return r.FrameworkID, true
+	case *protocol.CoflowRegisterRequest:
+		return r.FrameworkID, true
+	}
+	return "", false
+}

@@ -174,7 +174,7 @@ func (d *Driver) Run(ctx context.Context) error {
 	inbox := make(chan *nats.Msg, inboxSize)
 	d.mu.Lock()
 	d.runCtx, d.stop = runCtx, stop
-	d.req = requester{nc: nc, subj: d.subj, timeout: d.cfg.requestTimeout, session: d.holds}
+	d.req = requester{nc: nc, subj: d.subj, timeout: d.cfg.requestTimeout, session: d.holds, token: d.cfg.secret}
 	d.mu.Unlock()
 
 	subs, err := d.listen(nc, inbox)

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -30,6 +31,7 @@ type config struct {
 	name            string
 	role            string
 	principal       string
+	secret          string
 	failoverTimeout time.Duration
 	frameworkID     protocol.FrameworkID
 	capabilities    []string
@@ -98,6 +100,39 @@ func WithRole(role string) Option {
 // framework that fails over must keep its principal.
 func WithPrincipal(principal string) Option {
 	return func(c *config) error { c.principal = principal; return nil }
+}
+
+// WithSecret sets the principal's secret, sent with every call, for masters
+// that authenticate frameworks (`allot master --credentials`). Without it
+// such masters refuse the framework with protocol.ErrUnauthorized.
+func WithSecret(secret string) Option {
+	return func(c *config) error {
+		if len(secret) > protocol.MaxNameLen {
+			return fmt.Errorf("%w: secret longer than %d bytes", ErrInvalidSpec, protocol.MaxNameLen)
+		}
+		c.secret = secret
+		return nil
+	}
+}
+
+// Environment variables CredentialsFromEnv reads.
+const (
+	EnvPrincipal = "ALLOT_PRINCIPAL"
+	EnvSecret    = "ALLOT_SECRET"
+)
+
+// CredentialsFromEnv returns WithPrincipal and WithSecret for $ALLOT_PRINCIPAL
+// and $ALLOT_SECRET (nothing for a variable that is unset or empty), the way
+// the example frameworks pick up their credentials.
+func CredentialsFromEnv() []Option {
+	var out []Option
+	if p := os.Getenv(EnvPrincipal); p != "" {
+		out = append(out, WithPrincipal(p))
+	}
+	if s := os.Getenv(EnvSecret); s != "" {
+		out = append(out, WithSecret(s))
+	}
+	return out
 }
 
 // WithFailoverTimeout sets how long the master keeps the framework and its

@@ -24,6 +24,8 @@ type requester struct {
 	// session, when set and not 0, goes with every call
 	// (protocol.SessionHeader).
 	session *atomic.Uint64
+	// token, when set, goes with every call (protocol.TokenHeader).
+	token string
 }
 
 // once sends one request on the verb's subject and decodes the reply into
@@ -42,9 +44,11 @@ func (r requester) once(ctx context.Context, verb protocol.FrameworkVerb, body, 
 	out := &nats.Msg{Subject: r.subj.APIFramework(verb), Data: data}
 	if r.session != nil {
 		if s := r.session.Load(); s != 0 {
-			out.Header = nats.Header{}
-			out.Header.Set(protocol.SessionHeader, protocol.FormatSession(s))
+			setHeader(out, protocol.SessionHeader, protocol.FormatSession(s))
 		}
+	}
+	if r.token != "" {
+		setHeader(out, protocol.TokenHeader, r.token)
 	}
 	msg, err := r.nc.RequestMsgWithContext(actx, out)
 	if err != nil {
@@ -54,6 +58,13 @@ func (r requester) once(ctx context.Context, verb protocol.FrameworkVerb, body, 
 		return err
 	}
 	return protocol.DecodeReply(msg.Data, into)
+}
+
+func setHeader(msg *nats.Msg, key, value string) {
+	if msg.Header == nil {
+		msg.Header = nats.Header{}
+	}
+	msg.Header.Set(key, value)
 }
 
 // retry sends a request until it succeeds, fails with an error retrying

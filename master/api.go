@@ -86,8 +86,12 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 		}
 	}
 	if kind == "framework" {
-		// A fenced scheduler's launch gets no TASK_ERROR updates: they
-		// would go to the scheduler that took the framework over.
+		// Neither an unauthenticated nor a fenced scheduler's launch gets
+		// TASK_ERROR updates: they would go to the framework's scheduler.
+		if err := l.authenticate(msg, body); err != nil {
+			l.logger.Warn("unauthenticated framework call refused", "subject", msg.Subject, "error", err)
+			return nil, err
+		}
 		if err := l.fence(msg, body); err != nil {
 			l.logger.Info("call from a scheduler that was taken over refused", "subject", msg.Subject, "error", err)
 			return nil, err

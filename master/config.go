@@ -52,6 +52,11 @@ type Config struct {
 	// with it, each framework's SubscribeReply carries the token that reads
 	// its sandboxes on every agent. Empty gives frameworks no token.
 	FilesSecret string
+	// Credentials, principal to secret, turn framework authentication on:
+	// every framework call must then carry its principal's secret
+	// (protocol.TokenHeader), or it is refused with ErrUnauthorized. Empty:
+	// principals are recorded but not checked.
+	Credentials map[string]string
 	// RequestTimeout bounds the work behind one API request.
 	RequestTimeout time.Duration
 	// Logger receives the master's logs (nil discards them).
@@ -111,6 +116,12 @@ func (c Config) Validate() error {
 	}
 	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.ShareUpdateInterval < 0 {
 		return fmt.Errorf("%w: negative offer timeout, refuse filter or share update interval", ErrConfig)
+	}
+	for principal, secret := range c.Credentials {
+		if principal == "" || len(principal) > protocol.MaxNameLen || secret == "" || len(secret) > protocol.MaxNameLen {
+			return fmt.Errorf("%w: credentials: principal %q needs a name and a secret of 1 to %d bytes",
+				ErrConfig, principal, protocol.MaxNameLen)
+		}
 	}
 	if c.AgentTimeout <= c.AgentHeartbeat {
 		return fmt.Errorf("%w: agent timeout %s must exceed the heartbeat %s", ErrConfig, c.AgentTimeout, c.AgentHeartbeat)

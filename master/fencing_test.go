@@ -10,6 +10,26 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
+// frameworkCall sends one framework call with headers over nc and returns
+// the reply's typed error.
+func frameworkCall(t *testing.T, nc *nats.Conn, verb protocol.FrameworkVerb, h nats.Header, body, into any) error {
+	t.Helper()
+	typ, _ := verb.RequestType()
+	data, err := protocol.Encode(typ, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := &nats.Msg{Subject: protocol.Subjects{Prefix: "allot"}.APIFramework(verb), Data: data}
+	if len(h) > 0 {
+		msg.Header = h
+	}
+	reply, err := nc.RequestMsg(msg, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return protocol.DecodeReply(reply.Data, into)
+}
+
 // TestFencing_sessions: a framework's first scheduler holds session 1, and
 // events to the framework carry it; another instance subscribing with no
 // session takes over (session 2); calls in session 1 are then refused, calls
@@ -20,21 +40,11 @@ func TestFencing_sessions(t *testing.T) {
 	s := protocol.Subjects{Prefix: "allot"}
 	call := func(verb protocol.FrameworkVerb, session uint64, body, into any) error {
 		t.Helper()
-		typ, _ := verb.RequestType()
-		data, err := protocol.Encode(typ, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg := &nats.Msg{Subject: s.APIFramework(verb), Data: data}
+		h := nats.Header{}
 		if session != 0 {
-			msg.Header = nats.Header{}
-			msg.Header.Set(protocol.SessionHeader, protocol.FormatSession(session))
+			h.Set(protocol.SessionHeader, protocol.FormatSession(session))
 		}
-		reply, err := nc.RequestMsg(msg, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return protocol.DecodeReply(reply.Data, into)
+		return frameworkCall(t, nc, verb, h, body, into)
 	}
 	var first protocol.SubscribeReply
 	if err := call(protocol.VerbSubscribe, 0, protocol.SubscribeRequest{Name: "f", Role: "eng", Instance: "a"}, &first); err != nil {

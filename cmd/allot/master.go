@@ -39,6 +39,7 @@ type masterFlags struct {
 	ShareUpdateInterval time.Duration      `json:"share_update_interval"`
 	OfferTimeout        time.Duration      `json:"offer_timeout"`
 	FilesSecret         string             `json:"files_secret"`
+	CredentialsFile     string             `json:"credentials_file"`
 	LogLevel            string             `json:"log_level"`
 }
 
@@ -99,6 +100,7 @@ Example, first of three:
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
 	fl.DurationVar(&f.ShareUpdateInterval, "share-update-interval", f.ShareUpdateInterval, "how often fair shares are recomputed and changes sent to frameworks (0: every round)")
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "the agents' --files-secret: frameworks then get a token that reads their sandboxes on every agent")
+	fl.StringVar(&f.CredentialsFile, "credentials", "", `JSON file of framework credentials, {"principal": "secret", ...}: frameworks must then authenticate`)
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
@@ -149,6 +151,18 @@ func (f masterFlags) config() (master.Config, error) {
 		}
 		if err := json.Unmarshal(data, &cfg.Roles); err != nil {
 			return cfg, fmt.Errorf("--roles %s: %w", f.RolesFile, err)
+		}
+	}
+	if f.CredentialsFile != "" {
+		data, err := os.ReadFile(f.CredentialsFile)
+		if err != nil {
+			return cfg, err
+		}
+		if err := json.Unmarshal(data, &cfg.Credentials); err != nil {
+			return cfg, fmt.Errorf("--credentials %s: %w", f.CredentialsFile, err)
+		}
+		if len(cfg.Credentials) == 0 {
+			return cfg, fmt.Errorf("--credentials %s: no credentials", f.CredentialsFile)
 		}
 	}
 	cfg.Logger = hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr})

@@ -13,6 +13,10 @@ func TestMasterFlags_Config(t *testing.T) {
 	if err := os.WriteFile(roles, []byte(`{"eng": 2, "eng/prod": 3}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	creds := filepath.Join(dir, "credentials.json")
+	if err := os.WriteFile(creds, []byte(`{"analytics": "s3cret", "ci": "other"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	f := masterFlags{
 		NodeID: "m1", DataDir: dir, RaftBind: "127.0.0.1:7000",
 		Peers:      "m1=127.0.0.1:7000, m2=127.0.0.2:7000,m3=127.0.0.3:7000",
@@ -20,7 +24,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		NATSListen: "127.0.0.1:4222", NATSCluster: "127.0.0.1:6222",
 		NATSRoutes: "nats-route://127.0.0.2:6222,nats-route://127.0.0.3:6222",
 		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first",
-		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info",
+		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info", CredentialsFile: creds,
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -38,6 +42,19 @@ func TestMasterFlags_Config(t *testing.T) {
 	if cfg.LeftoverOrder != "efficiency-first" {
 		t.Errorf("leftover order: got %q, want efficiency-first", cfg.LeftoverOrder)
 	}
+	if len(cfg.Credentials) != 2 || cfg.Credentials["analytics"] != "s3cret" {
+		t.Errorf("credentials: got %d entries", len(cfg.Credentials))
+	}
+}
+
+// writeTemp writes content to a new file and returns its path.
+func writeTemp(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f.json")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestMasterFlags_ConfigRejects(t *testing.T) {
@@ -53,6 +70,9 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		"bad leftover": func(f *masterFlags) { f.LeftoverOrder = "fifo" },
 		"missing file": func(f *masterFlags) { f.RolesFile = "/nonexistent.json" },
 		"bad role":     func(f *masterFlags) { f.Roles = map[string]float64{"eng": -1} },
+		"no creds":     func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{}`) },
+		"empty secret": func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{"p": ""}`) },
+		"bad creds":    func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `["p"]`) },
 	} {
 		f := base
 		mutate(&f)

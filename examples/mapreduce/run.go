@@ -250,6 +250,7 @@ func startRoles(ctx context.Context, cfg runConfig, roles []string, out *printer
 		}
 		opts := []framework.Option{framework.WithNATSURLs(cfg.nats...), framework.WithName("mapreduce-" + role),
 			framework.WithRole(role), framework.WithFailoverTimeout(cfg.failover), framework.WithLogger(logger.Named(role))}
+		opts = append(opts, framework.CredentialsFromEnv()...)
 		if cfg.prefix != "" {
 			opts = append(opts, framework.WithSubjectPrefix(cfg.prefix))
 		}

@@ -40,6 +40,7 @@ func run(ctx context.Context, cfg runConfig, self string, out io.Writer, logger 
 	j.sched = newScheduler(cfg.ranks, logger)
 	opts := []framework.Option{framework.WithNATSURLs(cfg.nats...), framework.WithName(cfg.name),
 		framework.WithLogger(logger), framework.WithCapabilities(protocol.CapGang)}
+	opts = append(opts, framework.CredentialsFromEnv()...)
 	if cfg.role != "" {
 		opts = append(opts, framework.WithRole(cfg.role))
 	}

@@ -72,6 +72,9 @@ type Options struct {
 	ElectionTimeout    time.Duration
 	LeaderLeaseTimeout time.Duration
 	CommitTimeout      time.Duration
+	// Credentials go to master.Config.Credentials: with them, frameworks
+	// must authenticate.
+	Credentials map[string]string
 	// Configure, when set, edits master i's configuration last.
 	Configure func(i int, cfg *master.Config)
 }

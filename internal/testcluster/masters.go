@@ -101,6 +101,7 @@ func (c *Cluster) config(i int, first bool) master.Config {
 	cfg.AgentHeartbeat = o.AgentHeartbeat
 	cfg.AgentTimeout = o.AgentTimeout
 	cfg.RequestTimeout = o.RequestTimeout
+	cfg.Credentials = o.Credentials
 	cfg.Logger = c.logger.Named(p.id)
 	if o.Configure != nil {
 		o.Configure(i, &cfg)

@@ -1,0 +1,56 @@
+package framework_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/protocol"
+)
+
+// With credentials configured, a framework with its principal's secret
+// subscribes and launches; one with a wrong secret, or none, is refused at
+// subscribe with ErrUnauthorized; and a call for an authenticated framework
+// without its secret (another client that learnt the framework's ID) is
+// refused and kills nothing.
+func TestDriver_Authentication(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1,
+		Credentials: map[string]string{"analytics": "s3cret", "ci": "other"}})
+	rec := &recorder{}
+	r := start(t, c, rec, framework.WithPrincipal("analytics"), framework.WithSecret("s3cret"),
+		framework.WithFailoverTimeout(time.Minute))
+	o := rec.waitOffer(t, r.d, 0, nil)
+	if err := r.d.Launch(ctxT(t), []protocol.OfferID{o.ID}, task("a", unit(), testcluster.RunUntilKilled())); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitState(t, "a", protocol.TaskRunning)
+
+	for name, opts := range map[string][]framework.Option{
+		"wrong secret":       {framework.WithPrincipal("analytics"), framework.WithSecret("guess")},
+		"another's secret":   {framework.WithPrincipal("analytics"), framework.WithSecret("other")},
+		"no secret":          {framework.WithPrincipal("analytics")},
+		"unknown principal":  {framework.WithPrincipal("nobody"), framework.WithSecret("s3cret")},
+		"takeover, no creds": {framework.WithFrameworkID(r.d.ID())},
+	} {
+		bad := startNoWait(t, c, &recorder{}, opts...)
+		if err := bad.wait(t); !errors.Is(err, protocol.ErrUnauthorized) {
+			t.Errorf("%s: Run: %v, want ErrUnauthorized", name, err)
+		}
+	}
+	err := rawCall(t, c, protocol.VerbKill, 0, protocol.KillRequest{FrameworkID: r.d.ID(), TaskID: "a"})
+	if !errors.Is(err, protocol.ErrUnauthorized) {
+		t.Fatalf("kill without the secret: %v, want ErrUnauthorized", err)
+	}
+	if tk, ok := c.WaitForLeader().View().Task(r.d.ID(), "a"); !ok || tk.State != protocol.TaskRunning {
+		t.Fatalf("task after an unauthenticated kill: %+v, want running", tk)
+	}
+	if err := r.d.Kill(ctxT(t), "a", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitState(t, "a", protocol.TaskKilled)
+	if errs := rec.errors(); len(errs) > 0 {
+		t.Fatalf("authenticated framework's errors: %v", errs)
+	}
+}

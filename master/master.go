@@ -85,11 +85,15 @@ func (m *Master) start() error {
 			urls += u
 		}
 	}
-	nc, err := nats.Connect(urls,
-		nats.Name("allot-master-"+m.cfg.Raft.NodeID),
+	opts := []nats.Option{
+		nats.Name("allot-master-" + m.cfg.Raft.NodeID),
 		nats.MaxReconnects(-1),
-		nats.ReconnectWait(100*time.Millisecond),
-	)
+		nats.ReconnectWait(100 * time.Millisecond),
+	}
+	if m.cfg.NATS.Token != "" {
+		opts = append(opts, nats.Token(m.cfg.NATS.Token))
+	}
+	nc, err := nats.Connect(urls, opts...)
 	if err != nil {
 		return fmt.Errorf("connect to NATS: %w", err)
 	}

@@ -32,7 +32,17 @@ type NATSConfig struct {
 	Routes []string
 	// MaxPayload caps a message's size in bytes.
 	MaxPayload int32
+	// Token, when set, is the NATS authorization token: the embedded
+	// server accepts only clients that present it (nats://TOKEN@host:4222
+	// in their URLs), routes between the masters' servers authenticate with
+	// it (user "allot"), and the master presents it itself, to external
+	// servers too.
+	Token string
 }
+
+// routeUser is the user name routes between embedded servers authenticate
+// as when NATSConfig.Token is set.
+const routeUser = "allot"
 
 // DefaultNATSConfig is an embedded server on the standard ports.
 func DefaultNATSConfig() NATSConfig {
@@ -88,16 +98,25 @@ func startNATS(cfg NATSConfig, logger hclog.Logger) (*embeddedNATS, error) {
 		NoSigs:     true,
 		NoLog:      false,
 	}
+	if cfg.Token != "" {
+		opts.Authorization = cfg.Token
+	}
 	if cfg.ClusterPort != 0 {
 		opts.Cluster = server.ClusterOpts{
 			Name: cfg.ClusterName,
 			Host: cfg.ClusterHost,
 			Port: cfg.ClusterPort,
 		}
+		if cfg.Token != "" {
+			opts.Cluster.Username, opts.Cluster.Password = routeUser, cfg.Token
+		}
 		for _, r := range cfg.Routes {
 			u, err := url.Parse(r)
 			if err != nil {
 				return nil, fmt.Errorf("%w: route %q: %v", ErrConfig, r, err)
+			}
+			if cfg.Token != "" && u.User == nil {
+				u.User = url.UserPassword(routeUser, cfg.Token)
 			}
 			opts.Routes = append(opts.Routes, u)
 		}

@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,8 @@ import (
 
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/protocol"
+	"github.com/allot-project/allot/raftstore"
 )
 
 func testNATSConfig(routes ...string) NATSConfig {
@@ -57,6 +60,14 @@ func TestEmbeddedNATS_ClusterRoutesMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pub.Close()
+	waitRouted(t, pub, sub)
+}
+
+// waitRouted checks that a message pub publishes reaches sub (connected to
+// another server). Route interest propagates asynchronously: it publishes
+// until the message arrives.
+func waitRouted(t *testing.T, pub, sub *nats.Conn) {
+	t.Helper()
 	ch := make(chan *nats.Msg, 1)
 	s, err := sub.ChanSubscribe("allot.test", ch)
 	if err != nil {
@@ -66,7 +77,6 @@ func TestEmbeddedNATS_ClusterRoutesMessages(t *testing.T) {
 	if err := sub.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	// Route interest propagates asynchronously: publish until it arrives.
 	testutil.WaitFor(t, 10*time.Second, 50*time.Millisecond, func() error {
 		if err := pub.Publish("allot.test", []byte("hello")); err != nil {
 			return err
@@ -98,5 +108,81 @@ func TestNATSConfig_Validate(t *testing.T) {
 	}
 	if err := DefaultNATSConfig().Validate(); err != nil {
 		t.Errorf("default config: %v", err)
+	}
+}
+
+// TestEmbeddedNATS_Token: with a token, the embedded servers refuse clients
+// without it, serve clients that present it, and route to each other with
+// it, so a message crosses from one server to another.
+func TestEmbeddedNATS_Token(t *testing.T) {
+	t.Parallel()
+	log := testlog.New(t)
+	cfg := testNATSConfig()
+	cfg.Token = "s3cret"
+	first, err := startNATS(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(first.shutdown)
+	cfg2 := testNATSConfig(first.RouteURL())
+	cfg2.Token = "s3cret"
+	second, err := startNATS(cfg2, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(second.shutdown)
+	if nc, err := nats.Connect(first.ClientURL()); err == nil {
+		nc.Close()
+		t.Fatal("a client without the token connected")
+	}
+	if nc, err := nats.Connect(first.ClientURL(), nats.Token("guess")); err == nil {
+		nc.Close()
+		t.Fatal("a client with a wrong token connected")
+	}
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if n := second.NumRoutes(); n < 1 {
+			return fmt.Errorf("second server has %d routes, want 1", n)
+		}
+		return nil
+	})
+	sub, err := nats.Connect(first.ClientURL(), nats.Token("s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	// The token in the URL, as agents and frameworks give it.
+	withToken := strings.Replace(second.ClientURL(), "nats://", "nats://s3cret@", 1)
+	pub, err := nats.Connect(withToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	waitRouted(t, pub, sub)
+}
+
+// TestMaster_NATSToken: a master whose embedded server wants a token leads
+// and serves framework calls from clients that present it.
+func TestMaster_NATSToken(t *testing.T) {
+	t.Parallel()
+	cfg := httpTestConfig(t, raftstore.NewInmemNetwork(), "m1", nil, nil)
+	cfg.HTTPAddr = ""
+	cfg.NATS.Token = "s3cret"
+	m := runHTTPTestMaster(t, cfg)
+	httpTestWaitLeader(t, m)
+	if nc, err := nats.Connect(m.NATSURL()); err == nil {
+		nc.Close()
+		t.Fatal("a client without the token connected")
+	}
+	nc, err := nats.Connect(m.NATSURL(), nats.Token("s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var reply protocol.SubscribeReply
+	if err := frameworkCall(t, nc, protocol.VerbSubscribe, nil, protocol.SubscribeRequest{Name: "f", Role: "eng"}, &reply); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	if _, ok := m.View().Framework(reply.FrameworkID); !ok {
+		t.Fatalf("framework %s not registered", reply.FrameworkID)
 	}
 }

@@ -30,6 +30,7 @@ type masterFlags struct {
 	NATSCluster         string             `json:"nats_cluster"`
 	NATSRoutes          string             `json:"nats_routes"`
 	NATSExternal        string             `json:"nats_external"`
+	NATSToken           string             `json:"nats_token"`
 	HTTPAddr            string             `json:"http"`
 	RolesFile           string             `json:"roles_file"`
 	Roles               map[string]float64 `json:"roles"`
@@ -93,6 +94,7 @@ Example, first of three:
 	fl.StringVar(&f.NATSCluster, "nats-cluster", f.NATSCluster, "embedded NATS route listen address")
 	fl.StringVar(&f.NATSRoutes, "nats-routes", "", "other masters' NATS route URLs, comma-separated")
 	fl.StringVar(&f.NATSExternal, "nats-external", "", "use these NATS URLs instead of an embedded server")
+	fl.StringVar(&f.NATSToken, "nats-token", "", "NATS authorization token: the embedded server then accepts only clients giving it (nats://TOKEN@host:4222), and routes between masters use it")
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "HTTP operator API listen address (empty disables)")
 	fl.StringVar(&f.RolesFile, "roles", "", `JSON file of role weights, e.g. {"eng": 2, "eng/prod": 3}`)
 	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: dynamic, static, paper, naive, collapsed, mesos")
@@ -134,6 +136,7 @@ func (f masterFlags) config() (master.Config, error) {
 		}
 		cfg.NATS.Routes = splitList(f.NATSRoutes)
 	}
+	cfg.NATS.Token = f.NATSToken
 	cfg.HTTPAddr = f.HTTPAddr
 	cfg.Policy = f.Policy
 	cfg.LeftoverOrder = f.LeftoverOrder

@@ -25,6 +25,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		NATSRoutes: "nats-route://127.0.0.2:6222,nats-route://127.0.0.3:6222",
 		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first",
 		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info", CredentialsFile: creds,
+		NATSToken: "tok",
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -41,6 +42,9 @@ func TestMasterFlags_Config(t *testing.T) {
 	}
 	if cfg.LeftoverOrder != "efficiency-first" {
 		t.Errorf("leftover order: got %q, want efficiency-first", cfg.LeftoverOrder)
+	}
+	if cfg.NATS.Token != "tok" {
+		t.Errorf("nats token: got %q, want tok", cfg.NATS.Token)
 	}
 	if len(cfg.Credentials) != 2 || cfg.Credentials["analytics"] != "s3cret" {
 		t.Errorf("credentials: got %d entries", len(cfg.Credentials))

@@ -52,7 +52,12 @@ func (r requester) retry(ctx context.Context, verb protocol.AgentVerb, t protoco
 	wait := backoffMin
 	for {
 		err := r.once(ctx, verb, t, body, into)
-		if err == nil || !retryable(err) || ctx.Err() != nil {
+		if err != nil && ctx.Err() != nil {
+			// Stopped mid-attempt: say so, whatever the attempt met, so
+			// Run knows a stop from a failure.
+			return fmt.Errorf("%s: %w (last error: %w)", verb, ctx.Err(), err)
+		}
+		if err == nil || !retryable(err) {
 			return err
 		}
 		timer := time.NewTimer(wait/2 + rand.N(wait/2))

@@ -84,6 +84,12 @@ func (d *Driver) ownSession(msg *nats.Msg) bool {
 	case s < own:
 		return false
 	}
+	d.mu.Lock()
+	stopping := d.fatal != nil
+	d.mu.Unlock()
+	if stopping {
+		return false
+	}
 	d.fail(fmt.Errorf("%w: the leader serves session %d of framework %s, this scheduler held session %d",
 		protocol.ErrFailedOver, s, d.ID(), own))
 	return false

@@ -172,6 +172,14 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 		}
 	}
 	acc, err := l.alloc.AcceptTasks(r.FrameworkID, r.OfferIDs, resources, now)
+	if err == nil && acc.Remainder && r.Filters != nil && r.Filters.RefuseSeconds > 0 {
+		// As in Mesos, an accept's filters apply to what it left unused;
+		// without filters the remainder is offered again at once.
+		refuse := time.Duration(r.Filters.RefuseSeconds * float64(time.Second))
+		if ferr := l.alloc.RefuseAgent(r.FrameworkID, acc.Agent, refuse, now); ferr != nil {
+			l.logger.Warn("could not filter an accept's remainder", "framework_id", r.FrameworkID, "error", ferr)
+		}
+	}
 	l.mu.Unlock()
 	if err != nil {
 		l.refuseLaunch(r, err)

@@ -74,26 +74,10 @@ func TestMaster_Leftover(t *testing.T) {
 	t.Parallel()
 	m, nc := apiTestMaster(t, nil)
 	subj := protocol.Subjects{Prefix: "allot"}
-	var agent protocol.RegisterReply
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
-		Hostname: "host-1", Addresses: protocol.Addresses{HTTP: "127.0.0.1:5051"},
-		Resources: protocol.Scalars(map[string]int64{"cpus": 1000, "mem": 1000}),
-	}, &agent)
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
-		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
-	var fw protocol.SubscribeReply
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
-		protocol.SubscribeRequest{Name: "carbyne", Principal: "p", Role: "eng", Suppressed: true}, &fw)
-	events, err := subj.FrameworkEvents(fw.FrameworkID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	agent := registerTestAgent(t, nc)
 	inbox := &offerInbox{}
-	sub, err := nc.Subscribe(events, inbox.receive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "carbyne", Principal: "p", Role: "eng", Suppressed: true},
+		inbox.receive)
 
 	// Five runnable tasks: one must start now, four may run on leftover.
 	task := protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100})

@@ -104,31 +104,12 @@ func TestMaster_FirstShareWithoutWaiting(t *testing.T) {
 func shareTestCluster(t *testing.T, nc *nats.Conn) func(name, role string, d protocol.DemandRequest) (protocol.FrameworkID, *shareInbox) {
 	t.Helper()
 	subj := protocol.Subjects{Prefix: "allot"}
-	var agent protocol.RegisterReply
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
-		Hostname: "host-1", Addresses: protocol.Addresses{HTTP: "127.0.0.1:5051"},
-		Resources: protocol.Scalars(map[string]int64{"cpus": 1000, "mem": 1000}),
-	}, &agent)
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
-		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
+	registerTestAgent(t, nc)
 	return func(name, role string, d protocol.DemandRequest) (protocol.FrameworkID, *shareInbox) {
 		t.Helper()
-		var fw protocol.SubscribeReply
-		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
-			protocol.SubscribeRequest{Name: name, Principal: "p", Role: role, Suppressed: true}, &fw)
-		events, err := subj.FrameworkEvents(fw.FrameworkID)
-		if err != nil {
-			t.Fatal(err)
-		}
 		inbox := &shareInbox{}
-		sub, err := nc.Subscribe(events, inbox.receive)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = sub.Unsubscribe() })
-		if err := nc.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: name, Principal: "p", Role: role, Suppressed: true},
+			inbox.receive)
 		d.FrameworkID = fw.FrameworkID
 		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest, d, nil)
 		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,

@@ -17,12 +17,15 @@ type Accepted struct {
 	// counted against the fair offers first, in order, while their scalars
 	// fit, and the rest against the leftover offers.
 	Kinds []Kind
+	// Remainder reports that the tasks left part of the offers unused (it
+	// went back to the agent's free pool).
+	Remainder bool
 }
 
 // Accept launches tasks on a framework's offers and returns the agent they
 // run on; AcceptTasks says more.
 func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (protocol.AgentID, error) {
-	ag, _, err := a.accept(fwID, ids, tasks)
+	ag, _, _, err := a.accept(fwID, ids, tasks)
 	return ag, err
 }
 
@@ -37,7 +40,7 @@ func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 // for a fair task, a leftover candidate for a leftover one), else one of
 // the other kind. On error nothing changes.
 func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (Accepted, error) {
-	ag, kinds, err := a.accept(fwID, ids, tasks)
+	ag, kinds, remainder, err := a.accept(fwID, ids, tasks)
 	if err != nil {
 		return Accepted{}, err
 	}
@@ -47,18 +50,40 @@ func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferI
 			kinds[i] = KindFair
 		}
 	}
-	return Accepted{Agent: ag, Kinds: kinds}, nil
+	return Accepted{Agent: ag, Kinds: kinds, Remainder: remainder}, nil
+}
+
+// RefuseAgent keeps an agent's resources from being offered to a framework
+// for refuse (capped at Config.MaxRefuse), as a decline filter does: the
+// filters of an accept, applied to what it left unused.
+func (a *Allocator) RefuseAgent(fwID protocol.FrameworkID, agentID protocol.AgentID, refuse time.Duration, now time.Time) error {
+	f, err := a.framework(fwID)
+	if err != nil {
+		return err
+	}
+	ag, ok := a.agents[agentID]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrUnknownAgent, agentID)
+	}
+	if a.cfg.MaxRefuse > 0 && refuse > a.cfg.MaxRefuse {
+		refuse = a.cfg.MaxRefuse
+	}
+	if refuse > 0 {
+		a.addFilter(ag, f, now.Add(refuse))
+	}
+	return nil
 }
 
 // accept is AcceptTasks; nil kinds means every task is fair.
-func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources) (protocol.AgentID, []Kind, error) {
+func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources) (protocol.AgentID, []Kind, bool, error) {
+	fail := func(err error) (protocol.AgentID, []Kind, bool, error) { return "", nil, false, err }
 	f, err := a.framework(fwID)
 	if err != nil {
-		return "", nil, err
+		return fail(err)
 	}
 	held, err := a.ownedOffers(f, ids)
 	if err != nil {
-		return "", nil, err
+		return fail(err)
 	}
 	var offered vec
 	var offeredPorts protocol.Ranges
@@ -71,35 +96,35 @@ func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 	vecs := make([]vec, len(tasks))
 	for i, t := range tasks {
 		if err := t.Validate(); err != nil {
-			return "", nil, fmt.Errorf("task %d: %w", i, err)
+			return fail(fmt.Errorf("task %d: %w", i, err))
 		}
 		if t.IsEmpty() {
-			return "", nil, fmt.Errorf("%w: task %d asks for no resources", ErrInvalid, i)
+			return fail(fmt.Errorf("%w: task %d asks for no resources", ErrInvalid, i))
 		}
 		for name := range t.Ranges {
 			if name != protocol.ResPorts {
-				return "", nil, fmt.Errorf("%w: task %d: range resource %q is not offered", ErrInsufficient, i, name)
+				return fail(fmt.Errorf("%w: task %d: range resource %q is not offered", ErrInsufficient, i, name))
 			}
 		}
 		for name := range t.Scalars {
 			if _, known := a.reg.index[name]; !known {
-				return "", nil, fmt.Errorf("%w: task %d: resource %q is not offered", ErrInsufficient, i, name)
+				return fail(fmt.Errorf("%w: task %d: resource %q is not offered", ErrInsufficient, i, name))
 			}
 		}
 		ports := t.Ranges[protocol.ResPorts].Normalize()
 		if !offeredPorts.ContainsAll(ports) {
-			return "", nil, fmt.Errorf("%w: task %d: ports %s not in the offers", ErrInsufficient, i, ports)
+			return fail(fmt.Errorf("%w: task %d: ports %s not in the offers", ErrInsufficient, i, ports))
 		}
 		if overlap := ports.Minus(ports.Minus(usedPorts)); len(overlap) > 0 {
-			return "", nil, fmt.Errorf("%w: task %d: ports %s used by another task", ErrInvalid, i, overlap)
+			return fail(fmt.Errorf("%w: task %d: ports %s used by another task", ErrInvalid, i, overlap))
 		}
 		usedPorts = usedPorts.Union(ports)
 		vecs[i] = a.reg.toVec(t)
 		sum = sum.add(vecs[i])
 	}
 	if !offered.fits(sum) {
-		return "", nil, fmt.Errorf("%w: tasks need %s, offers hold %s", ErrInsufficient,
-			a.reg.toResources(sum), a.reg.toResources(offered))
+		return fail(fmt.Errorf("%w: tasks need %s, offers hold %s", ErrInsufficient,
+			a.reg.toResources(sum), a.reg.toResources(offered)))
 	}
 	ag := held[0].ag
 	kinds := taskKinds(held, vecs)
@@ -118,7 +143,8 @@ func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 		}
 	}
 	a.refresh(f)
-	return ag.id, kinds, nil
+	remainder := !offered.sub(sum).isZero() || len(offeredPorts.Minus(usedPorts)) > 0
+	return ag.id, kinds, remainder, nil
 }
 
 // taskKinds decides which kind of offer each task counts against: fair

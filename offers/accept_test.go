@@ -240,6 +240,35 @@ func TestAllocator_Accept_launchedTasksNotReoffered(t *testing.T) {
 	}
 }
 
+// An accept that leaves part of its offer unused says so; one that uses all
+// of it does not. RefuseAgent then keeps the agent's remainder from the
+// framework until the filter expires, as a decline filter does.
+func TestAllocator_Accept_remainderAndRefuse(t *testing.T) {
+	x := newAcceptFixture(t)
+	now := at(time.Second)
+	acc, err := x.a.AcceptTasks("f1", ids(x.f1a1), []protocol.Resources{x.unitWithPort(31000)}, now)
+	must(t, err)
+	if !acc.Remainder || acc.Agent != "a1" {
+		t.Fatalf("one of two units launched: %+v, want a remainder on a1", acc)
+	}
+	acc, err = x.a.AcceptTasks("f1", ids(x.f1a2), []protocol.Resources{x.unitWithPort(31000), x.unitWithPort(31001)}, now)
+	must(t, err)
+	if acc.Remainder {
+		t.Fatalf("the whole offer launched: %+v, want no remainder", acc)
+	}
+	must(t, x.a.RefuseAgent("f1", "a1", 10*time.Second, now))
+	must(t, x.a.Suppress("f9")) // it would take a1's remainder meanwhile
+	if got := offersFor(x.a.Allocate(at(2*time.Second)).Offers, "f1"); len(got) != 0 {
+		t.Fatalf("offers to f1 while a1 is refused to it: %v", got)
+	}
+	if got := offersFor(x.a.Allocate(at(12*time.Second)).Offers, "f1"); len(got) != 1 || got[0].AgentID != "a1" {
+		t.Fatalf("offers to f1 after the filter expired: %v, want a1's remainder", got)
+	}
+	if err := x.a.RefuseAgent("f1", "nosuch", time.Second, now); err == nil {
+		t.Fatal("RefuseAgent on an unknown agent: nil error")
+	}
+}
+
 func TestAllocator_Recover(t *testing.T) {
 	tests := []struct {
 		name      string

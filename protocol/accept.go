@@ -66,9 +66,13 @@ func (f Filters) Validate() error {
 }
 
 // AcceptRequest uses offers: it runs Operations on the offered resources
-// and returns whatever they do not use, with Filters (nil means the
-// master's default refuse filter). An accept with no operations declines
-// the offers. The leader re-validates every accept against its offer book;
+// and returns whatever they do not use. Filters, when given, refuse the
+// agent's resources to the framework for RefuseSeconds once the operations
+// leave part of the offers unused; nil refuses nothing, so the remainder is
+// offered again at once (Mesos filters it for 5 s by default, but here
+// frameworks declare their demand and offers follow it). An accept with no
+// operations declines the offers, and then nil Filters mean the master's
+// default refuse filter. The leader re-validates every accept against its offer book;
 // a stale one fails with ErrOfferRescinded or ErrUnknownOffer.
 type AcceptRequest struct {
 	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`

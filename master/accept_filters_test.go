@@ -1,0 +1,55 @@
+package master
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/protocol"
+)
+
+// TestMaster_AcceptFilters: what an accept leaves unused is offered again
+// at once, unless the accept names filters, which then refuse the agent to
+// the framework for their duration (as in Mesos).
+func TestMaster_AcceptFilters(t *testing.T) {
+	t.Parallel()
+	_, nc := apiTestMaster(t, nil)
+	subj := protocol.Subjects{Prefix: "allot"}
+	agent := registerTestAgent(t, nc)
+	inbox := &offerInbox{}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
+
+	task := protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100})
+	launch := func(o protocol.Offer, id protocol.TaskID, filters *protocol.Filters) {
+		t.Helper()
+		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+			FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{o.ID}, Filters: filters,
+			Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
+				TaskID: id, AgentID: agent.AgentID, Resources: task,
+				Command: protocol.CommandInfo{Shell: true, Value: "true"},
+			}}}},
+		}, nil)
+	}
+	first := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	launch(first, "t1", nil)
+	again := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	if c := again.Resources.Scalar("cpus"); c != 900 {
+		t.Fatalf("remainder offered again: %s, want 900 milli-CPUs", again.Resources)
+	}
+	launch(again, "t2", &protocol.Filters{RefuseSeconds: 3600})
+	// The allocation interval is 20 ms: fifty rounds pass without an offer.
+	err := testutil.Poll(time.Second, 20*time.Millisecond, func() error {
+		inbox.mu.Lock()
+		defer inbox.mu.Unlock()
+		if len(inbox.offers) > 0 {
+			return nil
+		}
+		return errors.New("no offer")
+	})
+	if err == nil {
+		t.Fatalf("offered %+v while the accept's filter refuses the agent", inbox.offers)
+	}
+}

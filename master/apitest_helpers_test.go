@@ -1,0 +1,46 @@
+package master
+
+import (
+	"testing"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// registerTestAgent registers an agent of 1 CPU and 1,000 MiB on host-1 and
+// heartbeats once, which opens its resources to offers.
+func registerTestAgent(t *testing.T, nc *nats.Conn) protocol.RegisterReply {
+	t.Helper()
+	subj := protocol.Subjects{Prefix: "allot"}
+	var agent protocol.RegisterReply
+	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
+		Hostname: "host-1", Addresses: protocol.Addresses{HTTP: "127.0.0.1:5051"},
+		Resources: protocol.Scalars(map[string]int64{"cpus": 1000, "mem": 1000}),
+	}, &agent)
+	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
+	return agent
+}
+
+// subscribeTestFramework subscribes a framework and hands every event sent
+// to it to handle until the test ends.
+func subscribeTestFramework(t *testing.T, nc *nats.Conn, req protocol.SubscribeRequest, handle nats.MsgHandler) protocol.SubscribeReply {
+	t.Helper()
+	subj := protocol.Subjects{Prefix: "allot"}
+	var fw protocol.SubscribeReply
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest, req, &fw)
+	events, err := subj.FrameworkEvents(fw.FrameworkID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := nc.Subscribe(events, handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return fw
+}

@@ -57,6 +57,12 @@ type Config struct {
 	// (protocol.TokenHeader), or it is refused with ErrUnauthorized. Empty:
 	// principals are recorded but not checked.
 	Credentials map[string]string
+	// RoleACLs, when set, say which roles each principal may subscribe
+	// frameworks into (patterns: "eng/prod", "eng/*" for every role under
+	// eng, "*" for any); a principal not listed may use none, and a
+	// subscribe outside its roles is refused with ErrUnauthorized. Nil:
+	// every principal may use every role.
+	RoleACLs map[string][]string
 	// RequestTimeout bounds the work behind one API request.
 	RequestTimeout time.Duration
 	// Logger receives the master's logs (nil discards them).
@@ -121,6 +127,13 @@ func (c Config) Validate() error {
 		if principal == "" || len(principal) > protocol.MaxNameLen || secret == "" || len(secret) > protocol.MaxNameLen {
 			return fmt.Errorf("%w: credentials: principal %q needs a name and a secret of 1 to %d bytes",
 				ErrConfig, principal, protocol.MaxNameLen)
+		}
+	}
+	for principal, patterns := range c.RoleACLs {
+		for _, p := range patterns {
+			if !validRolePattern(p) {
+				return fmt.Errorf("%w: role ACLs: principal %q: %q is not a role, role/* or *", ErrConfig, principal, p)
+			}
 		}
 	}
 	if c.AgentTimeout <= c.AgentHeartbeat {

@@ -15,6 +15,9 @@ import (
 // it is connected again, and every status update it has not acknowledged
 // is sent again.
 func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*protocol.SubscribeReply, error) {
+	if err := l.authorizeRole(r); err != nil {
+		return nil, err
+	}
 	now := time.Now().UnixNano()
 	id, resubscribe := r.FrameworkID, r.FrameworkID != ""
 	var before uint64

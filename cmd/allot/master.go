@@ -41,6 +41,7 @@ type masterFlags struct {
 	OfferTimeout        time.Duration      `json:"offer_timeout"`
 	FilesSecret         string             `json:"files_secret"`
 	CredentialsFile     string             `json:"credentials_file"`
+	RoleACLsFile        string             `json:"role_acls_file"`
 	LogLevel            string             `json:"log_level"`
 }
 
@@ -103,6 +104,7 @@ Example, first of three:
 	fl.DurationVar(&f.ShareUpdateInterval, "share-update-interval", f.ShareUpdateInterval, "how often fair shares are recomputed and changes sent to frameworks (0: every round)")
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "the agents' --files-secret: frameworks then get a token that reads their sandboxes on every agent")
 	fl.StringVar(&f.CredentialsFile, "credentials", "", `JSON file of framework credentials, {"principal": "secret", ...}: frameworks must then authenticate`)
+	fl.StringVar(&f.RoleACLsFile, "role-acls", "", `JSON file of the roles each principal may subscribe into, {"principal": ["eng/prod", "research/*", ...]}`)
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
@@ -147,29 +149,39 @@ func (f masterFlags) config() (master.Config, error) {
 	for k, v := range f.Roles {
 		cfg.Roles[k] = v
 	}
-	if f.RolesFile != "" {
-		data, err := os.ReadFile(f.RolesFile)
-		if err != nil {
-			return cfg, err
-		}
-		if err := json.Unmarshal(data, &cfg.Roles); err != nil {
-			return cfg, fmt.Errorf("--roles %s: %w", f.RolesFile, err)
-		}
+	if err := readJSONFile("--roles", f.RolesFile, &cfg.Roles); err != nil {
+		return cfg, err
 	}
-	if f.CredentialsFile != "" {
-		data, err := os.ReadFile(f.CredentialsFile)
-		if err != nil {
-			return cfg, err
-		}
-		if err := json.Unmarshal(data, &cfg.Credentials); err != nil {
-			return cfg, fmt.Errorf("--credentials %s: %w", f.CredentialsFile, err)
-		}
-		if len(cfg.Credentials) == 0 {
-			return cfg, fmt.Errorf("--credentials %s: no credentials", f.CredentialsFile)
-		}
+	if err := readJSONFile("--credentials", f.CredentialsFile, &cfg.Credentials); err != nil {
+		return cfg, err
+	}
+	if f.CredentialsFile != "" && len(cfg.Credentials) == 0 {
+		return cfg, fmt.Errorf("--credentials %s: no credentials", f.CredentialsFile)
+	}
+	if err := readJSONFile("--role-acls", f.RoleACLsFile, &cfg.RoleACLs); err != nil {
+		return cfg, err
+	}
+	if f.RoleACLsFile != "" && cfg.RoleACLs == nil {
+		cfg.RoleACLs = map[string][]string{} // a file of no principals allows nobody
 	}
 	cfg.Logger = hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr})
 	return cfg, cfg.Validate()
+}
+
+// readJSONFile decodes the JSON file at path (a flag's value) into into;
+// an empty path reads nothing.
+func readJSONFile(flag, path string, into any) error {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return nil
 }
 
 func splitList(s string) []string {

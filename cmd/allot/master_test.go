@@ -25,7 +25,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		NATSRoutes: "nats-route://127.0.0.2:6222,nats-route://127.0.0.3:6222",
 		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first",
 		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info", CredentialsFile: creds,
-		NATSToken: "tok",
+		NATSToken: "tok", RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -42,6 +42,9 @@ func TestMasterFlags_Config(t *testing.T) {
 	}
 	if cfg.LeftoverOrder != "efficiency-first" {
 		t.Errorf("leftover order: got %q, want efficiency-first", cfg.LeftoverOrder)
+	}
+	if got := cfg.RoleACLs["analytics"]; len(got) != 1 || got[0] != "eng/*" {
+		t.Errorf("role ACLs: got %v", cfg.RoleACLs)
 	}
 	if cfg.NATS.Token != "tok" {
 		t.Errorf("nats token: got %q, want tok", cfg.NATS.Token)
@@ -77,6 +80,7 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		"no creds":     func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{}`) },
 		"empty secret": func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{"p": ""}`) },
 		"bad creds":    func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `["p"]`) },
+		"bad acl":      func(f *masterFlags) { f.RoleACLsFile = writeTemp(t, `{"p": ["eng/**"]}`) },
 	} {
 		f := base
 		mutate(&f)

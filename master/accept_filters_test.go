@@ -14,7 +14,7 @@ import (
 // the framework for their duration (as in Mesos).
 func TestMaster_AcceptFilters(t *testing.T) {
 	t.Parallel()
-	_, nc := apiTestMaster(t, nil)
+	m, nc := apiTestMaster(t, nil)
 	subj := protocol.Subjects{Prefix: "allot"}
 	agent := registerTestAgent(t, nc)
 	inbox := &offerInbox{}
@@ -51,5 +51,17 @@ func TestMaster_AcceptFilters(t *testing.T) {
 	})
 	if err == nil {
 		t.Fatalf("offered %+v while the accept's filter refuses the agent", inbox.offers)
+	}
+	// The two launched tasks (staging: no agent runs them here) are what
+	// role eng holds, and no offer is outstanding.
+	for name, want := range map[string]float64{
+		`allot_role_allocated{resource="cpus",role="eng"}`: 200,
+		`allot_role_allocated{resource="mem",role="eng"}`:  200,
+		`allot_tasks{state="STAGING"}`:                     2,
+		`allot_offers_outstanding`:                         0,
+	} {
+		if got, ok := gatherSamples(t, m)[name]; !ok || got != want {
+			t.Errorf("%s: got %v (present %v), want %v", name, got, ok, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -179,6 +180,25 @@ func httpTestScrape(t *testing.T, m *Master) map[string]float64 {
 	if ct := hdr.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
 		t.Fatalf("GET /metrics: content type %q, want text/plain", ct)
 	}
+	return parseMetrics(t, body)
+}
+
+// gatherSamples is httpTestScrape for a master without an HTTP listener: it
+// asks the metrics handler directly.
+func gatherSamples(t *testing.T, m *Master) map[string]float64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.metrics.handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("metrics handler: got %d, want 200", rec.Code)
+	}
+	return parseMetrics(t, rec.Body.Bytes())
+}
+
+// parseMetrics reads the Prometheus text format into sample name (with its
+// labels) to value.
+func parseMetrics(t *testing.T, body []byte) map[string]float64 {
+	t.Helper()
 	out := map[string]float64{}
 	sc := bufio.NewScanner(strings.NewReader(string(body)))
 	for sc.Scan() {
@@ -346,6 +366,9 @@ func TestMaster_HTTP(t *testing.T) {
 		`allot_raft_apply_seconds_bucket{le="+Inf"}`:                  2,
 		`allot_requests_total{code="9",verb="framework.decline"}`:     -1, // absent
 		`allot_requests_total{code="0",verb="framework.acknowledge"}`: -1, // absent
+		`allot_frameworks{connection="connected"}`:                    1,
+		`allot_agents{state="active"}`:                                1,
+		`allot_offers_outstanding`:                                    0,
 	} {
 		got, ok := samples[name]
 		switch {
@@ -355,6 +378,19 @@ func TestMaster_HTTP(t *testing.T) {
 			t.Errorf("%s: missing from /metrics", name)
 		case ok && got < atLeast:
 			t.Errorf("%s: got %v, want at least %v", name, got, atLeast)
+		}
+	}
+	// The state gauges, exactly: one connected framework, one active agent,
+	// no task, and the declined offer gone.
+	for name, want := range map[string]float64{
+		`allot_frameworks{connection="connected"}`:    1,
+		`allot_frameworks{connection="disconnected"}`: 0,
+		`allot_frameworks_suppressed`:                 0,
+		`allot_agents{state="active"}`:                1,
+		`allot_offers_outstanding`:                    0,
+	} {
+		if got := samples[name]; got != want {
+			t.Errorf("%s: got %v, want %v", name, got, want)
 		}
 	}
 }

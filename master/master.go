@@ -44,7 +44,7 @@ func New(cfg Config) (*Master, error) {
 	}
 	logger := cfg.Logger.Named("master").With("node_id", cfg.Raft.NodeID)
 	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{})}
-	m.metrics = newMetrics(m.IsLeader)
+	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers))
 	return m, nil
 }
 
@@ -101,7 +101,10 @@ func (m *Master) start() error {
 	if err := m.watchLeader(); err != nil {
 		return err
 	}
-	m.fsm = newFSM(m.logger)
+	fsm := newFSM(m.logger)
+	m.mu.Lock() // the metrics read it from scrapes
+	m.fsm = fsm
+	m.mu.Unlock()
 	rc := m.cfg.Raft
 	rc.Logger = m.logger
 	node, err := raftstore.New(rc, m.fsm)
@@ -201,6 +204,31 @@ func (m *Master) NATSRouteURL() string {
 		return ""
 	}
 	return m.nats.RouteURL()
+}
+
+// stateView is the replicated state, nil before Run started it.
+func (m *Master) stateView() *state.View {
+	m.mu.Lock()
+	fsm := m.fsm
+	m.mu.Unlock()
+	if fsm == nil {
+		return nil
+	}
+	return fsm.View()
+}
+
+// outstandingOffers counts the leader's outstanding offers; false when this
+// master does not lead.
+func (m *Master) outstandingOffers() (int, bool) {
+	m.mu.Lock()
+	l := m.leader
+	m.mu.Unlock()
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.alloc.Outstanding()), true
 }
 
 // IsLeader reports whether this master currently serves as the leader.

@@ -29,8 +29,9 @@ type metrics struct {
 }
 
 // newMetrics registers the master's metrics; isLeader backs the
-// allot_is_leader gauge and is called at every scrape.
-func newMetrics(isLeader func() bool) *metrics {
+// allot_is_leader gauge and is called at every scrape, as is states, which
+// reports the replicated state's gauges.
+func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		rounds: prometheus.NewCounter(prometheus.CounterOpts{
@@ -75,7 +76,7 @@ func newMetrics(isLeader func() bool) *metrics {
 	})
 	m.registry.MustRegister(
 		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests,
-		isLeaderGauge,
+		isLeaderGauge, states,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

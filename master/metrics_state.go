@@ -1,0 +1,89 @@
+package master
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/allot-project/allot/master/state"
+)
+
+// stateCollector reports gauges of the replicated state at every scrape,
+// the counterparts of Mesos's master/* gauges: frameworks by connection,
+// suppressed frameworks, agents and tasks by state, what each role's
+// frameworks hold, and (on the leader) the outstanding offers.
+type stateCollector struct {
+	view        func() *state.View // nil before the master started
+	outstanding func() (int, bool) // the leader's outstanding offers; false on a follower
+
+	frameworks, suppressed, agents, tasks, roleAllocated, offers *prometheus.Desc
+}
+
+func newStateCollector(view func() *state.View, outstanding func() (int, bool)) *stateCollector {
+	return &stateCollector{
+		view: view, outstanding: outstanding,
+		frameworks: prometheus.NewDesc("allot_frameworks", "Registered frameworks, by connection.", []string{"connection"}, nil),
+		suppressed: prometheus.NewDesc("allot_frameworks_suppressed", "Frameworks that want no offers.", nil, nil),
+		agents:     prometheus.NewDesc("allot_agents", "Agents, by state.", []string{"state"}, nil),
+		tasks:      prometheus.NewDesc("allot_tasks", "Tasks in the task table, by state.", []string{"state"}, nil),
+		roleAllocated: prometheus.NewDesc("allot_role_allocated",
+			"Scalar resources held by the tasks that are not terminal of each role's frameworks (milli-CPUs, MiB, ...).",
+			[]string{"role", "resource"}, nil),
+		offers: prometheus.NewDesc("allot_offers_outstanding", "Offers made and not yet used, declined or rescinded (leader only).", nil, nil),
+	}
+}
+
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.frameworks, c.suppressed, c.agents, c.tasks, c.roleAllocated, c.offers} {
+		ch <- d
+	}
+}
+
+func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	if n, ok := c.outstanding(); ok {
+		ch <- prometheus.MustNewConstMetric(c.offers, prometheus.GaugeValue, float64(n))
+	}
+	v := c.view()
+	if v == nil {
+		return
+	}
+	connected, disconnected, suppressed := 0, 0, 0
+	roleOf := map[string]string{}
+	for _, f := range v.Frameworks() {
+		if f.Connected {
+			connected++
+		} else {
+			disconnected++
+		}
+		if f.Suppressed {
+			suppressed++
+		}
+		roleOf[string(f.ID)] = f.Role
+	}
+	ch <- prometheus.MustNewConstMetric(c.frameworks, prometheus.GaugeValue, float64(connected), "connected")
+	ch <- prometheus.MustNewConstMetric(c.frameworks, prometheus.GaugeValue, float64(disconnected), "disconnected")
+	ch <- prometheus.MustNewConstMetric(c.suppressed, prometheus.GaugeValue, float64(suppressed))
+	agents := map[string]int{}
+	for _, a := range v.Agents() {
+		agents[string(a.State)]++
+	}
+	for st, n := range agents {
+		ch <- prometheus.MustNewConstMetric(c.agents, prometheus.GaugeValue, float64(n), st)
+	}
+	tasks := map[string]int{}
+	held := map[[2]string]int64{}
+	for _, t := range v.Tasks() {
+		tasks[string(t.State)]++
+		if t.Terminal() {
+			continue
+		}
+		role := roleOf[string(t.FrameworkID)]
+		for name, x := range t.Info.Resources.Scalars {
+			held[[2]string{role, name}] += x
+		}
+	}
+	for st, n := range tasks {
+		ch <- prometheus.MustNewConstMetric(c.tasks, prometheus.GaugeValue, float64(n), st)
+	}
+	for k, x := range held {
+		ch <- prometheus.MustNewConstMetric(c.roleAllocated, prometheus.GaugeValue, float64(x), k[0], k[1])
+	}
+}

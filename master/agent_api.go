@@ -46,7 +46,7 @@ func (l *leader) reregisterAgent(ctx context.Context, r *protocol.ReregisterRequ
 	l.mu.Lock()
 	delete(l.joining, r.AgentID)
 	rescinds, _ := l.alloc.RemoveAgent(r.AgentID)
-	err = l.alloc.AddAgent(offers.AgentInfo{ID: r.AgentID, Hostname: r.Hostname, Total: r.Resources, Attributes: r.Attributes})
+	err = l.addAgentLocked(offers.AgentInfo{ID: r.AgentID, Hostname: r.Hostname, Total: r.Resources, Attributes: r.Attributes})
 	if err == nil {
 		for _, t := range l.m.View().TasksByAgent(r.AgentID) {
 			if !t.Terminal() {
@@ -87,7 +87,7 @@ func (l *leader) heartbeat(id protocol.AgentID) error {
 	var err error
 	if joining {
 		delete(l.joining, id)
-		err = l.alloc.AddAgent(info)
+		err = l.addAgentLocked(info)
 	}
 	l.mu.Unlock()
 	if joining {

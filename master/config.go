@@ -63,6 +63,10 @@ type Config struct {
 	// subscribe outside its roles is refused with ErrUnauthorized. Nil:
 	// every principal may use every role.
 	RoleACLs map[string][]string
+	// OperatorToken, when set, is the bearer token the operator API's
+	// actions (draining agents) need. Empty: they are open to anyone who
+	// reaches HTTPAddr (loopback by default).
+	OperatorToken string
 	// RequestTimeout bounds the work behind one API request.
 	RequestTimeout time.Duration
 	// Logger receives the master's logs (nil discards them).

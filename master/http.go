@@ -24,6 +24,8 @@ import (
 //	                 follower redirects (307) to the leader's HTTP address, or answers
 //	                 503 when it does not know it.
 //	GET /metrics     this master's Prometheus metrics (metrics.go).
+//	POST /v1/agents/{id}/drain, /v1/agents/{id}/activate
+//	                 operator actions on agents (http_agents.go).
 //
 // Followers learn the leader's HTTP address from the announcements the
 // leader publishes on the leader subject; an announcement counts only while
@@ -169,6 +171,8 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("GET /v1/leader", m.serveLeader)
 	mux.HandleFunc("GET /v1/state", m.leaderOnly(m.serveState))
 	mux.Handle("GET /metrics", m.metrics.handler())
+	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(true))))
+	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(false))))
 	return mux
 }
 

@@ -124,11 +124,22 @@ func httpTestWaitLeader(t testing.TB, masters ...*Master) *Master {
 // httpGet fetches url without following redirects.
 func httpTestGet(t *testing.T, url string) (int, http.Header, []byte) {
 	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpTestDo(t, req)
+}
+
+// httpTestDo sends req without following redirects and returns the status,
+// the headers and the body.
+func httpTestDo(t *testing.T, req *http.Request) (int, http.Header, []byte) {
+	t.Helper()
 	client := &http.Client{
 		Timeout:       5 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	resp, err := client.Get(url)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

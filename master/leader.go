@@ -110,7 +110,7 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 		if a.State != state.AgentActive && a.State != state.AgentDraining {
 			continue
 		}
-		if err := l.alloc.AddAgent(offers.AgentInfo{ID: a.ID, Hostname: a.Hostname, Total: a.Resources, Attributes: a.Attributes}); err != nil {
+		if err := l.addAgentLocked(offers.AgentInfo{ID: a.ID, Hostname: a.Hostname, Total: a.Resources, Attributes: a.Attributes}); err != nil {
 			return fmt.Errorf("agent %s: %w", a.ID, err)
 		}
 		l.lastSeen[a.ID] = now

@@ -41,6 +41,9 @@ type agent struct {
 	// until filterUntil[i] (the zero time means forever).
 	filtered    []uint64
 	filterUntil map[int]time.Time
+
+	// draining agents are offered to nobody (drain.go).
+	draining bool
 }
 
 func (a *agent) isFiltered(fwIdx int) bool {

@@ -55,7 +55,9 @@ func (a *Allocator) RemoveAgent(id protocol.AgentID) ([]Rescind, error) {
 		u := ag.usage[f]
 		a.release(ag, f, u.res, u.ports)
 	}
-	a.avail.agentRemoved(ag)
+	if !ag.draining {
+		a.avail.agentRemoved(ag)
+	}
 	a.crvAgentRemoved(ag)
 	a.capacity = a.capacity.sub(ag.total)
 	delete(a.agents, id)
@@ -178,7 +180,9 @@ func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
 		}
 		old := ag.free[j]
 		ag.free[j] += sign * x
-		a.avail.adjust(j, old, ag.free[j])
+		if !ag.draining {
+			a.avail.adjust(j, old, ag.free[j])
+		}
 		for _, c := range ag.classes {
 			c.free = c.free.grow(j + 1)
 			c.free[j] += sign * x

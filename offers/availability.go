@@ -82,6 +82,9 @@ func (a *Allocator) syncAvail() {
 				av.cnt[j] = 0
 			}
 			for _, ag := range a.agentList {
+				if ag.draining {
+					continue
+				}
 				for j := range av.thr {
 					if ag.free.at(j) >= av.thr[j] {
 						av.cnt[j]++

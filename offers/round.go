@@ -60,7 +60,7 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		if a.crvTurn.on {
 			ag, t.scarce = order[i], i >= a.crvTurn.plain
 		}
-		if ag.free.isZero() && len(ag.freePorts) == 0 {
+		if ag.draining || ag.free.isZero() && len(ag.freePorts) == 0 {
 			continue
 		}
 		t.ag = ag

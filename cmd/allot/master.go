@@ -42,6 +42,7 @@ type masterFlags struct {
 	FilesSecret         string             `json:"files_secret"`
 	CredentialsFile     string             `json:"credentials_file"`
 	RoleACLsFile        string             `json:"role_acls_file"`
+	OperatorToken       string             `json:"operator_token"`
 	LogLevel            string             `json:"log_level"`
 }
 
@@ -105,6 +106,7 @@ Example, first of three:
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "the agents' --files-secret: frameworks then get a token that reads their sandboxes on every agent")
 	fl.StringVar(&f.CredentialsFile, "credentials", "", `JSON file of framework credentials, {"principal": "secret", ...}: frameworks must then authenticate`)
 	fl.StringVar(&f.RoleACLsFile, "role-acls", "", `JSON file of the roles each principal may subscribe into, {"principal": ["eng/prod", "research/*", ...]}`)
+	fl.StringVar(&f.OperatorToken, "operator-token", "", "bearer token the operator API's actions (draining agents) need (default: none needed)")
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
@@ -139,6 +141,7 @@ func (f masterFlags) config() (master.Config, error) {
 		cfg.NATS.Routes = splitList(f.NATSRoutes)
 	}
 	cfg.NATS.Token = f.NATSToken
+	cfg.OperatorToken = f.OperatorToken
 	cfg.HTTPAddr = f.HTTPAddr
 	cfg.Policy = f.Policy
 	cfg.LeftoverOrder = f.LeftoverOrder

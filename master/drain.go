@@ -1,0 +1,64 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/offers"
+	"github.com/allot-project/allot/protocol"
+)
+
+// Draining agents (POST /v1/agents/{id}/drain and .../activate), as Nomad's
+// node drain and Mesos's DRAIN_AGENT: a draining agent keeps running its
+// tasks but is offered to nobody, so an operator can empty it before taking
+// it down. The state is replicated, so a new leader and a reregistering
+// agent keep it.
+
+// addAgentLocked adds an agent to the allocator, draining when the
+// replicated state says so. l.mu is held.
+func (l *leader) addAgentLocked(info offers.AgentInfo) error {
+	if err := l.alloc.AddAgent(info); err != nil {
+		return err
+	}
+	if a, ok := l.m.View().Agent(info.ID); ok && a.State == state.AgentDraining {
+		_, err := l.alloc.SetDraining(info.ID, true) // a fresh agent holds no offers
+		return err
+	}
+	return nil
+}
+
+// setDraining drains an agent (draining) or makes it active again, and
+// returns it. Only an active or draining agent can change.
+func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining bool) (*state.Agent, error) {
+	a, ok := l.m.View().Agent(id)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", protocol.ErrUnknownAgent, id)
+	}
+	if a.State != state.AgentActive && a.State != state.AgentDraining {
+		return nil, fmt.Errorf("%w: agent %s is %s", protocol.ErrInvalidArgument, id, a.State)
+	}
+	want := state.AgentActive
+	if draining {
+		want = state.AgentDraining
+	}
+	res, err := l.apply(ctx, state.CmdSetAgentState, state.SetAgentState{AgentID: id, State: want, Time: time.Now().UnixNano()})
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	// An agent that has not heartbeated yet is not in the allocator; it
+	// joins draining (addAgentLocked).
+	rescinds, aerr := l.alloc.SetDraining(id, draining)
+	l.mu.Unlock()
+	if aerr != nil && !errors.Is(aerr, offers.ErrUnknownAgent) {
+		l.logger.Warn("could not change an agent's draining in the allocator", "agent_id", id, "error", aerr)
+	}
+	l.sendRescinds(rescinds)
+	l.kick()
+	l.logger.Info("agent state set by the operator", "agent_id", id, "state", want)
+	ag, _ := res.(*state.Agent)
+	return ag, nil
+}

@@ -1,0 +1,68 @@
+package master
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Operator actions on agents:
+//
+//	POST /v1/agents/{id}/drain     stop offering the agent; its tasks keep running.
+//	POST /v1/agents/{id}/activate  offer it again.
+//
+// Both answer {"agent_id": ..., "state": ...}; the leader serves them
+// (followers redirect with 307, which keeps the method). With
+// Config.OperatorToken set they need "Authorization: Bearer <token>".
+
+// agentStateJSON answers an operator action on an agent.
+type agentStateJSON struct {
+	AgentID string `json:"agent_id"`
+	State   string `json:"state"`
+}
+
+// operatorOnly lets a request through when no operator token is configured
+// or when it carries the token.
+func (m *Master) operatorOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if want := m.cfg.OperatorToken; want != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="allot"`)
+				writeJSON(w, http.StatusUnauthorized, errorJSON{Error: "this action needs the operator token"})
+				return
+			}
+		}
+		h(w, r)
+	}
+}
+
+// serveAgentDraining drains an agent (draining) or activates it.
+func (m *Master) serveAgentDraining(draining bool) func(http.ResponseWriter, *http.Request, *leader) {
+	return func(w http.ResponseWriter, r *http.Request, l *leader) {
+		id := protocol.AgentID(r.PathValue("id"))
+		if !protocol.ValidID(string(id)) {
+			writeJSON(w, http.StatusBadRequest, errorJSON{Error: "not an agent id"})
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
+		defer cancel()
+		a, err := l.setDraining(ctx, id, draining)
+		switch {
+		case err == nil && a != nil:
+			writeJSON(w, http.StatusOK, agentStateJSON{AgentID: string(a.ID), State: string(a.State)})
+		case errors.Is(err, protocol.ErrUnknownAgent):
+			writeJSON(w, http.StatusNotFound, errorJSON{Error: err.Error()})
+		case errors.Is(err, protocol.ErrInvalidArgument):
+			writeJSON(w, http.StatusConflict, errorJSON{Error: err.Error()})
+		case err == nil:
+			writeJSON(w, http.StatusInternalServerError, errorJSON{Error: "no agent in the result"})
+		default:
+			writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: err.Error()})
+		}
+	}
+}

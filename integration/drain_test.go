@@ -1,0 +1,95 @@
+package integration
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/master"
+	"github.com/allot-project/allot/protocol"
+)
+
+// postAction posts an operator action to the leader's HTTP API.
+func postAction(t *testing.T, c *testcluster.Cluster, path string) {
+	t.Helper()
+	url := "http://" + c.WaitForLeader().HTTPAddr() + path
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Post(url, "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d, want 200", path, resp.StatusCode)
+	}
+}
+
+// offersMade scrapes a master's allot_offers_made_total.
+func offersMade(t *testing.T, m *master.Master) float64 {
+	t.Helper()
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://" + m.HTTPAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "allot_offers_made_total "); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no allot_offers_made_total in /metrics")
+	return 0
+}
+
+// TestCluster_DrainSurvivesFailover: the leader elected after the one that
+// drained the only agent offers nothing while a framework wants offers;
+// activated, the agent is offered again and the framework launches there.
+func TestCluster_DrainSurvivesFailover(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 3, Agents: 1})
+	c.NewFramework(testcluster.FrameworkOptions{
+		Name:       "drain",
+		Demand:     []protocol.TaskShape{{Resources: unitTask(), Count: 1000}},
+		AutoLaunch: &testcluster.AutoLaunch{Resources: unitTask(), Behaviour: testcluster.Finish(20 * time.Millisecond), Max: 1000},
+	})
+	ag := c.Agents()[0]
+	testutil.WaitFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if n := len(ag.Tasks()); n < 5 {
+			return fmt.Errorf("launched %d tasks", n)
+		}
+		return nil
+	})
+	postAction(t, c, "/v1/agents/"+string(ag.ID())+"/drain")
+	c.KillLeader()
+	leader := c.WaitForLeader()
+	if a, ok := leader.View().Agent(ag.ID()); !ok || a.State != "draining" {
+		t.Fatalf("agent under the new leader: %+v, want draining", a)
+	}
+	// Rounds run every allocation interval; two seconds of them offer nothing.
+	if err := testutil.Poll(2*time.Second, 50*time.Millisecond, func() error {
+		if offersMade(t, leader) > 0 {
+			return nil
+		}
+		return fmt.Errorf("no offer")
+	}); err == nil {
+		t.Fatal("the new leader offered the draining agent")
+	}
+	before := len(ag.Tasks())
+	postAction(t, c, "/v1/agents/"+string(ag.ID())+"/activate")
+	testutil.WaitFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if n := len(ag.Tasks()); n <= before {
+			return fmt.Errorf("no launch since activating (%d)", n)
+		}
+		return nil
+	})
+}

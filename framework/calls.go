@@ -24,7 +24,19 @@ import (
 // (protocol.ErrUnknownOffer for an offer rescinded or never made,
 // protocol.ErrInsufficient, ...).
 func (d *Driver) Launch(ctx context.Context, offerIDs []protocol.OfferID, tasks ...protocol.TaskInfo) error {
-	return d.accept(ctx, offerIDs, protocol.Operation{Type: protocol.OperationLaunch, Tasks: tasks})
+	return d.accept(ctx, offerIDs, nil, protocol.Operation{Type: protocol.OperationLaunch, Tasks: tasks})
+}
+
+// LaunchRefusing is Launch with accept filters, as Mesos's acceptOffers
+// takes them: when the tasks leave part of the offers unused, the agent is
+// refused to the framework for refuse, so it is not offered the remainder
+// again meanwhile. Launch refuses nothing.
+func (d *Driver) LaunchRefusing(ctx context.Context, offerIDs []protocol.OfferID, refuse time.Duration, tasks ...protocol.TaskInfo) error {
+	if refuse < 0 {
+		return fmt.Errorf("%w: negative refuse duration", protocol.ErrInvalidArgument)
+	}
+	f := &protocol.Filters{RefuseSeconds: refuse.Seconds()}
+	return d.accept(ctx, offerIDs, f, protocol.Operation{Type: protocol.OperationLaunch, Tasks: tasks})
 }
 
 // LaunchGroup launches tasks as one group on one agent, all or nothing:
@@ -35,10 +47,10 @@ func (d *Driver) LaunchGroup(ctx context.Context, offerIDs []protocol.OfferID, g
 	for i := range op.Tasks {
 		op.Tasks[i].GroupID = groupID
 	}
-	return d.accept(ctx, offerIDs, op)
+	return d.accept(ctx, offerIDs, nil, op)
 }
 
-func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, op protocol.Operation) error {
+func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, filters *protocol.Filters, op protocol.Operation) error {
 	id, req, err := d.session()
 	if err != nil {
 		return err
@@ -61,7 +73,7 @@ func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, op pro
 	// Not validated here: the leader refuses an invalid accept with a
 	// typed error and reports each of its tasks as TASK_ERROR, so the
 	// scheduler sees a bad task end the same way whoever caught it.
-	r := protocol.AcceptRequest{FrameworkID: id, OfferIDs: slices.Clone(offerIDs), Operations: []protocol.Operation{op}}
+	r := protocol.AcceptRequest{FrameworkID: id, OfferIDs: slices.Clone(offerIDs), Operations: []protocol.Operation{op}, Filters: filters}
 	err = req.once(ctx, protocol.VerbAccept, r, nil)
 	// Canceled while waiting for the answer: the accept may have gone out.
 	unsure := err != nil && (ambiguous(err) || errors.Is(err, context.Canceled))

@@ -1,0 +1,34 @@
+package framework_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/protocol"
+)
+
+// LaunchRefusing filters what a launch leaves unused; Launch does not.
+func TestDriver_LaunchRefusing(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1})
+	rec := &recorder{}
+	r := start(t, c, rec, framework.WithFailoverTimeout(time.Minute))
+	o := rec.waitOffer(t, r.d, 0, nil)
+	if err := r.d.Launch(ctxT(t), []protocol.OfferID{o.ID}, task("a", unit(), testcluster.RunUntilKilled())); err != nil {
+		t.Fatal(err)
+	}
+	// The remainder comes back at once.
+	o2 := rec.waitOffer(t, r.d, 0, func(x protocol.Offer) bool { return x.ID != o.ID })
+	n := len(rec.offersSince(0))
+	if err := r.d.LaunchRefusing(ctxT(t), []protocol.OfferID{o2.ID}, time.Hour, task("b", unit(), testcluster.RunUntilKilled())); err != nil {
+		t.Fatal(err)
+	}
+	never(t, time.Second, "offered the agent while the launch's filter refuses it", func() bool {
+		return len(rec.offersSince(n)) > 0
+	})
+	if err := r.d.LaunchRefusing(ctxT(t), nil, -time.Second); !errors.Is(err, protocol.ErrInvalidArgument) {
+		t.Fatalf("negative refuse: %v, want ErrInvalidArgument", err)
+	}
+}

@@ -141,7 +141,7 @@ func (a *Allocator) take(ag *agent, f *framework, v vec, ports protocol.Ranges) 
 		u.ports = u.ports.Union(ports)
 	}
 	f.used = f.used.add(v)
-	f.alloc = f.alloc.add(v)
+	a.addAlloc(f, v, 1)
 	a.tree.invalidate(f.leaf)
 }
 
@@ -165,7 +165,7 @@ func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Range
 		}
 	}
 	f.used = f.used.sub(v)
-	f.alloc = f.alloc.sub(v)
+	a.addAlloc(f, v, -1)
 	a.tree.invalidate(f.leaf)
 }
 

@@ -13,6 +13,8 @@ type Allocator struct {
 	cfg  Config
 	reg  *registry
 	tree *tree
+	// limits counts the roles with a quota limit (quota.go).
+	limits int
 
 	frameworks map[protocol.FrameworkID]*framework
 	fwByIdx    []*framework

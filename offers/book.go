@@ -124,7 +124,7 @@ func (a *Allocator) dropOffer(o *offer) {
 		o.ag.freePorts = o.ag.freePorts.Union(o.ports)
 	}
 	o.fw.offered = o.fw.offered.sub(o.res)
-	o.fw.alloc = o.fw.alloc.sub(o.res)
+	a.addAlloc(o.fw, o.res, -1)
 	for key, n := range o.units {
 		for _, s := range o.fw.shapesOf(o.kind) {
 			if s.key == key {

@@ -115,7 +115,7 @@ func (a *Allocator) bestSpare(t *turn, f *framework) (*shape, float64) {
 	var best *shape
 	bestAlign := 0.0
 	for _, s := range f.optional {
-		if s.pending() == 0 || !a.fitsTurn(t, s) {
+		if s.pending() == 0 || !a.fitsTurn(t, s) || !a.withinLimits(f, s.res) {
 			continue
 		}
 		if x := alignment(t.ag, s); best == nil || x > bestAlign {

@@ -37,7 +37,7 @@ func (a *Allocator) packByAlignment(t *turn, cands []*framework) {
 				continue
 			}
 			p := g.pairs[g.head]
-			if !a.fitsTurn(t, p.s) {
+			if !a.fitsTurn(t, p.s) || !a.withinLimits(p.f, p.s.res) {
 				continue
 			}
 			x := alignment(t.ag, p.s)

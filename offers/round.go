@@ -123,13 +123,16 @@ func (a *Allocator) turnRemainder(t *turn) {
 		return
 	}
 	f := leaf.fw
-	b := &building{fw: f, kind: KindFair, res: t.ag.free.clone(), ports: t.ag.freePorts, whole: true}
+	b := &building{fw: f, kind: KindFair, res: a.capToLimits(f, t.ag.free.clone()), ports: t.ag.freePorts, whole: true}
+	if b.res.isZero() {
+		return // its roles' limits leave it nothing
+	}
 	t.built[f] = b
 	t.offers = append(t.offers, b)
 	a.addFree(t.ag, b.res, -1)
 	t.ag.freePorts = nil
 	f.offered = f.offered.add(b.res)
-	f.alloc = f.alloc.add(b.res)
+	a.addAlloc(f, b.res, 1)
 	a.tree.invalidate(leaf)
 }
 
@@ -169,7 +172,7 @@ func (a *Allocator) addUnit(t *turn, b *building, s *shape) {
 	b.n++
 	s.offered++
 	f.offered = f.offered.add(s.res)
-	f.alloc = f.alloc.add(s.res)
+	a.addAlloc(f, s.res, 1)
 	a.refresh(f)
 }
 

@@ -43,6 +43,11 @@ type node struct {
 	open      int // leaves without declared demand, not suppressed
 
 	dead uint64 // walk stamp at which this subtree had nothing for the agent
+
+	// Quota limit (quota.go): limit[j] bounds held[j] where limited[j].
+	limit   vec
+	limited []bool
+	held    vec // what the subtree holds, running plus offered
 }
 
 func (n *node) isLeaf() bool { return n.fw != nil }

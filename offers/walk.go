@@ -142,7 +142,7 @@ func (a *Allocator) leafFits(l *node, t *turn) bool {
 	}
 	var first *shape
 	for _, s := range f.shapes {
-		if s.pending() == 0 || !t.ag.free.fits(s.res) {
+		if s.pending() == 0 || !t.ag.free.fits(s.res) || !a.withinLimits(f, s.res) {
 			continue
 		}
 		if s.ports > 0 && t.ag.freePorts.Count() < s.ports {

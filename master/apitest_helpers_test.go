@@ -8,6 +8,13 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
+// operatorTestMaster runs a leading master with its HTTP API and the
+// operator token, and a NATS connection to it.
+func operatorTestMaster(t *testing.T, token string) (*Master, *nats.Conn) {
+	t.Helper()
+	return apiTestMaster(t, func(c *Config) { c.HTTPAddr, c.OperatorToken = "127.0.0.1:0", token })
+}
+
 // registerTestAgent registers an agent of 1 CPU and 1,000 MiB on host-1 and
 // heartbeats once, which opens its resources to offers.
 func registerTestAgent(t *testing.T, nc *nats.Conn) protocol.RegisterReply {

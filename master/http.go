@@ -26,6 +26,8 @@ import (
 //	GET /metrics     this master's Prometheus metrics (metrics.go).
 //	POST /v1/agents/{id}/drain, /v1/agents/{id}/activate
 //	                 operator actions on agents (http_agents.go).
+//	PUT /v1/roles/{path...}
+//	                 a role's weight and quota limit (http_roles.go).
 //
 // Followers learn the leader's HTTP address from the announcements the
 // leader publishes on the leader subject; an announcement counts only while
@@ -173,6 +175,7 @@ func (m *Master) httpHandler() http.Handler {
 	mux.Handle("GET /metrics", m.metrics.handler())
 	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(true))))
 	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(false))))
+	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
 	return mux
 }
 

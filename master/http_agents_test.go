@@ -12,7 +12,6 @@ import (
 
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
-	"github.com/allot-project/allot/raftstore"
 )
 
 // httpTestPost posts an empty body with an optional bearer token and
@@ -54,15 +53,7 @@ func (b *eventInbox) receive(msg *nats.Msg) {
 // operator token, and answer 404 for an unknown agent and 400 for a bad ID.
 func TestMaster_DrainAgent(t *testing.T) {
 	t.Parallel()
-	cfg := httpTestConfig(t, raftstore.NewInmemNetwork(), "m1", nil, nil)
-	cfg.OperatorToken = "op-secret"
-	m := runHTTPTestMaster(t, cfg)
-	httpTestWaitLeader(t, m)
-	nc, err := nats.Connect(m.NATSURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	m, nc := operatorTestMaster(t, "op-secret")
 	agent := registerTestAgent(t, nc)
 	inbox := &eventInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng"}, inbox.receive)

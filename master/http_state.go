@@ -100,6 +100,8 @@ type roleJSON struct {
 	// offers; Shares is that over cluster capacity, per resource name.
 	Allocation protocol.Resources `json:"allocation"`
 	Shares     map[string]float64 `json:"shares"`
+	// Limit is the role's quota limit, when it has one.
+	Limit *protocol.Resources `json:"limit,omitempty"`
 }
 
 type offerJSON struct {
@@ -150,10 +152,14 @@ func buildState(v *state.View, shares []offers.NodeShare, outstanding []offers.O
 		if s.Framework || s.Path == "" { // leaves are frameworks; "" is the root
 			continue
 		}
-		out.Roles = append(out.Roles, roleJSON{
+		r := roleJSON{
 			Path: s.Path, Weight: finite(s.Weight), DominantShare: finite(s.DominantShare),
 			Allocation: s.Allocation, Shares: finiteMap(s.Shares),
-		})
+		}
+		if cfg, ok := v.Role(s.Path); ok && cfg.Quota != nil && !cfg.Quota.Limit.IsEmpty() {
+			r.Limit = &cfg.Quota.Limit
+		}
+		out.Roles = append(out.Roles, r)
 	}
 	slices.SortFunc(out.Roles, func(a, b roleJSON) int { return cmp.Compare(a.Path, b.Path) })
 	for _, o := range outstanding {

@@ -105,6 +105,11 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 		if err := l.alloc.SetRole(r.Path, r.Weight); err != nil {
 			return fmt.Errorf("role %s: %w", r.Path, err)
 		}
+		if r.Quota != nil && !r.Quota.Limit.IsEmpty() {
+			if err := l.alloc.SetRoleLimit(r.Path, r.Quota.Limit); err != nil {
+				return fmt.Errorf("role %s: %w", r.Path, err)
+			}
+		}
 	}
 	for _, a := range v.Agents() {
 		if a.State != state.AgentActive && a.State != state.AgentDraining {

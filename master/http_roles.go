@@ -1,0 +1,78 @@
+package master
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// PUT /v1/roles/{path...} configures a role (operator action; leader only,
+// guarded by Config.OperatorToken): body {"weight": 2, "limit": {"cpus":
+// 8000, "mem": 16384}}. Weight defaults to 1; without "limit" the role has
+// none. Answers the role as configured.
+
+// roleRequestJSON is the body of PUT /v1/roles/{path...}.
+type roleRequestJSON struct {
+	Weight *float64         `json:"weight"`
+	Limit  map[string]int64 `json:"limit"`
+}
+
+// roleConfigJSON answers it.
+type roleConfigJSON struct {
+	Path   string             `json:"path"`
+	Weight float64            `json:"weight"`
+	Limit  protocol.Resources `json:"limit"`
+}
+
+// maxRoleBody bounds the body of a role request.
+const maxRoleBody = 64 << 10
+
+func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader) {
+	path := r.PathValue("path")
+	if !protocol.ValidRole(path) {
+		writeJSON(w, http.StatusBadRequest, errorJSON{Error: "not a role path"})
+		return
+	}
+	var req roleRequestJSON
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxRoleBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, errorJSON{Error: "body: " + err.Error() + ` (want {"weight": w, "limit": {"cpus": n, ...}})`})
+		return
+	}
+	weight := 1.0
+	if req.Weight != nil {
+		weight = *req.Weight
+	}
+	limit := protocol.Scalars(req.Limit)
+	if !(weight > 0) {
+		writeJSON(w, http.StatusBadRequest, errorJSON{Error: fmt.Sprintf("weight %v: want more than 0", weight)})
+		return
+	}
+	if err := limit.Validate(); err != nil {
+		writeJSON(w, http.StatusBadRequest, errorJSON{Error: "limit: " + err.Error()})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
+	defer cancel()
+	role, err := l.setRole(ctx, path, weight, limit)
+	switch {
+	case err == nil && role != nil:
+		out := roleConfigJSON{Path: role.Path, Weight: role.Weight, Limit: protocol.Resources{}}
+		if role.Quota != nil {
+			out.Limit = role.Quota.Limit
+		}
+		writeJSON(w, http.StatusOK, out)
+	case errors.Is(err, protocol.ErrInvalidArgument), errors.Is(err, protocol.ErrInvalidResources):
+		writeJSON(w, http.StatusBadRequest, errorJSON{Error: err.Error()})
+	case err == nil:
+		writeJSON(w, http.StatusInternalServerError, errorJSON{Error: "no role in the result"})
+	default:
+		writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: err.Error()})
+	}
+}

@@ -1,0 +1,74 @@
+package master
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// httpTestPut puts body with a bearer token and returns the status and body.
+func httpTestPut(t *testing.T, url, token, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	code, _, out := httpTestDo(t, req)
+	return code, out
+}
+
+// TestMaster_SetRoleLimit: the operator puts a quota limit on a nested
+// role; offers to its framework stay within it, the role shows it in
+// /v1/state, and bad requests are refused without changing anything.
+func TestMaster_SetRoleLimit(t *testing.T) {
+	t.Parallel()
+	m, nc := operatorTestMaster(t, "op")
+	base := "http://" + m.HTTPAddr() + "/v1/roles/"
+	code, body := httpTestPut(t, base+"eng/batch", "op", `{"weight": 2, "limit": {"cpus": 300}}`)
+	var got roleConfigJSON
+	if err := json.Unmarshal(body, &got); code != http.StatusOK || err != nil || got.Weight != 2 || got.Limit.Scalar("cpus") != 300 {
+		t.Fatalf("PUT role: %d %s", code, body)
+	}
+	for _, bad := range []struct {
+		path, token, body string
+		want              int
+	}{
+		{"eng/batch", "", `{"limit": {"cpus": 1}}`, http.StatusUnauthorized},
+		{"eng/x%20y", "op", `{}`, http.StatusBadRequest},
+		{"eng/batch", "op", `{"guarantee": {"cpus": 1}}`, http.StatusBadRequest},
+		{"eng/batch", "op", `{"weight": -1}`, http.StatusBadRequest},
+		{"eng/batch", "op", `{"limit": {"cpus": -5}}`, http.StatusBadRequest},
+	} {
+		if code, body := httpTestPut(t, base+bad.path, bad.token, bad.body); code != bad.want {
+			t.Errorf("PUT %s %s: %d %s, want %d", bad.path, bad.body, code, body, bad.want)
+		}
+	}
+	if r, ok := m.View().Role("eng/batch"); !ok || r.Weight != 2 || r.Quota == nil || r.Quota.Limit.Scalar("cpus") != 300 {
+		t.Fatalf("replicated role after refused requests: %+v", r)
+	}
+
+	registerTestAgent(t, nc) // 1 CPU
+	inbox := &offerInbox{}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng/batch", Suppressed: true}, inbox.receive)
+	subj := protocol.Subjects{Prefix: "allot"}
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
+	o := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	if c := o.Resources.Scalar("cpus"); c != 300 {
+		t.Fatalf("offer to eng/batch: %s, want its 300 milli-CPU limit", o.Resources)
+	}
+	code, _, body = httpTestGet(t, "http://"+m.HTTPAddr()+"/v1/state")
+	var st stateJSON
+	if err := json.Unmarshal(body, &st); code != http.StatusOK || err != nil {
+		t.Fatalf("GET /v1/state: %d %v", code, err)
+	}
+	for _, r := range st.Roles {
+		if r.Path == "eng/batch" && (r.Limit == nil || r.Limit.Scalar("cpus") != 300) {
+			t.Fatalf("/v1/state role eng/batch: %+v, want limit cpus 300", r)
+		}
+	}
+}

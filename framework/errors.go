@@ -42,12 +42,14 @@ func retryable(err error) bool {
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, protocol.ErrNotLeader) ||
 		errors.Is(err, protocol.ErrUnavailable) || errors.Is(err, protocol.ErrTimeout) ||
+		errors.Is(err, protocol.ErrRateLimited) ||
 		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrConnectionReconnecting)
 }
 
 // ambiguous reports errors after which a request that is not idempotent
 // may or may not have taken effect: the leader may have committed it and
-// then failed to answer. "No responders" is not one: nobody received it.
+// then failed to answer. "No responders" is not one: nobody received it;
+// nor is a rate limit: the leader refused the call before acting on it.
 func ambiguous(err error) bool {
-	return !errors.Is(err, nats.ErrNoResponders) && retryable(err)
+	return !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, protocol.ErrRateLimited) && retryable(err)
 }

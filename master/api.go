@@ -92,6 +92,10 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 			l.logger.Warn("unauthenticated framework call refused", "subject", msg.Subject, "error", err)
 			return nil, err
 		}
+		if err := l.rateLimit(body); err != nil {
+			l.logger.Debug("framework call over its rate refused", "subject", msg.Subject, "error", err)
+			return nil, err
+		}
 		if err := l.fence(msg, body); err != nil {
 			l.logger.Info("call from a scheduler that was taken over refused", "subject", msg.Subject, "error", err)
 			return nil, err

@@ -24,19 +24,9 @@ func (l *leader) authenticate(msg *nats.Msg, body any) error {
 	if len(creds) == 0 {
 		return nil
 	}
-	var principal string
-	if r, ok := body.(*protocol.SubscribeRequest); ok {
-		principal = r.Principal
-	} else {
-		id, ok := callerOf(body)
-		if !ok {
-			return nil
-		}
-		f, known := l.m.View().Framework(id)
-		if !known {
-			return nil
-		}
-		principal = f.Principal
+	principal, ok := l.principalOf(body)
+	if !ok {
+		return nil
 	}
 	var token string
 	if msg.Header != nil {

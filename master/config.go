@@ -63,6 +63,10 @@ type Config struct {
 	// subscribe outside its roles is refused with ErrUnauthorized. Nil:
 	// every principal may use every role.
 	RoleACLs map[string][]string
+	// FrameworkRateLimit bounds the calls each principal's frameworks make
+	// (all of them together); calls over it are refused with
+	// ErrRateLimited. Zero QPS: no limit.
+	FrameworkRateLimit RateLimit
 	// OperatorToken, when set, is the bearer token the operator API's
 	// actions (draining agents) need. Empty: they are open to anyone who
 	// reaches HTTPAddr (loopback by default).
@@ -139,6 +143,9 @@ func (c Config) Validate() error {
 				return fmt.Errorf("%w: role ACLs: principal %q: %q is not a role, role/* or *", ErrConfig, principal, p)
 			}
 		}
+	}
+	if c.FrameworkRateLimit.QPS < 0 || c.FrameworkRateLimit.Burst < 0 {
+		return fmt.Errorf("%w: negative framework rate limit", ErrConfig)
 	}
 	if c.AgentTimeout <= c.AgentHeartbeat {
 		return fmt.Errorf("%w: agent timeout %s must exceed the heartbeat %s", ErrConfig, c.AgentTimeout, c.AgentHeartbeat)

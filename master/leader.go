@@ -29,6 +29,7 @@ type leader struct {
 	// calls, never across Raft applies or NATS I/O.
 	mu       sync.Mutex
 	alloc    *offers.Allocator
+	limiter  *principalLimiter // nil: no framework rate limit
 	lastSeen map[protocol.AgentID]time.Time
 	// opening holds frameworks that subscribed but have not sent another
 	// request yet: they learn their ID from the subscribe reply and only
@@ -85,6 +86,9 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		work:         make(chan struct{}, maxConcurrentRequests),
 		trigger:      make(chan struct{}, 1),
 		done:         make(chan struct{}),
+	}
+	if m.cfg.FrameworkRateLimit.QPS > 0 {
+		l.limiter = newPrincipalLimiter(m.cfg.FrameworkRateLimit)
 	}
 	if err := l.rebuild(v, time.Now()); err != nil {
 		return nil, err

@@ -34,6 +34,7 @@ const (
 	CodeTimeout            Code = 21
 	CodeUnavailable        Code = 22
 	CodeFailedOver         Code = 23
+	CodeRateLimited        Code = 24
 )
 
 // Sentinel errors, one per code. errors.Is matches them against errors that
@@ -64,6 +65,9 @@ var (
 	// ErrFailedOver: another scheduler took the framework over; the
 	// caller's session is no longer the framework's (see SessionHeader).
 	ErrFailedOver = &Error{Code: CodeFailedOver, Message: "framework failed over to another scheduler"}
+	// ErrRateLimited: the caller's principal sent more calls than the
+	// master's rate limit allows; the call was not applied.
+	ErrRateLimited = &Error{Code: CodeRateLimited, Message: "rate limited"}
 )
 
 var sentinels = map[Code]*Error{}
@@ -75,7 +79,7 @@ func init() {
 		ErrUnknownAgent, ErrUnknownOffer, ErrUnknownTask, ErrOfferRescinded,
 		ErrOfferMismatch, ErrInsufficient, ErrInvalidResources, ErrInvalidConstraint,
 		ErrConstraintViolated, ErrUnknownRole, ErrDuplicate, ErrTimeout, ErrUnavailable,
-		ErrFailedOver,
+		ErrFailedOver, ErrRateLimited,
 	} {
 		sentinels[e.Code] = e
 	}

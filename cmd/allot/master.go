@@ -43,6 +43,8 @@ type masterFlags struct {
 	CredentialsFile     string             `json:"credentials_file"`
 	RoleACLsFile        string             `json:"role_acls_file"`
 	OperatorToken       string             `json:"operator_token"`
+	FrameworkQPS        float64            `json:"framework_qps"`
+	FrameworkBurst      int                `json:"framework_burst"`
 	LogLevel            string             `json:"log_level"`
 }
 
@@ -107,6 +109,8 @@ Example, first of three:
 	fl.StringVar(&f.CredentialsFile, "credentials", "", `JSON file of framework credentials, {"principal": "secret", ...}: frameworks must then authenticate`)
 	fl.StringVar(&f.RoleACLsFile, "role-acls", "", `JSON file of the roles each principal may subscribe into, {"principal": ["eng/prod", "research/*", ...]}`)
 	fl.StringVar(&f.OperatorToken, "operator-token", "", "bearer token the operator API's actions (draining agents) need (default: none needed)")
+	fl.Float64Var(&f.FrameworkQPS, "framework-qps", 0, "calls per second each principal's frameworks may make together (0: no limit); more are refused as rate limited")
+	fl.IntVar(&f.FrameworkBurst, "framework-burst", 0, "calls a principal may make at once above --framework-qps (default: one second's worth)")
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
@@ -142,6 +146,10 @@ func (f masterFlags) config() (master.Config, error) {
 	}
 	cfg.NATS.Token = f.NATSToken
 	cfg.OperatorToken = f.OperatorToken
+	cfg.FrameworkRateLimit = master.RateLimit{QPS: f.FrameworkQPS, Burst: f.FrameworkBurst}
+	if cfg.FrameworkRateLimit.Burst == 0 {
+		cfg.FrameworkRateLimit.Burst = int(max(1, f.FrameworkQPS))
+	}
 	cfg.HTTPAddr = f.HTTPAddr
 	cfg.Policy = f.Policy
 	cfg.LeftoverOrder = f.LeftoverOrder

@@ -25,7 +25,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		NATSRoutes: "nats-route://127.0.0.2:6222,nats-route://127.0.0.3:6222",
 		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first",
 		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info", CredentialsFile: creds,
-		NATSToken: "tok", OperatorToken: "op", RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
+		NATSToken: "tok", OperatorToken: "op", FrameworkQPS: 50, RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -45,6 +45,9 @@ func TestMasterFlags_Config(t *testing.T) {
 	}
 	if got := cfg.RoleACLs["analytics"]; len(got) != 1 || got[0] != "eng/*" {
 		t.Errorf("role ACLs: got %v", cfg.RoleACLs)
+	}
+	if got := cfg.FrameworkRateLimit; got.QPS != 50 || got.Burst != 50 {
+		t.Errorf("framework rate limit: got %+v, want 50 qps, burst 50", got)
 	}
 	if cfg.OperatorToken != "op" {
 		t.Errorf("operator token: got %q, want op", cfg.OperatorToken)
@@ -84,6 +87,7 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		"empty secret": func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{"p": ""}`) },
 		"bad creds":    func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `["p"]`) },
 		"bad acl":      func(f *masterFlags) { f.RoleACLsFile = writeTemp(t, `{"p": ["eng/**"]}`) },
+		"bad qps":      func(f *masterFlags) { f.FrameworkQPS = -1 },
 	} {
 		f := base
 		mutate(&f)

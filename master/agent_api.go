@@ -26,6 +26,7 @@ func (l *leader) registerAgent(ctx context.Context, r *protocol.RegisterRequest)
 	l.lastSeen[id] = now
 	l.mu.Unlock()
 	l.logger.Info("agent registered", "agent_id", id, "hostname", r.Hostname)
+	l.agentEvent(id, r.Hostname, "active")
 	return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil
 }
 
@@ -70,6 +71,11 @@ func (l *leader) reregisterAgent(ctx context.Context, r *protocol.ReregisterRequ
 	}
 	l.resendLaunches(rr.Relaunch)
 	l.logger.Info("agent reregistered", "agent_id", r.AgentID, "tasks", len(r.Tasks), "orphans", len(rr.Orphans))
+	agentState := "active"
+	if a, ok := l.m.View().Agent(r.AgentID); ok {
+		agentState = string(a.State)
+	}
+	l.agentEvent(r.AgentID, r.Hostname, agentState)
 	l.kick()
 	return &protocol.RegisterReply{AgentID: r.AgentID, HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil
 }
@@ -201,5 +207,10 @@ func (l *leader) agentUnreachable(id protocol.AgentID, now time.Time) error {
 		}
 	}
 	l.logger.Warn("agent unreachable", "agent_id", id)
+	hostname := ""
+	if a, ok := l.m.View().Agent(id); ok {
+		hostname = a.Hostname
+	}
+	l.agentEvent(id, hostname, "unreachable")
 	return nil
 }

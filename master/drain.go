@@ -59,6 +59,7 @@ func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining 
 	l.sendRescinds(rescinds)
 	l.kick()
 	l.logger.Info("agent state set by the operator", "agent_id", id, "state", want)
+	l.agentEvent(id, a.Hostname, string(want))
 	ag, _ := res.(*state.Agent)
 	return ag, nil
 }

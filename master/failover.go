@@ -93,6 +93,7 @@ func (l *leader) disconnected(id protocol.FrameworkID, now time.Time) {
 		l.logger.Warn("could not suppress a disconnected framework", "framework_id", id, "error", err)
 	}
 	l.logger.Info("framework disconnected", "framework_id", id)
+	l.frameworkEvent(id, "disconnected")
 }
 
 // subscribeGrace is how long after subscribing a framework has to start

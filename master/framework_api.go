@@ -82,6 +82,7 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 		return nil, err
 	}
 	l.logger.Info("framework subscribed", "framework_id", id, "role", r.Role, "resubscribe", resubscribe)
+	l.frameworkEvent(id, "subscribed")
 	l.resendUnacked(id)
 	reply := &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.m.ID(), HeartbeatInterval: l.m.cfg.AgentHeartbeat,
 		Session: f.Session}
@@ -102,6 +103,7 @@ func (l *leader) resendUnacked(id protocol.FrameworkID) {
 // sendStatus forwards a task status to its framework.
 func (l *leader) sendStatus(st protocol.TaskStatus) {
 	l.publishFramework(st.FrameworkID, protocol.MsgStatusUpdateEvent, protocol.StatusUpdateEvent{Status: st, UUID: st.UUID})
+	l.taskEvent(st)
 }
 
 // teardown removes a framework: its agents are told to shut its tasks
@@ -130,6 +132,8 @@ func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
 	l.mu.Unlock()
 	l.sendRescinds(rescinds)
 	l.logger.Info("framework removed", "framework_id", id)
+	l.publishClusterEvent(protocol.ClusterEvent{Type: protocol.ClusterEventFramework,
+		Framework: &protocol.FrameworkChange{FrameworkID: id, State: "removed"}})
 	l.kick()
 	return err
 }

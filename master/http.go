@@ -24,6 +24,7 @@ import (
 //	                 follower redirects (307) to the leader's HTTP address, or answers
 //	                 503 when it does not know it.
 //	GET /metrics     this master's Prometheus metrics (metrics.go).
+//	GET /v1/events   the cluster events as newline-delimited JSON (http_events.go).
 //	POST /v1/agents/{id}/drain, /v1/agents/{id}/activate
 //	                 operator actions on agents (http_agents.go).
 //	PUT /v1/roles/{path...}
@@ -127,12 +128,17 @@ func (m *Master) startHTTP() error {
 		return fmt.Errorf("http listen: %w", err)
 	}
 	logger := m.logger.Named("http")
+	// Requests' contexts end when the server shuts down, so streams
+	// (GET /v1/events) end with it instead of holding the shutdown up.
+	base, stopStreams := context.WithCancel(context.Background())
 	srv := &http.Server{
 		Handler:           m.httpHandler(),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		IdleTimeout:       httpIdleTimeout,
 		ErrorLog:          logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+		BaseContext:       func(net.Listener) context.Context { return base },
 	}
+	srv.RegisterOnShutdown(stopStreams)
 	served := make(chan struct{})
 	m.ops.mu.Lock()
 	m.ops.srv, m.ops.addr, m.ops.served = srv, ln.Addr().String(), served
@@ -173,6 +179,7 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("GET /v1/leader", m.serveLeader)
 	mux.HandleFunc("GET /v1/state", m.leaderOnly(m.serveState))
 	mux.Handle("GET /metrics", m.metrics.handler())
+	mux.HandleFunc("GET /v1/events", m.serveEvents)
 	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(true))))
 	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(false))))
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))

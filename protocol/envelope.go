@@ -72,6 +72,8 @@ const (
 // Announcements (subject allot.leader).
 const (
 	MsgLeaderAnnouncement MsgType = 128
+	// MsgClusterEvent goes on the events subject (allot.events).
+	MsgClusterEvent MsgType = 129
 )
 
 // Replies: MsgReply wraps every reply; the others are the typed result
@@ -114,6 +116,7 @@ var msgTypeNames = map[MsgType]string{
 	MsgCoflowPrioritiesCommand:  "coflow_priorities_command",
 	MsgAckCommand:               "ack_command",
 	MsgLeaderAnnouncement:       "leader_announcement",
+	MsgClusterEvent:             "cluster_event",
 	MsgReply:                    "reply",
 	MsgSubscribeReply:           "subscribe_reply",
 	MsgRegisterReply:            "register_reply",

@@ -150,6 +150,8 @@ func sampleBodies() map[MsgType]any {
 		MsgLeaderAnnouncement: LeaderAnnouncement{
 			ID: "m1", Term: 7, HTTPAddr: "10.0.0.1:5050", NATSURLs: []string{"nats://10.0.0.1:4222"},
 		},
+		MsgClusterEvent: ClusterEvent{Type: ClusterEventAgent, Time: 1700000000000000000,
+			Agent: &AgentChange{AgentID: "ag-1", Hostname: "host-1", State: "draining"}},
 		MsgReply:          Reply{Type: MsgSubscribeReply, Body: msgpack.RawMessage(replyBody)},
 		MsgSubscribeReply: SubscribeReply{FrameworkID: "fw-1", LeaderID: "m1", HeartbeatInterval: time.Second},
 		MsgRegisterReply:  RegisterReply{AgentID: "ag-1", HeartbeatInterval: time.Second},

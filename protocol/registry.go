@@ -33,6 +33,7 @@ var registry = map[MsgType]func() any{
 	MsgCoflowPrioritiesCommand:  func() any { return new(CoflowPrioritiesCommand) },
 	MsgAckCommand:               func() any { return new(AckCommand) },
 	MsgLeaderAnnouncement:       func() any { return new(LeaderAnnouncement) },
+	MsgClusterEvent:             func() any { return new(ClusterEvent) },
 	MsgReply:                    func() any { return new(Reply) },
 	MsgSubscribeReply:           func() any { return new(SubscribeReply) },
 	MsgRegisterReply:            func() any { return new(RegisterReply) },

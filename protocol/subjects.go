@@ -149,6 +149,9 @@ func (s Subjects) AgentCmd(id AgentID) (string, error) {
 // Leader returns the subject of leader announcements, e.g. "allot.leader".
 func (s Subjects) Leader() string { return s.prefix() + ".leader" }
 
+// Events is the subject of cluster events (ClusterEvent), e.g. allot.events.
+func (s Subjects) Events() string { return s.prefix() + ".events" }
+
 // ParseAPI splits a subject received under APIAll into its kind
 // ("framework" or "agent") and verb. It returns false for any other subject
 // and for unknown verbs.

@@ -88,15 +88,16 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 	if kind == "framework" {
 		// Neither an unauthenticated nor a fenced scheduler's launch gets
 		// TASK_ERROR updates: they would go to the framework's scheduler.
-		if err := l.authenticate(msg, body); err != nil {
+		c := l.callerOf(body)
+		if err := l.authenticate(msg, c); err != nil {
 			l.logger.Warn("unauthenticated framework call refused", "subject", msg.Subject, "error", err)
 			return nil, err
 		}
-		if err := l.rateLimit(body); err != nil {
+		if err := l.rateLimit(c); err != nil {
 			l.logger.Debug("framework call over its rate refused", "subject", msg.Subject, "error", err)
 			return nil, err
 		}
-		if err := l.fence(msg, body); err != nil {
+		if err := l.fence(msg, c); err != nil {
 			l.logger.Info("call from a scheduler that was taken over refused", "subject", msg.Subject, "error", err)
 			return nil, err
 		}

@@ -19,15 +19,12 @@ import (
 // authenticate refuses a framework call without its principal's secret.
 // Calls for frameworks the master does not know are left to their handlers,
 // which say so.
-func (l *leader) authenticate(msg *nats.Msg, body any) error {
+func (l *leader) authenticate(msg *nats.Msg, c caller) error {
 	creds := l.m.cfg.Credentials
-	if len(creds) == 0 {
+	if len(creds) == 0 || !c.known {
 		return nil
 	}
-	principal, ok := l.principalOf(body)
-	if !ok {
-		return nil
-	}
+	principal := c.principal
 	var token string
 	if msg.Header != nil {
 		token = msg.Header.Get(protocol.TokenHeader)

@@ -47,52 +47,16 @@ func (l *leader) publishFramework(id protocol.FrameworkID, t protocol.MsgType, b
 
 // fence refuses a framework call whose session header names a session that
 // is not the framework's. Calls without the header are let through, and so
-// are calls for frameworks the master does not know (their handlers say
-// so).
-func (l *leader) fence(msg *nats.Msg, body any) error {
-	if msg.Header == nil {
+// are subscribes (they carry their session in their body) and calls for
+// frameworks the master does not know (their handlers say so).
+func (l *leader) fence(msg *nats.Msg, c caller) error {
+	if msg.Header == nil || c.fw == nil {
 		return nil
 	}
 	session, ok := protocol.ParseSession(msg.Header.Get(protocol.SessionHeader))
-	if !ok {
-		return nil
-	}
-	id, ok := callerOf(body)
-	if !ok {
-		return nil
-	}
-	f, known := l.m.View().Framework(id)
-	if !known || f.Session == session {
+	if !ok || c.fw.Session == session {
 		return nil
 	}
 	return fmt.Errorf("%w: framework %s: session %d, another scheduler holds session %d",
-		protocol.ErrFailedOver, id, session, f.Session)
-}
-
-// callerOf is the framework a framework call is made for (not subscribe,
-// which carries its session in its body).
-func callerOf(body any) (protocol.FrameworkID, bool) {
-	switch r := body.(type) {
-	case *protocol.TeardownRequest:
-		return r.FrameworkID, true
-	case *protocol.AcceptRequest:
-		return r.FrameworkID, true
-	case *protocol.DeclineRequest:
-		return r.FrameworkID, true
-	case *protocol.SuppressRequest:
-		return r.FrameworkID, true
-	case *protocol.ReviveRequest:
-		return r.FrameworkID, true
-	case *protocol.KillRequest:
-		return r.FrameworkID, true
-	case *protocol.ReconcileRequest:
-		return r.FrameworkID, true
-	case *protocol.AcknowledgeRequest:
-		return r.FrameworkID, true
-	case *protocol.DemandRequest:
-		return r.FrameworkID, true
-	case *protocol.CoflowRegisterRequest:
-		return r.FrameworkID, true
-	}
-	return "", false
+		protocol.ErrFailedOver, c.fw.ID, session, c.fw.Session)
 }

@@ -55,32 +55,10 @@ func (p *principalLimiter) allow(principal string) bool {
 }
 
 // rateLimit refuses a framework call over its principal's rate.
-func (l *leader) rateLimit(body any) error {
-	if l.limiter == nil {
-		return nil
-	}
-	principal, ok := l.principalOf(body)
-	if !ok || l.limiter.allow(principal) {
+func (l *leader) rateLimit(c caller) error {
+	if l.limiter == nil || !c.known || l.limiter.allow(c.principal) {
 		return nil
 	}
 	return fmt.Errorf("%w: principal %q is over %v calls per second", protocol.ErrRateLimited,
-		clipText(principal), l.m.cfg.FrameworkRateLimit.QPS)
-}
-
-// principalOf is the principal a framework call acts as: the one a
-// subscribe names, or the one its framework registered with; false for a
-// framework the master does not know.
-func (l *leader) principalOf(body any) (string, bool) {
-	if r, ok := body.(*protocol.SubscribeRequest); ok {
-		return r.Principal, true
-	}
-	id, ok := callerOf(body)
-	if !ok {
-		return "", false
-	}
-	f, known := l.m.View().Framework(id)
-	if !known {
-		return "", false
-	}
-	return f.Principal, true
+		clipText(c.principal), l.m.cfg.FrameworkRateLimit.QPS)
 }

@@ -251,12 +251,15 @@ func launch(t *testing.T, f *testcluster.TestFramework, id protocol.AgentID, tas
 	retryOffers(t, func() error { return f.Launch(offerOn(t, f, id, tasks...), tasks...) })
 }
 
-// retryOffers runs accept until it is not refused for a stale offer.
+// retryOffers runs accept until it is not refused for a stale offer, nor
+// sent while no leader listened (the masters may elect under load; nobody
+// received that accept, and the next offer comes from the new leader).
 func retryOffers(t *testing.T, accept func() error) {
 	t.Helper()
 	for range 10 {
 		err := accept()
-		if errors.Is(err, protocol.ErrUnknownOffer) || errors.Is(err, protocol.ErrOfferRescinded) {
+		if errors.Is(err, protocol.ErrUnknownOffer) || errors.Is(err, protocol.ErrOfferRescinded) ||
+			errors.Is(err, nats.ErrNoResponders) {
 			continue
 		}
 		if err != nil {

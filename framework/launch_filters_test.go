@@ -7,12 +7,15 @@ import (
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
 )
 
 // LaunchRefusing filters what a launch leaves unused; Launch does not.
 func TestDriver_LaunchRefusing(t *testing.T) {
-	c := testcluster.New(t, testcluster.Options{Agents: 1})
+	// One master: refuse filters live in the leader's memory, and a leader
+	// change (the masters elect under load) would lift them.
+	c := testcluster.New(t, testcluster.Options{Masters: 1, Agents: 1})
 	rec := &recorder{}
 	r := start(t, c, rec, framework.WithFailoverTimeout(time.Minute))
 	o := rec.waitOffer(t, r.d, 0, nil)
@@ -25,9 +28,14 @@ func TestDriver_LaunchRefusing(t *testing.T) {
 	if err := r.d.LaunchRefusing(ctxT(t), []protocol.OfferID{o2.ID}, time.Hour, task("b", unit(), testcluster.RunUntilKilled())); err != nil {
 		t.Fatal(err)
 	}
-	never(t, time.Second, "offered the agent while the launch's filter refuses it", func() bool {
-		return len(rec.offersSince(n)) > 0
-	})
+	if err := testutil.Poll(time.Second, 10*time.Millisecond, func() error {
+		if len(rec.offersSince(n)) > 0 {
+			return nil
+		}
+		return errors.New("no offer")
+	}); err == nil {
+		t.Fatalf("offered the agent while the launch's filter refuses it: %+v", rec.offersSince(n))
+	}
 	if err := r.d.LaunchRefusing(ctxT(t), nil, -time.Second); !errors.Is(err, protocol.ErrInvalidArgument) {
 		t.Fatalf("negative refuse: %v, want ErrInvalidArgument", err)
 	}

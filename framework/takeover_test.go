@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -28,10 +29,16 @@ func rawCall(t *testing.T, c *testcluster.Cluster, verb protocol.FrameworkVerb, 
 		msg.Header = nats.Header{}
 		msg.Header.Set(protocol.SessionHeader, protocol.FormatSession(session))
 	}
-	reply, err := nc.RequestMsgWithContext(ctxT(t), msg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// While the masters elect nobody answers; nobody received it either,
+	// so it is sent again.
+	var reply *nats.Msg
+	testutil.WaitFor(t, wait, 10*time.Millisecond, func() (err error) {
+		reply, err = nc.RequestMsgWithContext(ctxT(t), msg)
+		if err != nil && !errors.Is(err, nats.ErrNoResponders) {
+			t.Fatal(err)
+		}
+		return err
+	})
 	return protocol.DecodeReply(reply.Data, nil)
 }
 

@@ -75,7 +75,12 @@ const wait = 20 * time.Second
 // offers those resources again only once the forgotten offers expire.
 func newCluster(t *testing.T) *testcluster.Cluster {
 	t.Helper()
-	return testcluster.New(t, testcluster.Options{Masters: 3, AgentTimeout: 30 * time.Second, OfferTimeout: 2 * time.Second})
+	// Raft timeouts five times the test cluster's defaults: under the race
+	// detector on a loaded machine the default ones let followers start
+	// elections, and a launch that meets no leader fails these tests for
+	// nothing they check.
+	return testcluster.New(t, testcluster.Options{Masters: 3, AgentTimeout: 30 * time.Second, OfferTimeout: 2 * time.Second,
+		HeartbeatTimeout: 500 * time.Millisecond, ElectionTimeout: 500 * time.Millisecond, LeaderLeaseTimeout: 250 * time.Millisecond})
 }
 
 // testConfig is an agent on c with fixed resources (4 CPUs, 2 GiB, ports

@@ -112,7 +112,15 @@ func checkLifecycle(t *testing.T, fw *testcluster.TestFramework) {
 	}
 }
 
+// lastWithUUID is a task's latest update with a UUID: its terminal one
+// when that arrived (an earlier update a new leader sent again may arrive
+// after it, and is superseded), else the last to arrive.
 func lastWithUUID(sts []protocol.TaskStatus) (protocol.TaskStatus, bool) {
+	for i := len(sts) - 1; i >= 0; i-- {
+		if sts[i].UUID != "" && sts[i].State.Terminal() {
+			return sts[i], true
+		}
+	}
 	for i := len(sts) - 1; i >= 0; i-- {
 		if sts[i].UUID != "" {
 			return sts[i], true

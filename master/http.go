@@ -13,14 +13,15 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
 // The operator HTTP API (DESIGN.md; issue 3 item 4):
 //
 //	GET /healthz     200 "ok" while this master's NATS connection and Raft node are up.
-//	GET /v1/leader   who leads, answered by every master itself (leaderJSON).
-//	GET /v1/state    the cluster's state (stateJSON); served by the leader only: a
+//	GET /v1/leader   who leads, answered by every master itself (api.Leader).
+//	GET /v1/state    the cluster's state (api.State); served by the leader only: a
 //	                 follower redirects (307) to the leader's HTTP address, or answers
 //	                 503 when it does not know it.
 //	GET /metrics     this master's Prometheus metrics (metrics.go).
@@ -29,6 +30,8 @@ import (
 //	                 operator actions on agents (http_agents.go).
 //	PUT /v1/roles/{path...}
 //	                 a role's weight and quota limit (http_roles.go).
+//	GET /v1/frameworks/{id}/explain
+//	                 why a framework is or is not offered resources (http_explain.go).
 //
 // Followers learn the leader's HTTP address from the announcements the
 // leader publishes on the leader subject; an announcement counts only while
@@ -183,6 +186,7 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(true))))
 	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(false))))
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
+	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.leaderOnly(m.serveExplain))
 	return mux
 }
 
@@ -206,8 +210,8 @@ func (m *Master) serveLeader(w http.ResponseWriter, _ *http.Request) {
 }
 
 // leaderInfo says who leads, as this master knows it.
-func (m *Master) leaderInfo() leaderJSON {
-	info := leaderJSON{SelfID: m.ID(), IsLeader: m.IsLeader(), RaftIndex: m.View().Index()}
+func (m *Master) leaderInfo() api.Leader {
+	info := api.Leader{SelfID: m.ID(), IsLeader: m.IsLeader(), RaftIndex: m.View().Index()}
 	info.LeaderID, info.LeaderRaftAddr = m.node.Leader()
 	switch {
 	case info.IsLeader:
@@ -238,14 +242,14 @@ func (m *Master) leaderOnly(h func(http.ResponseWriter, *http.Request, *leader))
 		info := m.leaderInfo()
 		switch {
 		case info.LeaderID == m.ID():
-			writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: "this master was elected and is not serving yet", LeaderID: info.LeaderID})
+			writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "this master was elected and is not serving yet", LeaderID: info.LeaderID})
 		case info.LeaderHTTPAddr != "":
 			w.Header().Set("Cache-Control", "no-store")
 			http.Redirect(w, r, "http://"+info.LeaderHTTPAddr+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 		case info.LeaderID == "":
-			writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: "no leader is known"})
+			writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "no leader is known"})
 		default:
-			writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: "the leader's http address is not known", LeaderID: info.LeaderID})
+			writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "the leader's http address is not known", LeaderID: info.LeaderID})
 		}
 	}
 }
@@ -266,7 +270,7 @@ func writeJSON(w http.ResponseWriter, code int, body any) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		code = http.StatusInternalServerError
-		data, _ = json.Marshal(errorJSON{Error: "encode response: " + err.Error()})
+		data, _ = json.Marshal(api.Error{Error: "encode response: " + err.Error()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

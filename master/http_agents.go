@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -19,12 +20,6 @@ import (
 // (followers redirect with 307, which keeps the method). With
 // Config.OperatorToken set they need "Authorization: Bearer <token>".
 
-// agentStateJSON answers an operator action on an agent.
-type agentStateJSON struct {
-	AgentID string `json:"agent_id"`
-	State   string `json:"state"`
-}
-
 // operatorOnly lets a request through when no operator token is configured
 // or when it carries the token.
 func (m *Master) operatorOnly(h http.HandlerFunc) http.HandlerFunc {
@@ -33,7 +28,7 @@ func (m *Master) operatorOnly(h http.HandlerFunc) http.HandlerFunc {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="allot"`)
-				writeJSON(w, http.StatusUnauthorized, errorJSON{Error: "this action needs the operator token"})
+				writeJSON(w, http.StatusUnauthorized, api.Error{Error: "this action needs the operator token"})
 				return
 			}
 		}
@@ -46,7 +41,7 @@ func (m *Master) serveAgentDraining(draining bool) func(http.ResponseWriter, *ht
 	return func(w http.ResponseWriter, r *http.Request, l *leader) {
 		id := protocol.AgentID(r.PathValue("id"))
 		if !protocol.ValidID(string(id)) {
-			writeJSON(w, http.StatusBadRequest, errorJSON{Error: "not an agent id"})
+			writeJSON(w, http.StatusBadRequest, api.Error{Error: "not an agent id"})
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
@@ -54,15 +49,15 @@ func (m *Master) serveAgentDraining(draining bool) func(http.ResponseWriter, *ht
 		a, err := l.setDraining(ctx, id, draining)
 		switch {
 		case err == nil && a != nil:
-			writeJSON(w, http.StatusOK, agentStateJSON{AgentID: string(a.ID), State: string(a.State)})
+			writeJSON(w, http.StatusOK, api.AgentState{AgentID: string(a.ID), State: string(a.State)})
 		case errors.Is(err, protocol.ErrUnknownAgent):
-			writeJSON(w, http.StatusNotFound, errorJSON{Error: err.Error()})
+			writeJSON(w, http.StatusNotFound, api.Error{Error: err.Error()})
 		case errors.Is(err, protocol.ErrInvalidArgument):
-			writeJSON(w, http.StatusConflict, errorJSON{Error: err.Error()})
+			writeJSON(w, http.StatusConflict, api.Error{Error: err.Error()})
 		case err == nil:
-			writeJSON(w, http.StatusInternalServerError, errorJSON{Error: "no agent in the result"})
+			writeJSON(w, http.StatusInternalServerError, api.Error{Error: "no agent in the result"})
 		default:
-			writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: err.Error()})
+			writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: err.Error()})
 		}
 	}
 }

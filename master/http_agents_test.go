@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -77,7 +78,7 @@ func TestMaster_DrainAgent(t *testing.T) {
 		t.Fatalf("drain without the token: %d, want 401", code)
 	}
 	code, body := httpTestPost(t, base+string(agent.AgentID)+"/drain", "op-secret")
-	var got agentStateJSON
+	var got api.AgentState
 	if err := json.Unmarshal(body, &got); code != http.StatusOK || err != nil || got.State != "draining" {
 		t.Fatalf("drain: %d %s, want 200 and state draining", code, body)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -21,18 +22,18 @@ const eventStreamBuffer = 1024
 func (m *Master) serveEvents(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		writeJSON(w, http.StatusInternalServerError, errorJSON{Error: "streaming unsupported"})
+		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "streaming unsupported"})
 		return
 	}
 	ch := make(chan *nats.Msg, eventStreamBuffer)
 	sub, err := m.nc.ChanSubscribe(m.cfg.subjects().Events(), ch)
 	if err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: "subscribe to events: " + err.Error()})
+		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "subscribe to events: " + err.Error()})
 		return
 	}
 	defer func() { _ = sub.Unsubscribe() }()
 	if err := m.nc.Flush(); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: "subscribe to events: " + err.Error()})
+		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "subscribe to events: " + err.Error()})
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")

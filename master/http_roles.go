@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -16,33 +17,20 @@ import (
 // 8000, "mem": 16384}}. Weight defaults to 1; without "limit" the role has
 // none. Answers the role as configured.
 
-// roleRequestJSON is the body of PUT /v1/roles/{path...}.
-type roleRequestJSON struct {
-	Weight *float64         `json:"weight"`
-	Limit  map[string]int64 `json:"limit"`
-}
-
-// roleConfigJSON answers it.
-type roleConfigJSON struct {
-	Path   string             `json:"path"`
-	Weight float64            `json:"weight"`
-	Limit  protocol.Resources `json:"limit"`
-}
-
 // maxRoleBody bounds the body of a role request.
 const maxRoleBody = 64 << 10
 
 func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader) {
 	path := r.PathValue("path")
 	if !protocol.ValidRole(path) {
-		writeJSON(w, http.StatusBadRequest, errorJSON{Error: "not a role path"})
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: "not a role path"})
 		return
 	}
-	var req roleRequestJSON
+	var req api.RoleRequest
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxRoleBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, errorJSON{Error: "body: " + err.Error() + ` (want {"weight": w, "limit": {"cpus": n, ...}})`})
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: "body: " + err.Error() + ` (want {"weight": w, "limit": {"cpus": n, ...}})`})
 		return
 	}
 	weight := 1.0
@@ -51,11 +39,11 @@ func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader)
 	}
 	limit := protocol.Scalars(req.Limit)
 	if !(weight > 0) {
-		writeJSON(w, http.StatusBadRequest, errorJSON{Error: fmt.Sprintf("weight %v: want more than 0", weight)})
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: fmt.Sprintf("weight %v: want more than 0", weight)})
 		return
 	}
 	if err := limit.Validate(); err != nil {
-		writeJSON(w, http.StatusBadRequest, errorJSON{Error: "limit: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: "limit: " + err.Error()})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
@@ -63,16 +51,16 @@ func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader)
 	role, err := l.setRole(ctx, path, weight, limit)
 	switch {
 	case err == nil && role != nil:
-		out := roleConfigJSON{Path: role.Path, Weight: role.Weight, Limit: protocol.Resources{}}
+		out := api.RoleConfig{Path: role.Path, Weight: role.Weight, Limit: protocol.Resources{}}
 		if role.Quota != nil {
 			out.Limit = role.Quota.Limit
 		}
 		writeJSON(w, http.StatusOK, out)
 	case errors.Is(err, protocol.ErrInvalidArgument), errors.Is(err, protocol.ErrInvalidResources):
-		writeJSON(w, http.StatusBadRequest, errorJSON{Error: err.Error()})
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: err.Error()})
 	case err == nil:
-		writeJSON(w, http.StatusInternalServerError, errorJSON{Error: "no role in the result"})
+		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "no role in the result"})
 	default:
-		writeJSON(w, http.StatusServiceUnavailable, errorJSON{Error: err.Error()})
+		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: err.Error()})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -29,7 +30,7 @@ func TestMaster_SetRoleLimit(t *testing.T) {
 	m, nc := operatorTestMaster(t, "op")
 	base := "http://" + m.HTTPAddr() + "/v1/roles/"
 	code, body := httpTestPut(t, base+"eng/batch", "op", `{"weight": 2, "limit": {"cpus": 300}}`)
-	var got roleConfigJSON
+	var got api.RoleConfig
 	if err := json.Unmarshal(body, &got); code != http.StatusOK || err != nil || got.Weight != 2 || got.Limit.Scalar("cpus") != 300 {
 		t.Fatalf("PUT role: %d %s", code, body)
 	}
@@ -62,7 +63,7 @@ func TestMaster_SetRoleLimit(t *testing.T) {
 		t.Fatalf("offer to eng/batch: %s, want its 300 milli-CPU limit", o.Resources)
 	}
 	code, _, body = httpTestGet(t, "http://"+m.HTTPAddr()+"/v1/state")
-	var st stateJSON
+	var st api.State
 	if err := json.Unmarshal(body, &st); code != http.StatusOK || err != nil {
 		t.Fatalf("GET /v1/state: %d %v", code, err)
 	}

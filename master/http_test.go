@@ -20,6 +20,7 @@ import (
 
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 	"github.com/allot-project/allot/raftstore"
 )
@@ -151,13 +152,13 @@ func httpTestDo(t *testing.T, req *http.Request) (int, http.Header, []byte) {
 	return resp.StatusCode, resp.Header, body
 }
 
-func httpTestLeaderJSON(t *testing.T, m *Master) leaderJSON {
+func httpTestLeaderJSON(t *testing.T, m *Master) api.Leader {
 	t.Helper()
 	code, _, body := httpTestGet(t, "http://"+m.HTTPAddr()+"/v1/leader")
 	if code != http.StatusOK {
 		t.Fatalf("GET /v1/leader: got %d %s, want 200", code, body)
 	}
-	var info leaderJSON
+	var info api.Leader
 	if err := json.Unmarshal(body, &info); err != nil {
 		t.Fatalf("GET /v1/leader: %v in %s", err, body)
 	}
@@ -247,7 +248,7 @@ func TestMaster_HTTP(t *testing.T) {
 		t.Fatalf("GET /healthz: got %d %q, want 200 ok", code, body)
 	}
 	info := httpTestLeaderJSON(t, m)
-	want := leaderJSON{LeaderID: "m1", LeaderRaftAddr: m.RaftAddr(), LeaderHTTPAddr: m.HTTPAddr(), SelfID: "m1", IsLeader: true, RaftIndex: info.RaftIndex}
+	want := api.Leader{LeaderID: "m1", LeaderRaftAddr: m.RaftAddr(), LeaderHTTPAddr: m.HTTPAddr(), SelfID: "m1", IsLeader: true, RaftIndex: info.RaftIndex}
 	if info != want {
 		t.Fatalf("GET /v1/leader: got %+v, want %+v", info, want)
 	}
@@ -280,14 +281,14 @@ func TestMaster_HTTP(t *testing.T) {
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 
 	// An allocation round offers the agent to the framework.
-	var st stateJSON
+	var st api.State
 	var raw map[string]any
 	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
 		code, _, body := httpTestGet(t, base+"/v1/state")
 		if code != http.StatusOK {
 			return fmt.Errorf("GET /v1/state: got %d %s, want 200", code, body)
 		}
-		st, raw = stateJSON{}, nil
+		st, raw = api.State{}, nil
 		if err := json.Unmarshal(body, &st); err != nil {
 			return err
 		}
@@ -331,7 +332,7 @@ func TestMaster_HTTP(t *testing.T) {
 		o.Resources.Scalars["cpus"] != 4000 || o.Expires == nil {
 		t.Errorf("offers: got %+v, want one fair offer of the whole agent to %s", st.Offers, fw.FrameworkID)
 	}
-	i := slices.IndexFunc(st.Roles, func(r roleJSON) bool { return r.Path == "eng" })
+	i := slices.IndexFunc(st.Roles, func(r api.Role) bool { return r.Path == "eng" })
 	if i < 0 {
 		t.Fatalf("roles: got %+v, want eng", st.Roles)
 	}
@@ -424,7 +425,7 @@ func TestMaster_HTTPFollowerRedirects(t *testing.T) {
 	// The follower learns the leader's HTTP address from its announcements.
 	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
 		info := httpTestLeaderJSON(t, follower)
-		want := leaderJSON{LeaderID: leader.ID(), LeaderRaftAddr: leader.RaftAddr(), LeaderHTTPAddr: leader.HTTPAddr(),
+		want := api.Leader{LeaderID: leader.ID(), LeaderRaftAddr: leader.RaftAddr(), LeaderHTTPAddr: leader.HTTPAddr(),
 			SelfID: follower.ID(), IsLeader: false, RaftIndex: info.RaftIndex}
 		if info != want {
 			return fmt.Errorf("follower GET /v1/leader: got %+v, want %+v", info, want)
@@ -445,7 +446,7 @@ func TestMaster_HTTPFollowerRedirects(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var st stateJSON
+	var st api.State
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("followed redirect: got %d, %v, want 200 and a state", resp.StatusCode, err)
 	}
@@ -483,7 +484,7 @@ func TestMaster_HTTPFollowerUnknownLeaderAddr(t *testing.T) {
 		return nil
 	})
 	code, hdr, body := httpTestGet(t, "http://"+follower.HTTPAddr()+"/v1/state")
-	var e errorJSON
+	var e api.Error
 	if err := json.Unmarshal(body, &e); err != nil {
 		t.Fatalf("follower GET /v1/state: %v in %s", err, body)
 	}

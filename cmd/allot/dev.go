@@ -185,10 +185,20 @@ func printDevCluster(w io.Writer, c *devcluster.Cluster) {
 			a.Attributes["rack"], a.Attributes["zone"], a.Resources, a.HTTPAddr)
 	}
 	fmt.Fprintf(w, "\nInspect it (the other masters redirect to the leader, hence -L):\n")
+	fmt.Fprintf(w, "  allot status --masters %s\n", mastersFlag(l))
 	fmt.Fprintf(w, "  curl -L http://%s/v1/state\n", cmp.Or(leader, l.Masters[0].HTTPAddr))
 	fmt.Fprintf(w, "\nPoint frameworks at it:\n")
 	fmt.Fprintf(w, "  export ALLOT_NATS=%s    # then pass --nats $ALLOT_NATS to a framework\n", c.NATSURL())
 	fmt.Fprintf(w, "  Go SDK: framework.NewDriver(sched, framework.WithNATSURLs(%q))\n", c.NATSURL())
 	fmt.Fprintf(w, "\nAdd an agent: allot agent --nats %s --work-dir DIR --http 127.0.0.1:0\n", c.NATSURL())
 	fmt.Fprintf(w, "\nCtrl-C stops the cluster; `allot dev --data-dir %s` resumes it.\n", c.DataDir())
+}
+
+// mastersFlag is the --masters value of the operator commands for l.
+func mastersFlag(l devcluster.Layout) string {
+	addrs := make([]string, 0, len(l.Masters))
+	for _, m := range l.Masters {
+		addrs = append(addrs, m.HTTPAddr)
+	}
+	return strings.Join(addrs, ",")
 }

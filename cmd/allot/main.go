@@ -20,6 +20,7 @@ func main() {
 	}
 	root.AddCommand(simCommand(), masterCommand(), agentCommand(), taskShimCommand())
 	root.AddCommand(devCommand())
+	root.AddCommand(operatorCommands()...)
 	if err := root.Execute(); err != nil {
 		// One line, so scripts can show the reason as it is.
 		fmt.Fprintln(os.Stderr, "allot:", strings.ReplaceAll(err.Error(), "\n", " "))

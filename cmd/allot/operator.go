@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/protocol"
+)
+
+// The operator commands talk to the masters' HTTP API (master/api): any
+// master answers, followers redirect to the leader.
+
+// defaultMasters are the HTTP APIs of `allot dev`'s three masters.
+const defaultMasters = "127.0.0.1:5050,127.0.0.1:5051,127.0.0.1:5052"
+
+// operatorFlags are the flags every operator command takes.
+type operatorFlags struct {
+	masters string
+	token   string
+	json    bool
+	timeout time.Duration
+}
+
+func (o *operatorFlags) register(cmd *cobra.Command) {
+	fl := cmd.PersistentFlags()
+	fl.StringVar(&o.masters, "masters", envOr("ALLOT_MASTERS", defaultMasters), "comma-separated masters' HTTP addresses (host:port or URL; $ALLOT_MASTERS)")
+	fl.StringVar(&o.token, "token", os.Getenv("ALLOT_OPERATOR_TOKEN"), "operator token for actions, when the masters have one ($ALLOT_OPERATOR_TOKEN)")
+	fl.BoolVar(&o.json, "json", false, "print the API's JSON instead of a table")
+	fl.DurationVar(&o.timeout, "timeout", 10*time.Second, "give up on a request after this long")
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// newClient returns a client of the --masters.
+func (o *operatorFlags) newClient() (*api.Client, error) {
+	return api.NewClient(strings.Split(o.masters, ","), api.WithToken(o.token))
+}
+
+// call makes one API call bounded by --timeout and prints its answer: as
+// JSON with --json, else with table.
+func call[T any](o *operatorFlags, cmd *cobra.Command, do func(context.Context, *api.Client) (T, error), table func(io.Writer, T)) error {
+	c, err := o.newClient()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout)
+	defer cancel()
+	v, err := do(ctx, c)
+	if err != nil {
+		return err
+	}
+	return o.emit(cmd.OutOrStdout(), v, func(w io.Writer) { table(w, v) })
+}
+
+// emit prints v as indented JSON with --json, else calls table.
+func (o *operatorFlags) emit(w io.Writer, v any, table func(io.Writer)) error {
+	if o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	table(w)
+	return nil
+}
+
+// operatorCommands returns the operator commands.
+func operatorCommands() []*cobra.Command {
+	o := &operatorFlags{}
+	status := &cobra.Command{
+		Use:   "status",
+		Short: "Show the leader and a summary of agents, frameworks, tasks and offers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (status, error) {
+				l, err := c.Leader(ctx)
+				if err != nil {
+					return status{}, err
+				}
+				st, err := c.State(ctx)
+				return status{l, st}, err
+			}, printStatus)
+		},
+	}
+	o.register(status)
+	return []*cobra.Command{status, agentOpsCommand(), frameworkOpsCommand(), roleOpsCommand(), eventsCommand(),
+		listingCommand("task", "List tasks", "List the tasks the master knows", func(st api.State) any { return st.Tasks }, printTasks),
+		listingCommand("offer", "List outstanding offers", "List the outstanding offers", func(st api.State) any { return st.Offers }, printOffers)}
+}
+
+// listCommand is a "list" subcommand printing part of the state.
+func listCommand(o *operatorFlags, short string, pick func(api.State) any, table func(io.Writer, api.State)) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var st api.State
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (any, error) {
+				var err error
+				st, err = c.State(ctx)
+				return pick(st), err
+			}, func(w io.Writer, _ any) { table(w, st) })
+		},
+	}
+}
+
+func agentOpsCommand() *cobra.Command {
+	o := &operatorFlags{}
+	cmd := &cobra.Command{Use: "agents", Aliases: []string{"agent"}, Short: "List, drain and activate agents"}
+	o.register(cmd)
+	action := func(use, short string, act func(*api.Client, context.Context, protocol.AgentID) (api.AgentState, error)) *cobra.Command {
+		return &cobra.Command{
+			Use:   use + " AGENT_ID",
+			Short: short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return call(o, cmd, func(ctx context.Context, c *api.Client) (api.AgentState, error) {
+					return act(c, ctx, protocol.AgentID(args[0]))
+				}, func(w io.Writer, st api.AgentState) { fmt.Fprintf(w, "agent %s is %s\n", st.AgentID, st.State) })
+			},
+		}
+	}
+	cmd.AddCommand(
+		listCommand(o, "List the agents", func(st api.State) any { return st.Agents }, printAgents),
+		action("drain", "Stop offering an agent's resources; its tasks keep running", (*api.Client).DrainAgent),
+		action("activate", "Offer a drained agent's resources again", (*api.Client).ActivateAgent),
+	)
+	return cmd
+}
+
+func frameworkOpsCommand() *cobra.Command {
+	o := &operatorFlags{}
+	cmd := &cobra.Command{Use: "frameworks", Aliases: []string{"framework"}, Short: "List frameworks and explain their offers"}
+	o.register(cmd)
+	explain := &cobra.Command{
+		Use:   "explain FRAMEWORK_ID",
+		Short: "Say why a framework is or is not offered resources",
+		Long: `Say why a framework is or is not offered resources: its demand, its decline
+filters and, for each task shape it declared, how many agents could take a
+task now and why the others cannot (draining, declined with a filter,
+failing constraints, too few free resources), and roles at their quota limit.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.Explanation, error) {
+				return c.Explain(ctx, protocol.FrameworkID(args[0]))
+			}, printExplanation)
+		},
+	}
+	cmd.AddCommand(listCommand(o, "List the frameworks", func(st api.State) any { return st.Frameworks }, printFrameworks), explain)
+	return cmd
+}
+
+// listingCommand is a noun whose only subcommand is "list".
+func listingCommand(noun, short, listShort string, pick func(api.State) any, table func(io.Writer, api.State)) *cobra.Command {
+	o := &operatorFlags{}
+	cmd := &cobra.Command{Use: noun + "s", Aliases: []string{noun}, Short: short}
+	o.register(cmd)
+	cmd.AddCommand(listCommand(o, listShort, pick, table))
+	return cmd
+}
+
+func roleOpsCommand() *cobra.Command {
+	o := &operatorFlags{}
+	cmd := &cobra.Command{Use: "roles", Aliases: []string{"role"}, Short: "List roles and set their weights and quota limits"}
+	o.register(cmd)
+	var weight float64
+	var limit string
+	set := &cobra.Command{
+		Use:   "set ROLE_PATH",
+		Short: "Set a role's weight and quota limit (e.g. set eng/prod --weight 2 --limit cpus=8000,mem=16384)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req := api.RoleRequest{}
+			if cmd.Flags().Changed("weight") {
+				req.Weight = &weight
+			}
+			lim, err := parseLimit(limit)
+			if err != nil {
+				return err
+			}
+			req.Limit = lim
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.RoleConfig, error) {
+				return c.SetRole(ctx, args[0], req)
+			}, func(w io.Writer, rc api.RoleConfig) {
+				fmt.Fprintf(w, "role %s: weight %g, limit %s\n", rc.Path, rc.Weight, orNone(humanResources(rc.Limit)))
+			})
+		},
+	}
+	set.Flags().Float64Var(&weight, "weight", 1, "the role's weight among its siblings")
+	set.Flags().StringVar(&limit, "limit", "", "quota limit as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
+	cmd.AddCommand(listCommand(o, "List the roles with their shares and limits", func(st api.State) any { return st.Roles }, printRoles), set)
+	return cmd
+}
+
+// parseLimit reads "cpus=8000,mem=16384".
+func parseLimit(s string) (map[string]int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]int64{}
+	for _, part := range strings.Split(s, ",") {
+		name, amount, ok := strings.Cut(strings.TrimSpace(part), "=")
+		n, err := strconv.ParseInt(amount, 10, 64)
+		if !ok || name == "" || err != nil || n < 0 {
+			return nil, fmt.Errorf("--limit %q: want name=amount pairs with whole amounts, e.g. cpus=8000,mem=16384", s)
+		}
+		out[name] = n
+	}
+	return out, nil
+}
+
+func eventsCommand() *cobra.Command {
+	o := &operatorFlags{}
+	cmd := &cobra.Command{
+		Use:   "events",
+		Short: "Follow the cluster events (tasks, agents, frameworks) until interrupted",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.newClient()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			w := cmd.OutOrStdout()
+			enc := json.NewEncoder(w)
+			err = c.Events(ctx, func(ev protocol.ClusterEvent) error {
+				if o.json {
+					return enc.Encode(ev)
+				}
+				_, err := fmt.Fprintln(w, describeEvent(ev))
+				return err
+			})
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		},
+	}
+	o.register(cmd)
+	return cmd
+}

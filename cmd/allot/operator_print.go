@@ -1,0 +1,234 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/protocol"
+)
+
+// Tables of the operator commands.
+
+func table(w io.Writer, header string, rows func(tw io.Writer)) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	rows(tw)
+	_ = tw.Flush()
+}
+
+// status is what `allot status` shows.
+type status struct {
+	Leader api.Leader `json:"leader"`
+	State  api.State  `json:"state"`
+}
+
+func printStatus(w io.Writer, s status) {
+	l, st := s.Leader, s.State
+	leader := l.LeaderID
+	if l.LeaderHTTPAddr != "" {
+		leader += " (http://" + l.LeaderHTTPAddr + ")"
+	}
+	fmt.Fprintf(w, "leader      %s, raft index %d\n", orNone(leader), st.RaftIndex)
+	fmt.Fprintf(w, "agents      %d: %s\n", len(st.Agents), countBy(st.Agents, func(a api.Agent) string { return a.State }))
+	fmt.Fprintf(w, "frameworks  %d: %s\n", len(st.Frameworks), countBy(st.Frameworks, func(f api.Framework) string {
+		if f.Connected {
+			return "connected"
+		}
+		return "disconnected"
+	}))
+	fmt.Fprintf(w, "tasks       %d: %s\n", len(st.Tasks), countBy(st.Tasks, func(t api.Task) string { return string(t.State) }))
+	fmt.Fprintf(w, "offers      %d outstanding: %s\n", len(st.Offers), countBy(st.Offers, func(o api.Offer) string { return o.Kind }))
+	var total protocol.Resources
+	for _, a := range st.Agents {
+		if a.State == "active" || a.State == "draining" {
+			total = total.Add(a.Resources)
+		}
+	}
+	var used protocol.Resources
+	for _, t := range st.Tasks {
+		used = used.Add(t.Resources)
+	}
+	fmt.Fprintf(w, "capacity    %s\n", orNone(humanResources(total)))
+	fmt.Fprintf(w, "in tasks    %s\n", orNone(humanResources(used)))
+}
+
+// countBy renders "3 active, 1 draining", keys sorted.
+func countBy[T any](xs []T, key func(T) string) string {
+	n := map[string]int{}
+	for _, x := range xs {
+		n[key(x)]++
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+	}
+	return orNone(strings.Join(parts, ", "))
+}
+
+func printAgents(w io.Writer, st api.State) {
+	tasks := map[protocol.AgentID]int{}
+	for _, t := range st.Tasks {
+		tasks[t.AgentID]++
+	}
+	table(w, "ID\tHOSTNAME\tSTATE\tTASKS\tRESOURCES\tATTRIBUTES", func(tw io.Writer) {
+		for _, a := range st.Agents {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Hostname, a.State, tasks[a.ID], humanResources(a.Resources), attributes(a.Attributes))
+		}
+	})
+}
+
+func attributes(m map[string]any) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func printFrameworks(w io.Writer, st api.State) {
+	tasks := map[protocol.FrameworkID]int{}
+	for _, t := range st.Tasks {
+		tasks[t.FrameworkID]++
+	}
+	table(w, "ID\tNAME\tROLE\tPRINCIPAL\tCONNECTED\tSUPPRESSED\tTASKS", func(tw io.Writer) {
+		for _, f := range st.Frameworks {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\t%t\t%d\n", f.ID, f.Name, orNone(f.Role), orNone(f.Principal), f.Connected, f.Suppressed, tasks[f.ID])
+		}
+	})
+}
+
+func printTasks(w io.Writer, st api.State) {
+	table(w, "FRAMEWORK\tTASK\tAGENT\tSTATE\tKIND\tRESOURCES\tREASON", func(tw io.Writer) {
+		for _, t := range st.Tasks {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.FrameworkID, t.TaskID, t.AgentID, t.State, orNone(string(t.Kind)), humanResources(t.Resources), t.Reason)
+		}
+	})
+}
+
+func printOffers(w io.Writer, st api.State) {
+	table(w, "ID\tFRAMEWORK\tAGENT\tKIND\tRESOURCES\tEXPIRES", func(tw io.Writer) {
+		for _, o := range st.Offers {
+			exp := "never"
+			if o.Expires != nil {
+				exp = *o.Expires
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.ID, o.FrameworkID, o.AgentID, o.Kind, humanResources(o.Resources), exp)
+		}
+	})
+}
+
+func printRoles(w io.Writer, st api.State) {
+	table(w, "ROLE\tWEIGHT\tDOMINANT SHARE\tALLOCATION\tLIMIT", func(tw io.Writer) {
+		for _, r := range st.Roles {
+			limit := "none"
+			if r.Limit != nil {
+				limit = humanResources(*r.Limit)
+			}
+			fmt.Fprintf(tw, "%s\t%g\t%.3f\t%s\t%s\n", r.Path, r.Weight, r.DominantShare, orNone(humanResources(r.Allocation)), limit)
+		}
+	})
+}
+
+func printExplanation(w io.Writer, ex api.Explanation) {
+	fmt.Fprintf(w, "framework %s in role %q: connected %t, suppressed %t\n", ex.FrameworkID, ex.Role, ex.Connected, ex.Suppressed)
+	fmt.Fprintf(w, "holds %s (dominant share %.3f), of which %d outstanding offers hold %s\n",
+		orNone(humanResources(ex.Allocation)), ex.DominantShare, ex.Offers, orNone(humanResources(ex.Offered)))
+	if !ex.Declared {
+		fmt.Fprintln(w, "declared no demand: it is offered whole remainders of agents")
+	}
+	for _, f := range ex.Filters {
+		until := "forever"
+		if f.Until != nil {
+			until = "until " + *f.Until
+		}
+		fmt.Fprintf(w, "declined agent %s %s\n", f.AgentID, until)
+	}
+	if len(ex.Shapes) > 0 {
+		fmt.Fprintf(w, "\ntask shapes, and how many of the %d agents could take one task now (or what keeps it off them):\n", ex.Agents)
+		table(w, "KIND\tRESOURCES\tPENDING\tOFFERED\tFIT\tTOO SMALL\tCONSTRAINTS\tFILTERED\tDRAINING\tQUOTA", func(tw io.Writer) {
+			for _, s := range ex.Shapes {
+				pending := "unbounded"
+				if s.Pending != nil {
+					pending = strconv.FormatInt(*s.Pending, 10)
+				}
+				res := humanResources(s.Resources)
+				if s.Ports > 0 {
+					res += fmt.Sprintf(", %d ports", s.Ports)
+				}
+				for _, c := range s.Constraints {
+					res += ", " + c.String()
+				}
+				quota := "ok"
+				if len(s.LimitedBy) > 0 {
+					quota = "at limit of " + strings.Join(s.LimitedBy, ", ")
+				}
+				a := s.Agents
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Kind, res, pending, s.Offered,
+					a.Fit, a.Resources, a.Constraints, a.Filtered, a.Draining, quota)
+			}
+		})
+	}
+	fmt.Fprintln(w)
+	if len(ex.Reasons) == 0 {
+		fmt.Fprintln(w, "nothing keeps offers from it: it gets them in its turn, in H-DRF order")
+		return
+	}
+	fmt.Fprintln(w, "what keeps offers from it:")
+	for _, r := range ex.Reasons {
+		fmt.Fprintln(w, "  -", r)
+	}
+}
+
+// describeEvent renders a cluster event as one line.
+func describeEvent(ev protocol.ClusterEvent) string {
+	at := time.Unix(0, ev.Time).UTC().Format(time.RFC3339Nano)
+	switch {
+	case ev.Task != nil:
+		s := ev.Task
+		line := fmt.Sprintf("%s task %s/%s on %s: %s", at, s.FrameworkID, s.TaskID, orNone(string(s.AgentID)), s.State)
+		if s.Reason != "" {
+			line += " (" + s.Reason + ")"
+		}
+		return line
+	case ev.Agent != nil:
+		return fmt.Sprintf("%s agent %s %s: %s", at, ev.Agent.AgentID, ev.Agent.Hostname, ev.Agent.State)
+	case ev.Framework != nil:
+		return fmt.Sprintf("%s framework %s %q in role %q: %s", at, ev.Framework.FrameworkID, ev.Framework.Name, ev.Framework.Role, ev.Framework.State)
+	}
+	return fmt.Sprintf("%s %s", at, ev.Type)
+}
+
+// humanResources renders resources for people: CPUs in cores, memory and
+// disk in MiB, ports as ranges, e.g. "cpus 1.5, mem 2048 MiB, ports 31000-31009".
+func humanResources(r protocol.Resources) string {
+	var parts []string
+	for _, k := range r.Names() {
+		v, scalar := r.Scalars[k]
+		switch {
+		case !scalar:
+			parts = append(parts, fmt.Sprintf("%s %s", k, r.Ranges[k]))
+		case v == 0:
+		case k == protocol.ResCPUs:
+			parts = append(parts, fmt.Sprintf("cpus %s", strconv.FormatFloat(float64(v)/1000, 'f', -1, 64)))
+		case k == protocol.ResMem || k == protocol.ResDisk:
+			parts = append(parts, fmt.Sprintf("%s %d MiB", k, v))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %d", k, v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/master"
+	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/protocol"
+)
+
+// The operator commands against a running master trio: status, listings,
+// explain, drain and activate with the operator token, role settings, and
+// clear one-line failures.
+func TestOperatorCommands(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 1, Configure: func(_ int, cfg *master.Config) {
+		cfg.OperatorToken = "op"
+	}})
+	c.WaitForLeader()
+	var addrs []string
+	for _, m := range c.Masters() {
+		addrs = append(addrs, m.HTTPAddr())
+	}
+	masters := "--masters=" + strings.Join(addrs, ",")
+	unit := protocol.Scalars(map[string]int64{protocol.ResCPUs: 500, protocol.ResMem: 64})
+	fw := c.NewFramework(testcluster.FrameworkOptions{Role: "eng", Demand: []protocol.TaskShape{{Resources: unit, Count: 1000}}})
+	agent := c.Agents()[0].ID()
+
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := runAllot(t, "", append(args, masters)...)
+		if code != 0 {
+			t.Fatalf("allot %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		}
+		return out
+	}
+	fails := func(want string, args ...string) {
+		t.Helper()
+		_, errOut, code := runAllot(t, "", append(args, masters)...)
+		if code == 0 || !strings.Contains(errOut, want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Fatalf("allot %s: exit %d, stderr %q; want a one-line failure containing %q", strings.Join(args, " "), code, errOut, want)
+		}
+	}
+
+	testutil.WaitFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		if out := run("status"); !strings.Contains(out, "frameworks  1: 1 connected") {
+			return errors.New(out)
+		}
+		return nil
+	})
+	out := run("status")
+	for _, want := range []string{"leader      m", "agents      1: 1 active"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("status %q lacks %q", out, want)
+		}
+	}
+	if out := run("agents", "list"); !strings.Contains(out, string(agent)) || !strings.Contains(out, "active") {
+		t.Fatalf("agents list %q lacks the active agent %s", out, agent)
+	}
+	if out := run("frameworks", "list"); !strings.Contains(out, string(fw.ID())) || !strings.Contains(out, "eng") {
+		t.Fatalf("frameworks list %q lacks %s in eng", out, fw.ID())
+	}
+	out = run("frameworks", "explain", string(fw.ID()))
+	for _, want := range []string{`in role "eng": connected true`, "cpus 0.5, mem 64 MiB", "PENDING"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("explain %q lacks %q", out, want)
+		}
+	}
+	fails("404 Not Found", "frameworks", "explain", "fw-NOSUCH")
+
+	fails("needs the operator token", "agents", "drain", string(agent))
+	if out := run("agents", "drain", string(agent), "--token=op"); out != "agent "+string(agent)+" is draining\n" {
+		t.Fatalf("drain: %q", out)
+	}
+	// A leader elected meanwhile knows the agent once it re-registers.
+	testutil.WaitFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		var ex api.Explanation
+		if err := json.Unmarshal([]byte(run("frameworks", "explain", string(fw.ID()), "--json")), &ex); err != nil {
+			return err
+		}
+		if len(ex.Shapes) != 1 || ex.Shapes[0].Agents.Draining != 1 {
+			return fmt.Errorf("explain --json after the drain: %+v, want the one agent draining", ex.Shapes)
+		}
+		return nil
+	})
+	if out := run("agents", "activate", string(agent), "--token=op"); !strings.HasSuffix(out, "is active\n") {
+		t.Fatalf("activate: %q", out)
+	}
+
+	if out := run("roles", "set", "eng", "--weight=2", "--limit=cpus=1000,mem=512", "--token=op"); out != "role eng: weight 2, limit cpus 1, mem 512 MiB\n" {
+		t.Fatalf("roles set: %q", out)
+	}
+	fails("want name=amount pairs", "roles", "set", "eng", "--limit=cpus", "--token=op")
+	var roles []api.Role
+	if err := json.Unmarshal([]byte(run("roles", "list", "--json")), &roles); err != nil {
+		t.Fatal(err)
+	}
+	if len(roles) != 1 || roles[0].Path != "eng" || roles[0].Weight != 2 || roles[0].Limit == nil {
+		t.Fatalf("roles list --json: %+v, want eng with weight 2 and a limit", roles)
+	}
+	for _, cmd := range [][]string{{"tasks", "list"}, {"offers", "list"}} {
+		if out := run(cmd...); !strings.Contains(out, "FRAMEWORK") {
+			t.Fatalf("allot %s: %q lacks its header", strings.Join(cmd, " "), out)
+		}
+	}
+	_, errOut, code := runAllot(t, "", "status", "--masters=127.0.0.1:1", "--timeout=2s")
+	if code == 0 || !strings.Contains(errOut, "connection refused") {
+		t.Fatalf("status with no master up: exit %d, %q", code, errOut)
+	}
+}

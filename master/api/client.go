@@ -1,0 +1,227 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// Client calls the operator API of a set of masters. Each call tries the
+// masters in turn until one answers; a follower redirects a leader-only
+// call to the leader, and the client follows with the operator token kept
+// (the standard client drops it when the leader is another host).
+type Client struct {
+	bases []string // "http://host:port", no trailing slash
+	token string
+	hc    *http.Client
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithToken sends the operator token (master --operator-token) as a bearer
+// token; operator actions need it when the masters have one.
+func WithToken(token string) Option { return func(c *Client) { c.token = token } }
+
+// WithHTTPClient uses hc instead of a default client; its redirect policy
+// is replaced.
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// maxRedirects bounds how many leader redirects one call follows.
+const maxRedirects = 3
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// NewClient returns a client of the masters at addrs, each "host:port" or
+// an http(s) URL.
+func NewClient(addrs []string, opts ...Option) (*Client, error) {
+	c := &Client{}
+	for _, a := range addrs {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		if !strings.Contains(a, "://") {
+			a = "http://" + a
+		}
+		u, err := url.Parse(a)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("%w: master address %q: want host:port or an http URL", ErrBadRequest, a)
+		}
+		c.bases = append(c.bases, strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/"))
+	}
+	if len(c.bases) == 0 {
+		return nil, fmt.Errorf("%w: no master address", ErrBadRequest)
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	hc := http.Client{}
+	if c.hc != nil {
+		hc = *c.hc
+	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.hc = &hc
+	return c, nil
+}
+
+// Leader asks the first master that answers who leads.
+func (c *Client) Leader(ctx context.Context) (Leader, error) {
+	var out Leader
+	return out, c.call(ctx, http.MethodGet, "/v1/leader", nil, &out)
+}
+
+// State returns the cluster's state from the leader.
+func (c *Client) State(ctx context.Context) (State, error) {
+	var out State
+	return out, c.call(ctx, http.MethodGet, "/v1/state", nil, &out)
+}
+
+// Explain says why framework id is or is not offered resources.
+func (c *Client) Explain(ctx context.Context, id protocol.FrameworkID) (Explanation, error) {
+	var out Explanation
+	return out, c.call(ctx, http.MethodGet, "/v1/frameworks/"+url.PathEscape(string(id))+"/explain", nil, &out)
+}
+
+// DrainAgent stops offering agent id; its tasks keep running.
+func (c *Client) DrainAgent(ctx context.Context, id protocol.AgentID) (AgentState, error) {
+	var out AgentState
+	return out, c.call(ctx, http.MethodPost, "/v1/agents/"+url.PathEscape(string(id))+"/drain", nil, &out)
+}
+
+// ActivateAgent offers a drained agent again.
+func (c *Client) ActivateAgent(ctx context.Context, id protocol.AgentID) (AgentState, error) {
+	var out AgentState
+	return out, c.call(ctx, http.MethodPost, "/v1/agents/"+url.PathEscape(string(id))+"/activate", nil, &out)
+}
+
+// SetRole sets the weight and quota limit of the role at path.
+func (c *Client) SetRole(ctx context.Context, path string, req RoleRequest) (RoleConfig, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return RoleConfig{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	var out RoleConfig
+	return out, c.call(ctx, http.MethodPut, "/v1/roles/"+path, body, &out)
+}
+
+// Events streams the cluster events to fn until ctx ends, fn returns an
+// error (returned as is), or the master closes the stream (io.EOF).
+func (c *Client) Events(ctx context.Context, fn func(protocol.ClusterEvent) error) error {
+	resp, err := c.do(ctx, http.MethodGet, "/v1/events", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var ev protocol.ClusterEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return fmt.Errorf("event stream: %w", err)
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("event stream: %w", err)
+	}
+	return io.EOF
+}
+
+// call sends one request and decodes a 200 answer into out.
+func (c *Client) call(ctx context.Context, method, path string, body []byte, out any) error {
+	resp, err := c.do(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: decode the answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// do sends the request to each master in turn and returns the first 2xx
+// response. A master that cannot be reached or answers 503 (no leader
+// known, electing) passes the call on to the next; any other error answer
+// ends the call.
+func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
+	var last error
+	for _, base := range c.bases {
+		resp, err := c.follow(ctx, method, base+path, body)
+		if err == nil {
+			return resp, nil
+		}
+		last = err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !errors.Is(err, ErrUnavailable) {
+			return nil, err
+		}
+	}
+	return nil, last
+}
+
+// follow sends the request to target, following up to maxRedirects leader
+// redirects.
+func (c *Client) follow(ctx context.Context, method, target string, body []byte) (*http.Response, error) {
+	for hop := 0; ; hop++ {
+		req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		switch {
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			return resp, nil
+		case resp.StatusCode == http.StatusTemporaryRedirect && hop < maxRedirects:
+			loc, err := resp.Location()
+			resp.Body.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%w: redirect without a location: %v", ErrUnavailable, err)
+			}
+			target = loc.String()
+			continue
+		}
+		defer resp.Body.Close()
+		return nil, statusError(method, target, resp)
+	}
+}
+
+// statusError turns an error answer into a *StatusError.
+func statusError(method, target string, resp *http.Response) error {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	se := &StatusError{Code: resp.StatusCode, Method: method, URL: target}
+	var e Error
+	if json.Unmarshal(data, &e) == nil && e.Error != "" {
+		se.Message, se.LeaderID = e.Error, e.LeaderID
+	} else {
+		se.Message = strings.TrimSpace(string(data))
+	}
+	return se
+}

@@ -1,0 +1,88 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// A follower's redirect to a leader on another host keeps the operator
+// token (the standard client would drop it), and a master answering 503
+// passes the call on to the next.
+func TestClient_followsRedirectWithToken(t *testing.T) {
+	leader := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer op" {
+			w.WriteHeader(http.StatusUnauthorized)
+			_ = json.NewEncoder(w).Encode(Error{Error: "this action needs the operator token"})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(AgentState{AgentID: strings.Split(r.URL.Path, "/")[3], State: "draining"})
+	}))
+	defer leader.Close()
+	// The leader is named by another host name than the one the client
+	// was given, so only a client that carries the token itself keeps it.
+	leaderURL := strings.Replace(leader.URL, "127.0.0.1", "localhost", 1)
+	follower := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, leaderURL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	defer follower.Close()
+	electing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(Error{Error: "no leader is known"})
+	}))
+	defer electing.Close()
+
+	c, err := NewClient([]string{electing.URL, strings.TrimPrefix(follower.URL, "http://")}, WithToken("op"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.DrainAgent(testCtx(t), "ag-1")
+	if err != nil || st.State != "draining" || st.AgentID != "ag-1" {
+		t.Fatalf("DrainAgent: %+v, %v; want ag-1 draining", st, err)
+	}
+
+	noToken, err := NewClient([]string{follower.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = noToken.DrainAgent(testCtx(t), "ag-1")
+	var se *StatusError
+	if !errors.Is(err, ErrUnauthorized) || !errors.As(err, &se) || se.Message != "this action needs the operator token" {
+		t.Fatalf("DrainAgent without the token: %v, want ErrUnauthorized with the master's reason", err)
+	}
+
+	// Every master unavailable: the last one's error, as ErrUnavailable.
+	down, err := NewClient([]string{electing.URL, electing.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := down.State(testCtx(t)); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no leader is known") {
+		t.Fatalf("State with no leader: %v, want ErrUnavailable saying no leader is known", err)
+	}
+}
+
+func TestNewClient_badAddresses(t *testing.T) {
+	for _, addrs := range [][]string{nil, {" ", ""}, {"ftp://m1:5050"}, {"http://"}} {
+		if _, err := NewClient(addrs); !errors.Is(err, ErrBadRequest) {
+			t.Errorf("NewClient(%q): %v, want ErrBadRequest", addrs, err)
+		}
+	}
+	c, err := NewClient([]string{"m1:5050", "https://m2:5051/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"http://m1:5050", "https://m2:5051"}; strings.Join(c.bases, " ") != strings.Join(want, " ") {
+		t.Fatalf("bases %q, want %q", c.bases, want)
+	}
+}

@@ -1,0 +1,151 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/master"
+	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/protocol"
+)
+
+// The client against a real master trio: asked through an unreachable
+// address and a follower, it reads the leader's state, explains a
+// framework's offers, drains and activates an agent with the operator
+// token, sets a role and follows the event stream.
+func TestClient_againstMasters(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Agents: 2, Configure: func(_ int, cfg *master.Config) {
+		cfg.OperatorToken = "op"
+	}})
+	leader := c.WaitForLeader()
+	var follower *master.Master
+	for _, m := range c.Masters() {
+		if m.ID() != leader.ID() {
+			follower = m
+		}
+	}
+	// A follower first: it answers or redirects to the leader; the others
+	// take over when it cannot.
+	addrs := []string{"127.0.0.1:1", follower.HTTPAddr()}
+	for _, m := range c.Masters() {
+		if m != follower {
+			addrs = append(addrs, m.HTTPAddr())
+		}
+	}
+	cl, err := api.NewClient(addrs, api.WithToken("op"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// The follower redirects once it has heard the leader announce itself.
+	var st api.State
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() (err error) {
+		st, err = cl.State(ctx)
+		if err == nil && len(st.Agents) != 2 {
+			err = fmt.Errorf("%d agents", len(st.Agents))
+		}
+		return err
+	})
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		l, err := cl.Leader(ctx)
+		if want := c.WaitForLeader().ID(); err != nil || l.LeaderID != want || l.SelfID != follower.ID() {
+			return fmt.Errorf("Leader: %+v, %v; want leader %s as %s sees it", l, err, want, follower.ID())
+		}
+		return nil
+	})
+
+	unit := protocol.Scalars(map[string]int64{protocol.ResCPUs: 500, protocol.ResMem: 64})
+	fw := c.NewFramework(testcluster.FrameworkOptions{Role: "eng", Demand: []protocol.TaskShape{{Resources: unit, Count: 1000}}})
+	var ex api.Explanation
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() (err error) {
+		ex, err = cl.Explain(ctx, fw.ID())
+		if err == nil && ex.Offers == 0 {
+			err = errors.New("no outstanding offer yet")
+		}
+		return err
+	})
+	if ex.Role != "eng" || !ex.Connected || !ex.Declared || ex.Agents != 2 || len(ex.Shapes) != 1 {
+		t.Fatalf("explanation %+v", ex)
+	}
+	if s := ex.Shapes[0]; s.Kind != "fair" || !s.Resources.Equal(unit) || s.Pending == nil ||
+		*s.Pending+s.Offered != 1000 || s.Agents.Fit+s.Agents.Resources != 2 {
+		t.Fatalf("shape %+v: want fair, 1000 tasks pending or offered, both agents counted", s)
+	}
+	if _, err := cl.Explain(ctx, "fw-NOSUCH"); !errors.Is(err, api.ErrNotFound) {
+		t.Fatalf("Explain of an unknown framework: %v, want ErrNotFound", err)
+	}
+	if _, err := cl.Explain(ctx, "not an id"); !errors.Is(err, api.ErrBadRequest) {
+		t.Fatalf("Explain of a malformed ID: %v, want ErrBadRequest", err)
+	}
+
+	// Events: drain and activate until the stream has carried a drain.
+	var mu sync.Mutex
+	var seen []protocol.AgentChange
+	evCtx, stopEvents := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- cl.Events(evCtx, func(ev protocol.ClusterEvent) error {
+			if ev.Agent != nil {
+				mu.Lock()
+				seen = append(seen, *ev.Agent)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}()
+	agent := st.Agents[0].ID
+	noToken, err := api.NewClient(addrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noToken.DrainAgent(ctx, agent); !errors.Is(err, api.ErrUnauthorized) {
+		t.Fatalf("DrainAgent without the token: %v, want ErrUnauthorized", err)
+	}
+	testutil.WaitFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		as, err := cl.DrainAgent(ctx, agent)
+		if err != nil || as.State != "draining" {
+			return fmt.Errorf("drain: %+v, %v", as, err)
+		}
+		defer func() { _, _ = cl.ActivateAgent(ctx, agent) }()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, a := range seen {
+			if a.AgentID == agent && a.State == "draining" {
+				return nil
+			}
+		}
+		return errors.New("no drain event yet")
+	})
+	stopEvents()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Events after cancel: %v, want context.Canceled", err)
+	}
+
+	w := 2.0
+	rc, err := cl.SetRole(ctx, "eng", api.RoleRequest{Weight: &w, Limit: map[string]int64{protocol.ResCPUs: 500}})
+	if err != nil || rc.Path != "eng" || rc.Weight != 2 || rc.Limit.Scalars[protocol.ResCPUs] != 500 {
+		t.Fatalf("SetRole: %+v, %v", rc, err)
+	}
+	if _, err := cl.SetRole(ctx, "eng", api.RoleRequest{Weight: new(float64)}); !errors.Is(err, api.ErrBadRequest) {
+		t.Fatalf("SetRole with weight 0: %v, want ErrBadRequest", err)
+	}
+	// The limit now keeps a second task from eng.
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		ex, err := cl.Explain(ctx, fw.ID())
+		if err != nil {
+			return err
+		}
+		if s := ex.Shapes[0]; len(s.LimitedBy) != 1 || s.LimitedBy[0] != "eng" {
+			return fmt.Errorf("limited by %v, want eng", s.LimitedBy)
+		}
+		return nil
+	})
+}

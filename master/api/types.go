@@ -1,0 +1,199 @@
+// Package api is the master's operator HTTP API as Go values: the JSON
+// bodies the master serves and a client that finds the leader among the
+// masters and calls it. The master renders these types; the allot CLI and
+// any Go program decode them.
+//
+// Keys are snake_case and every key is always present (null when unset),
+// so clients can rely on the shape. Lists are sorted (agents and frameworks
+// by ID, tasks by framework then task ID, roles by path, offers by ID) and
+// maps are emitted with sorted keys, so equal state renders to equal bytes.
+// Times are RFC 3339 strings in UTC with nanoseconds, or null when unset.
+package api
+
+import "github.com/allot-project/allot/protocol"
+
+// Leader answers GET /v1/leader.
+type Leader struct {
+	// LeaderID and LeaderRaftAddr are the Raft leader as this master's
+	// Raft node knows it; empty during an election.
+	LeaderID       string `json:"leader_id"`
+	LeaderRaftAddr string `json:"leader_raft_addr"`
+	// LeaderHTTPAddr is the leader's operator API: this master's own on
+	// the leader, else the latest leader announcement from that leader
+	// (empty until one arrives).
+	LeaderHTTPAddr string `json:"leader_http_addr"`
+	SelfID         string `json:"self_id"`
+	// IsLeader reports whether this master serves as the leader (elected
+	// and past its barrier).
+	IsLeader bool `json:"is_leader"`
+	// RaftIndex is the index of the last command applied to this master's
+	// replicated state.
+	RaftIndex uint64 `json:"raft_index"`
+}
+
+// State answers GET /v1/state.
+type State struct {
+	RaftIndex  uint64      `json:"raft_index"`
+	Agents     []Agent     `json:"agents"`
+	Frameworks []Framework `json:"frameworks"`
+	Tasks      []Task      `json:"tasks"`
+	Roles      []Role      `json:"roles"`
+	Offers     []Offer     `json:"offers"`
+	// CompletedFrameworks are removed frameworks, in the order they were
+	// removed, each with its completed tasks.
+	CompletedFrameworks []Framework `json:"completed_frameworks"`
+}
+
+// Agent is one registered agent.
+type Agent struct {
+	ID       protocol.AgentID `json:"id"`
+	Hostname string           `json:"hostname"`
+	// HTTP is the agent's file and shuffle server (host:port).
+	HTTP         string             `json:"http"`
+	State        string             `json:"state"`
+	Resources    protocol.Resources `json:"resources"`
+	Attributes   map[string]any     `json:"attributes"`
+	RegisteredAt *string            `json:"registered_at"`
+}
+
+// Framework is one registered (or completed) framework.
+type Framework struct {
+	ID             protocol.FrameworkID `json:"id"`
+	Name           string               `json:"name"`
+	Principal      string               `json:"principal"`
+	Role           string               `json:"role"`
+	Weight         float64              `json:"weight"`
+	Connected      bool                 `json:"connected"`
+	DisconnectedAt *string              `json:"disconnected_at"`
+	Suppressed     bool                 `json:"suppressed"`
+	// FailoverTimeout is in seconds.
+	FailoverTimeout float64 `json:"failover_timeout"`
+	// CompletedTasks are the framework's most recent tasks that ended and
+	// whose end it acknowledged, oldest first.
+	CompletedTasks []Task `json:"completed_tasks"`
+}
+
+// Task is one task the master knows.
+type Task struct {
+	FrameworkID protocol.FrameworkID `json:"framework_id"`
+	TaskID      protocol.TaskID      `json:"task_id"`
+	AgentID     protocol.AgentID     `json:"agent_id"`
+	State       protocol.TaskState   `json:"state"`
+	Reason      string               `json:"reason"`
+	Acked       bool                 `json:"acked"`
+	Resources   protocol.Resources   `json:"resources"`
+	Kind        protocol.OfferKind   `json:"kind"`
+}
+
+// Role is one role of the allocator's tree (frameworks, the tree's leaves,
+// are not listed) with its current standing.
+type Role struct {
+	Path   string  `json:"path"`
+	Weight float64 `json:"weight"`
+	// DominantShare is the share H-DRF orders siblings by (unweighted,
+	// after the policy's rescaling).
+	DominantShare float64 `json:"dominant_share"`
+	// Allocation is what the role's subtree runs and holds in outstanding
+	// offers; Shares is that over cluster capacity, per resource name.
+	Allocation protocol.Resources `json:"allocation"`
+	Shares     map[string]float64 `json:"shares"`
+	// Limit is the role's quota limit, when it has one.
+	Limit *protocol.Resources `json:"limit,omitempty"`
+}
+
+// Offer is one outstanding offer.
+type Offer struct {
+	ID          protocol.OfferID     `json:"id"`
+	FrameworkID protocol.FrameworkID `json:"framework_id"`
+	AgentID     protocol.AgentID     `json:"agent_id"`
+	Resources   protocol.Resources   `json:"resources"`
+	Kind        string               `json:"kind"`
+	Expires     *string              `json:"expires"`
+}
+
+// Error is the body of every HTTP error.
+type Error struct {
+	Error string `json:"error"`
+	// LeaderID names the leader when a follower cannot redirect to it.
+	LeaderID string `json:"leader_id,omitempty"`
+}
+
+// AgentState answers an operator action on an agent (drain, activate).
+type AgentState struct {
+	AgentID string `json:"agent_id"`
+	State   string `json:"state"`
+}
+
+// RoleRequest is the body of PUT /v1/roles/{path}: Weight defaults to 1;
+// without Limit the role has none.
+type RoleRequest struct {
+	Weight *float64         `json:"weight"`
+	Limit  map[string]int64 `json:"limit"`
+}
+
+// RoleConfig answers PUT /v1/roles/{path}.
+type RoleConfig struct {
+	Path   string             `json:"path"`
+	Weight float64            `json:"weight"`
+	Limit  protocol.Resources `json:"limit"`
+}
+
+// Explanation answers GET /v1/frameworks/{id}/explain: what the framework
+// asks for and why it is or is not offered resources.
+type Explanation struct {
+	FrameworkID protocol.FrameworkID `json:"framework_id"`
+	Role        string               `json:"role"`
+	Connected   bool                 `json:"connected"`
+	Suppressed  bool                 `json:"suppressed"`
+	// Declared reports whether it declared demand; one that did not is
+	// offered whole remainders.
+	Declared bool `json:"declared"`
+	// Allocation is what it runs plus holds in outstanding offers; Offered
+	// the part in its Offers outstanding offers.
+	Allocation    protocol.Resources `json:"allocation"`
+	Offered       protocol.Resources `json:"offered"`
+	Offers        int                `json:"offers"`
+	DominantShare float64            `json:"dominant_share"`
+	// Agents is how many agents are registered.
+	Agents  int      `json:"agents"`
+	Filters []Filter `json:"filters"`
+	Shapes  []Shape  `json:"shapes"`
+	// Reasons say in plain words what keeps offers from it, most decisive
+	// first; empty when a task of it fits some agent now, which leaves only
+	// its turn in H-DRF order.
+	Reasons []string `json:"reasons"`
+}
+
+// Filter is a decline filter in force on an agent; Until is null for one
+// without expiry.
+type Filter struct {
+	AgentID protocol.AgentID `json:"agent_id"`
+	Until   *string          `json:"until"`
+}
+
+// Shape is one declared task shape and where one task of it could go now.
+type Shape struct {
+	// Kind is "fair" (must-start) or "leftover" (optional).
+	Kind        string                `json:"kind"`
+	Resources   protocol.Resources    `json:"resources"`
+	Ports       int                   `json:"ports"`
+	Constraints []protocol.Constraint `json:"constraints"`
+	// Pending is how many tasks are still wanted, null for no bound;
+	// Offered how many are in outstanding offers.
+	Pending *int64 `json:"pending"`
+	Offered int64  `json:"offered"`
+	// LimitedBy names the roles whose quota limit one more task would
+	// exceed.
+	LimitedBy []string `json:"limited_by"`
+	Agents    AgentFit `json:"agents"`
+}
+
+// AgentFit counts the registered agents once each, under the first reason
+// in this order that keeps one task of a shape off them.
+type AgentFit struct {
+	Draining    int `json:"draining"`
+	Filtered    int `json:"filtered"`
+	Constraints int `json:"constraints"`
+	Resources   int `json:"resources"`
+	Fit         int `json:"fit"`
+}

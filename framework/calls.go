@@ -178,7 +178,14 @@ func (d *Driver) decline(ctx context.Context, offerIDs []protocol.OfferID, f *pr
 	var errs []error
 	for _, g := range groups {
 		r := protocol.DeclineRequest{FrameworkID: id, OfferIDs: g, Filters: f, Leftover: leftover}
-		if err := req.retry(ctx, protocol.VerbDecline, r, nil, isUnknownOffer); err != nil {
+		err := req.retry(ctx, protocol.VerbDecline, r, nil, isUnknownOffer)
+		if isUnknownOffer(err) {
+			// The offers are gone already (rescinded, or made by a leader
+			// since replaced): what a decline wants, as Mesos treats it.
+			d.logger.Debug("declined offers were already gone", "offer_ids", g, "error", err)
+			continue
+		}
+		if err != nil {
 			errs = append(errs, d.checkFatal(fmt.Errorf("decline %v: %w", g, err)))
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/allot-project/allot/executor"
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/internal/testcluster"
@@ -327,7 +329,9 @@ func (f *sdkFramework) launchWith(t *testing.T, id protocol.AgentID, tasks []pro
 	}
 	for range 10 {
 		err := accept(f.offerOn(t, id, need))
-		if errors.Is(err, protocol.ErrUnknownOffer) || errors.Is(err, protocol.ErrOfferRescinded) {
+		// A stale offer, or none leading to take the accept (nobody
+		// received it): try a fresh offer.
+		if errors.Is(err, protocol.ErrUnknownOffer) || errors.Is(err, protocol.ErrOfferRescinded) || errors.Is(err, nats.ErrNoResponders) {
 			continue
 		}
 		if err != nil {

@@ -62,7 +62,7 @@ func explanationJSON(ex offers.Explanation) api.Explanation {
 	for _, s := range ex.Shapes {
 		sh := api.Shape{
 			Kind: string(s.Kind), Resources: s.Resources, Ports: s.Ports,
-			Constraints: s.Constraints, Offered: s.Offered, LimitedBy: s.LimitedBy,
+			Constraints: s.Constraints, Offered: s.Offered, LimitedBy: s.LimitedBy, HeldBack: s.HeldBack,
 			Agents: api.AgentFit(s.Agents),
 		}
 		if s.Pending != offers.Unlimited {

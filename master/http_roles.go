@@ -9,13 +9,15 @@ import (
 	"net/http"
 
 	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/master/state"
 	"github.com/allot-project/allot/protocol"
 )
 
 // PUT /v1/roles/{path...} configures a role (operator action; leader only,
-// guarded by Config.OperatorToken): body {"weight": 2, "limit": {"cpus":
-// 8000, "mem": 16384}}. Weight defaults to 1; without "limit" the role has
-// none. Answers the role as configured.
+// guarded by Config.OperatorToken): body {"weight": 2, "guarantee":
+// {"cpus": 4000}, "limit": {"cpus": 8000, "mem": 16384}}. Weight defaults
+// to 1; without "guarantee" or "limit" the role has none. A guarantee may
+// not exceed the limit in any resource. Answers the role as configured.
 
 // maxRoleBody bounds the body of a role request.
 const maxRoleBody = 64 << 10
@@ -30,30 +32,34 @@ func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader)
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxRoleBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, api.Error{Error: "body: " + err.Error() + ` (want {"weight": w, "limit": {"cpus": n, ...}})`})
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: "body: " + err.Error() + ` (want {"weight": w, "guarantee": {"cpus": n, ...}, "limit": {"cpus": n, ...}})`})
 		return
 	}
 	weight := 1.0
 	if req.Weight != nil {
 		weight = *req.Weight
 	}
-	limit := protocol.Scalars(req.Limit)
+	quota := state.Quota{Guarantee: protocol.Scalars(req.Guarantee), Limit: protocol.Scalars(req.Limit)}
 	if !(weight > 0) {
 		writeJSON(w, http.StatusBadRequest, api.Error{Error: fmt.Sprintf("weight %v: want more than 0", weight)})
 		return
 	}
-	if err := limit.Validate(); err != nil {
+	if err := quota.Limit.Validate(); err != nil {
 		writeJSON(w, http.StatusBadRequest, api.Error{Error: "limit: " + err.Error()})
+		return
+	}
+	if err := quota.Guarantee.Validate(); err != nil {
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: "guarantee: " + err.Error()})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
 	defer cancel()
-	role, err := l.setRole(ctx, path, weight, limit)
+	role, err := l.setRole(ctx, path, weight, quota)
 	switch {
 	case err == nil && role != nil:
-		out := api.RoleConfig{Path: role.Path, Weight: role.Weight, Limit: protocol.Resources{}}
+		out := api.RoleConfig{Path: role.Path, Weight: role.Weight, Guarantee: protocol.Resources{}, Limit: protocol.Resources{}}
 		if role.Quota != nil {
-			out.Limit = role.Quota.Limit
+			out.Guarantee, out.Limit = role.Quota.Guarantee, role.Quota.Limit
 		}
 		writeJSON(w, http.StatusOK, out)
 	case errors.Is(err, protocol.ErrInvalidArgument), errors.Is(err, protocol.ErrInvalidResources):

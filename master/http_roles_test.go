@@ -3,6 +3,7 @@ package master
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,9 @@ func TestMaster_SetRoleLimit(t *testing.T) {
 	}{
 		{"eng/batch", "", `{"limit": {"cpus": 1}}`, http.StatusUnauthorized},
 		{"eng/x%20y", "op", `{}`, http.StatusBadRequest},
-		{"eng/batch", "op", `{"guarantee": {"cpus": 1}}`, http.StatusBadRequest},
+		{"eng/batch", "op", `{"guarantee": {"cpus": 500}, "limit": {"cpus": 300}}`, http.StatusBadRequest},
+		{"eng/batch", "op", `{"guarantee": {"cpus": -1}}`, http.StatusBadRequest},
+		{"eng/batch", "op", `{"quota": {}}`, http.StatusBadRequest},
 		{"eng/batch", "op", `{"weight": -1}`, http.StatusBadRequest},
 		{"eng/batch", "op", `{"limit": {"cpus": -5}}`, http.StatusBadRequest},
 	} {
@@ -71,5 +74,37 @@ func TestMaster_SetRoleLimit(t *testing.T) {
 		if r.Path == "eng/batch" && (r.Limit == nil || r.Limit.Scalar("cpus") != 300) {
 			t.Fatalf("/v1/state role eng/batch: %+v, want limit cpus 300", r)
 		}
+	}
+}
+
+// TestMaster_SetRoleGuarantee: the operator guarantees a role 600 of the
+// cluster's 1000 milli-CPUs; while it asks for nothing they are held back,
+// so another role's framework is offered only the 400 left, and the
+// guarantee shows in /v1/state.
+func TestMaster_SetRoleGuarantee(t *testing.T) {
+	t.Parallel()
+	m, nc := operatorTestMaster(t, "op")
+	code, body := httpTestPut(t, "http://"+m.HTTPAddr()+"/v1/roles/eng", "op", `{"guarantee": {"cpus": 600}}`)
+	var got api.RoleConfig
+	if err := json.Unmarshal(body, &got); code != http.StatusOK || err != nil || got.Guarantee.Scalar("cpus") != 600 || !got.Limit.IsEmpty() {
+		t.Fatalf("PUT role: %d %s", code, body)
+	}
+	registerTestAgent(t, nc) // 1 CPU
+	inbox := &offerInbox{}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "ops", Suppressed: true}, inbox.receive)
+	httpTestRequest(t, nc, protocol.Subjects{Prefix: "allot"}.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
+	o := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	if c := o.Resources.Scalar("cpus"); c != 400 {
+		t.Fatalf("offer to ops: %s, want the 400 milli-CPU eng's guarantee leaves", o.Resources)
+	}
+	code, _, body = httpTestGet(t, "http://"+m.HTTPAddr()+"/v1/state")
+	var st api.State
+	if err := json.Unmarshal(body, &st); code != http.StatusOK || err != nil {
+		t.Fatalf("GET /v1/state: %d %v", code, err)
+	}
+	i := slices.IndexFunc(st.Roles, func(r api.Role) bool { return r.Path == "eng" })
+	if i < 0 || st.Roles[i].Guarantee == nil || st.Roles[i].Guarantee.Scalar("cpus") != 600 || st.Roles[i].Limit != nil {
+		t.Fatalf("/v1/state roles %+v, want eng with guarantee cpus 600 and no limit", st.Roles)
 	}
 }

@@ -48,8 +48,13 @@ func buildState(v *state.View, shares []offers.NodeShare, outstanding []offers.O
 			Path: s.Path, Weight: finite(s.Weight), DominantShare: finite(s.DominantShare),
 			Allocation: s.Allocation, Shares: finiteMap(s.Shares),
 		}
-		if cfg, ok := v.Role(s.Path); ok && cfg.Quota != nil && !cfg.Quota.Limit.IsEmpty() {
-			r.Limit = &cfg.Quota.Limit
+		if cfg, ok := v.Role(s.Path); ok && cfg.Quota != nil {
+			if !cfg.Quota.Limit.IsEmpty() {
+				r.Limit = &cfg.Quota.Limit
+			}
+			if !cfg.Quota.Guarantee.IsEmpty() {
+				r.Guarantee = &cfg.Quota.Guarantee
+			}
 		}
 		out.Roles = append(out.Roles, r)
 	}

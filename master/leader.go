@@ -109,8 +109,11 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 		if err := l.alloc.SetRole(r.Path, r.Weight); err != nil {
 			return fmt.Errorf("role %s: %w", r.Path, err)
 		}
-		if r.Quota != nil && !r.Quota.Limit.IsEmpty() {
+		if r.Quota != nil {
 			if err := l.alloc.SetRoleLimit(r.Path, r.Quota.Limit); err != nil {
+				return fmt.Errorf("role %s: %w", r.Path, err)
+			}
+			if err := l.alloc.SetRoleGuarantee(r.Path, r.Quota.Guarantee); err != nil {
 				return fmt.Errorf("role %s: %w", r.Path, err)
 			}
 		}

@@ -15,6 +15,8 @@ type Allocator struct {
 	tree *tree
 	// limits counts the roles with a quota limit (quota.go).
 	limits int
+	// guaranteedRoles are the roles with a quota guarantee (guarantee.go).
+	guaranteedRoles []*node
 
 	frameworks map[protocol.FrameworkID]*framework
 	fwByIdx    []*framework

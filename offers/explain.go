@@ -57,6 +57,9 @@ type ShapeExplanation struct {
 	// LimitedBy names the roles above the framework whose quota limit one
 	// more task of this shape would exceed.
 	LimitedBy []string
+	// HeldBack reports that one more task would eat into the resources held
+	// back for other roles' unmet quota guarantees.
+	HeldBack bool
 	// Agents counts every registered agent once, under the first reason in
 	// this order that keeps one task of the shape off it.
 	Agents AgentFit
@@ -111,6 +114,7 @@ func (a *Allocator) explainShape(f *framework, k Kind, s *shape, now time.Time) 
 			}
 		}
 	}
+	se.HeldBack = !a.headroomAllows(f, s.res)
 	for _, ag := range a.agentList {
 		switch {
 		case ag.draining:
@@ -174,6 +178,9 @@ func (ex Explanation) Reasons() []string {
 		what := fmt.Sprintf("%s task %s", s.Kind, s.Resources)
 		if len(s.LimitedBy) > 0 {
 			out = append(out, fmt.Sprintf("%s: role %q is at its quota limit", what, s.LimitedBy[0]))
+		}
+		if s.HeldBack {
+			out = append(out, fmt.Sprintf("%s: what is free is held back for quota guarantees not yet met", what))
 		}
 		if s.Agents.Fit == 0 && ex.Agents > 0 {
 			out = append(out, fmt.Sprintf("%s fits no agent now: %s", what, s.Agents))

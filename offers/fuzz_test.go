@@ -188,7 +188,22 @@ func (z *fuzzRun) step() {
 	case op == 24:
 		z.rescind()
 	default:
-		switch z.b() % 3 {
+		switch z.b() % 5 {
+		case 3, 4:
+			// A quota on a role: a guarantee or a limit, zero to remove it.
+			path := fuzzRoles[1+z.b()%(len(fuzzRoles)-1)]
+			r := res("cpus", int64(z.b()%6)*250)
+			var err error
+			if z.b()%2 == 0 {
+				err = z.a.SetRoleGuarantee(path, r)
+				z.logf("SetRoleGuarantee(%q, %s) = %v", path, r, err)
+			} else {
+				err = z.a.SetRoleLimit(path, r)
+				z.logf("SetRoleLimit(%q, %s) = %v", path, r, err)
+			}
+			if err != nil {
+				z.fail("quota on %q: %v", path, err)
+			}
 		case 0:
 			path, w := fuzzRoles[z.b()%len(fuzzRoles)], []float64{1, 2, 3, 0.5, 0}[z.b()%5]
 			err := z.a.SetRole(path, w)

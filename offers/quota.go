@@ -69,8 +69,11 @@ func (a *Allocator) addAlloc(f *framework, v vec, sign int64) {
 }
 
 // withinLimits reports whether f may be allocated v more under every
-// limit above it.
+// limit above it and the headroom of unmet guarantees (guarantee.go).
 func (a *Allocator) withinLimits(f *framework, v vec) bool {
+	if !a.headroomAllows(f, v) {
+		return false
+	}
 	if a.limits == 0 {
 		return true
 	}
@@ -84,8 +87,10 @@ func (a *Allocator) withinLimits(f *framework, v vec) bool {
 	return true
 }
 
-// capToLimits trims v to what the limits above f still allow.
+// capToLimits trims v to what the limits above f and the headroom of
+// unmet guarantees still allow.
 func (a *Allocator) capToLimits(f *framework, v vec) vec {
+	v = a.capToHeadroom(f, v)
 	if a.limits == 0 {
 		return v
 	}

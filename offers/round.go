@@ -71,6 +71,7 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		clear(t.hardOK)
 		clear(t.shapeOf)
 		t.offers = t.offers[:0]
+		a.turnGuarantee(t)
 		a.turnFair(t)
 		spare = a.turnLeftover(t, spare)
 		a.turnRemainder(t)
@@ -98,14 +99,20 @@ func (a *Allocator) turnFair(t *turn) {
 	}
 	for _, targets := range passes {
 		t.targets = targets
-		a.stamp++
-		for a.shapes.anyFits(t.ag) {
-			leaf := a.pickNext(t)
-			if leaf == nil {
-				break
-			}
-			a.giveUnit(t, leaf.fw, t.shapeOf[leaf])
+		a.fillTurn(t)
+	}
+}
+
+// fillTurn gives task units on t.ag, one at a time, to the leaves the walk
+// picks in the turn's phase, until nothing more fits.
+func (a *Allocator) fillTurn(t *turn) {
+	a.stamp++
+	for a.shapes.anyFits(t.ag) {
+		leaf := a.pickNext(t)
+		if leaf == nil {
+			return
 		}
+		a.giveUnit(t, leaf.fw, t.shapeOf[leaf])
 	}
 }
 

@@ -48,6 +48,12 @@ type node struct {
 	limit   vec
 	limited []bool
 	held    vec // what the subtree holds, running plus offered
+
+	// Quota guarantee (guarantee.go): the subtree is entitled to guar[j]
+	// where guaranteed[j].
+	guar       vec
+	guaranteed []bool
+	guarBelow  int // guaranteed roles in the subtree, n included
 }
 
 func (n *node) isLeaf() bool { return n.fw != nil }

@@ -13,6 +13,7 @@ const (
 	phaseFair      phase = iota // declared demand, one task unit at a time
 	phaseLeftover               // optional demand, on what the fair phase left
 	phaseRemainder              // frameworks without declared demand
+	phaseGuarantee              // declared demand of roles short of their guarantee, before the fair phase
 )
 
 // turn is the state of one agent's turn in an allocation round.
@@ -41,8 +42,11 @@ type building struct {
 
 // hasWork reports whether n's subtree has leaves the current phase serves.
 func (t *turn) hasWork(n *node) bool {
-	if t.phase == phaseFair {
+	switch t.phase {
+	case phaseFair:
 		return n.demanding > 0
+	case phaseGuarantee:
+		return n.demanding > 0 && (n.guarBelow > 0 || n.guaranteedAbove())
 	}
 	return n.open > 0
 }
@@ -143,6 +147,9 @@ func (a *Allocator) leafFits(l *node, t *turn) bool {
 	var first *shape
 	for _, s := range f.shapes {
 		if s.pending() == 0 || !t.ag.free.fits(s.res) || !a.withinLimits(f, s.res) {
+			continue
+		}
+		if t.phase == phaseGuarantee && !a.owed(f, s.res) {
 			continue
 		}
 		if s.ports > 0 && t.ag.freePorts.Count() < s.ports {

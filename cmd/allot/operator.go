@@ -177,39 +177,43 @@ func listingCommand(noun, short, listShort string, pick func(api.State) any, tab
 
 func roleOpsCommand() *cobra.Command {
 	o := &operatorFlags{}
-	cmd := &cobra.Command{Use: "roles", Aliases: []string{"role"}, Short: "List roles and set their weights and quota limits"}
+	cmd := &cobra.Command{Use: "roles", Aliases: []string{"role"}, Short: "List roles and set their weights and quotas"}
 	o.register(cmd)
 	var weight float64
-	var limit string
+	var guarantee, limit string
 	set := &cobra.Command{
 		Use:   "set ROLE_PATH",
-		Short: "Set a role's weight and quota limit (e.g. set eng/prod --weight 2 --limit cpus=8000,mem=16384)",
+		Short: "Set a role's weight and quota (e.g. set eng/prod --weight 2 --guarantee cpus=4000 --limit cpus=8000,mem=16384)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := api.RoleRequest{}
 			if cmd.Flags().Changed("weight") {
 				req.Weight = &weight
 			}
-			lim, err := parseLimit(limit)
-			if err != nil {
+			var err error
+			if req.Guarantee, err = parseAmounts("--guarantee", guarantee); err != nil {
 				return err
 			}
-			req.Limit = lim
+			if req.Limit, err = parseAmounts("--limit", limit); err != nil {
+				return err
+			}
 			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.RoleConfig, error) {
 				return c.SetRole(ctx, args[0], req)
 			}, func(w io.Writer, rc api.RoleConfig) {
-				fmt.Fprintf(w, "role %s: weight %g, limit %s\n", rc.Path, rc.Weight, orNone(humanResources(rc.Limit)))
+				fmt.Fprintf(w, "role %s: weight %g, guarantee %s, limit %s\n", rc.Path, rc.Weight,
+					orNone(humanResources(rc.Guarantee)), orNone(humanResources(rc.Limit)))
 			})
 		},
 	}
 	set.Flags().Float64Var(&weight, "weight", 1, "the role's weight among its siblings")
+	set.Flags().StringVar(&guarantee, "guarantee", "", "quota guarantee as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
 	set.Flags().StringVar(&limit, "limit", "", "quota limit as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
 	cmd.AddCommand(listCommand(o, "List the roles with their shares and limits", func(st api.State) any { return st.Roles }, printRoles), set)
 	return cmd
 }
 
-// parseLimit reads "cpus=8000,mem=16384".
-func parseLimit(s string) (map[string]int64, error) {
+// parseAmounts reads flag's value "cpus=8000,mem=16384".
+func parseAmounts(flag, s string) (map[string]int64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
@@ -218,7 +222,7 @@ func parseLimit(s string) (map[string]int64, error) {
 		name, amount, ok := strings.Cut(strings.TrimSpace(part), "=")
 		n, err := strconv.ParseInt(amount, 10, 64)
 		if !ok || name == "" || err != nil || n < 0 {
-			return nil, fmt.Errorf("--limit %q: want name=amount pairs with whole amounts, e.g. cpus=8000,mem=16384", s)
+			return nil, fmt.Errorf("%s %q: want name=amount pairs with whole amounts, e.g. cpus=8000,mem=16384", flag, s)
 		}
 		out[name] = n
 	}

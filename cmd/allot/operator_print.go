@@ -125,13 +125,16 @@ func printOffers(w io.Writer, st api.State) {
 }
 
 func printRoles(w io.Writer, st api.State) {
-	table(w, "ROLE\tWEIGHT\tDOMINANT SHARE\tALLOCATION\tLIMIT", func(tw io.Writer) {
+	quota := func(r *protocol.Resources) string {
+		if r == nil {
+			return "none"
+		}
+		return orNone(humanResources(*r))
+	}
+	table(w, "ROLE\tWEIGHT\tDOMINANT SHARE\tALLOCATION\tGUARANTEE\tLIMIT", func(tw io.Writer) {
 		for _, r := range st.Roles {
-			limit := "none"
-			if r.Limit != nil {
-				limit = humanResources(*r.Limit)
-			}
-			fmt.Fprintf(tw, "%s\t%g\t%.3f\t%s\t%s\n", r.Path, r.Weight, r.DominantShare, orNone(humanResources(r.Allocation)), limit)
+			fmt.Fprintf(tw, "%s\t%g\t%.3f\t%s\t%s\t%s\n", r.Path, r.Weight, r.DominantShare,
+				orNone(humanResources(r.Allocation)), quota(r.Guarantee), quota(r.Limit))
 		}
 	})
 }
@@ -166,8 +169,11 @@ func printExplanation(w io.Writer, ex api.Explanation) {
 					res += ", " + c.String()
 				}
 				quota := "ok"
-				if len(s.LimitedBy) > 0 {
+				switch {
+				case len(s.LimitedBy) > 0:
 					quota = "at limit of " + strings.Join(s.LimitedBy, ", ")
+				case s.HeldBack:
+					quota = "held back for guarantees"
 				}
 				a := s.Agents
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Kind, res, pending, s.Offered,

@@ -67,8 +67,13 @@ func TestClient_againstMasters(t *testing.T) {
 	var ex api.Explanation
 	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() (err error) {
 		ex, err = cl.Explain(ctx, fw.ID())
-		if err == nil && ex.Offers == 0 {
+		switch {
+		case err != nil:
+		case ex.Offers == 0:
 			err = errors.New("no outstanding offer yet")
+		case ex.Agents != 2:
+			// A leader elected meanwhile knows agents as they re-register.
+			err = fmt.Errorf("the leader's allocator knows %d agents", ex.Agents)
 		}
 		return err
 	})

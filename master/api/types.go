@@ -97,8 +97,9 @@ type Role struct {
 	// offers; Shares is that over cluster capacity, per resource name.
 	Allocation protocol.Resources `json:"allocation"`
 	Shares     map[string]float64 `json:"shares"`
-	// Limit is the role's quota limit, when it has one.
-	Limit *protocol.Resources `json:"limit,omitempty"`
+	// Guarantee and Limit are the role's quota, when it has them.
+	Guarantee *protocol.Resources `json:"guarantee,omitempty"`
+	Limit     *protocol.Resources `json:"limit,omitempty"`
 }
 
 // Offer is one outstanding offer.
@@ -125,17 +126,19 @@ type AgentState struct {
 }
 
 // RoleRequest is the body of PUT /v1/roles/{path}: Weight defaults to 1;
-// without Limit the role has none.
+// without Guarantee or Limit the role has none.
 type RoleRequest struct {
-	Weight *float64         `json:"weight"`
-	Limit  map[string]int64 `json:"limit"`
+	Weight    *float64         `json:"weight"`
+	Guarantee map[string]int64 `json:"guarantee,omitempty"`
+	Limit     map[string]int64 `json:"limit"`
 }
 
 // RoleConfig answers PUT /v1/roles/{path}.
 type RoleConfig struct {
-	Path   string             `json:"path"`
-	Weight float64            `json:"weight"`
-	Limit  protocol.Resources `json:"limit"`
+	Path      string             `json:"path"`
+	Weight    float64            `json:"weight"`
+	Guarantee protocol.Resources `json:"guarantee"`
+	Limit     protocol.Resources `json:"limit"`
 }
 
 // Explanation answers GET /v1/frameworks/{id}/explain: what the framework
@@ -185,7 +188,10 @@ type Shape struct {
 	// LimitedBy names the roles whose quota limit one more task would
 	// exceed.
 	LimitedBy []string `json:"limited_by"`
-	Agents    AgentFit `json:"agents"`
+	// HeldBack reports that one more task would eat into what is held back
+	// for other roles' unmet quota guarantees.
+	HeldBack bool     `json:"held_back"`
+	Agents   AgentFit `json:"agents"`
 }
 
 // AgentFit counts the registered agents once each, under the first reason

@@ -32,6 +32,7 @@ import (
 //	                 a role's weight and quota limit (http_roles.go).
 //	GET /v1/frameworks/{id}/explain
 //	                 why a framework is or is not offered resources (http_explain.go).
+//	GET /ui/         the web UI (ui.go); GET / redirects to it.
 //
 // Followers learn the leader's HTTP address from the announcements the
 // leader publishes on the leader subject; an announcement counts only while
@@ -187,6 +188,8 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(false))))
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
 	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.leaderOnly(m.serveExplain))
+	mux.HandleFunc("GET /ui/", m.leaderOnly(m.serveUI))
+	mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusFound))
 	return mux
 }
 
@@ -256,12 +259,17 @@ func (m *Master) leaderOnly(h func(http.ResponseWriter, *http.Request, *leader))
 
 // serveState renders the replicated state and the leader's allocator state.
 func (m *Master) serveState(w http.ResponseWriter, _ *http.Request, l *leader) {
+	writeJSON(w, http.StatusOK, m.currentState(l))
+}
+
+// currentState is the replicated state with the leader's allocator state.
+func (m *Master) currentState(l *leader) api.State {
 	v := m.View()
 	l.mu.Lock()
 	shares := l.alloc.Shares()
 	outstanding := l.alloc.Outstanding()
 	l.mu.Unlock()
-	writeJSON(w, http.StatusOK, buildState(v, shares, outstanding))
+	return buildState(v, shares, outstanding)
 }
 
 // writeJSON encodes body before writing anything, so an encoding failure

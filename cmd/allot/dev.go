@@ -186,6 +186,7 @@ func printDevCluster(w io.Writer, c *devcluster.Cluster) {
 	}
 	fmt.Fprintf(w, "\nInspect it (the other masters redirect to the leader, hence -L):\n")
 	fmt.Fprintf(w, "  allot status --masters %s\n", mastersFlag(l))
+	fmt.Fprintf(w, "  web UI: http://%s/\n", cmp.Or(leader, l.Masters[0].HTTPAddr))
 	fmt.Fprintf(w, "  curl -L http://%s/v1/state\n", cmp.Or(leader, l.Masters[0].HTTPAddr))
 	fmt.Fprintf(w, "\nPoint frameworks at it:\n")
 	fmt.Fprintf(w, "  export ALLOT_NATS=%s    # then pass --nats $ALLOT_NATS to a framework\n", c.NATSURL())

@@ -201,7 +201,7 @@ func roleOpsCommand() *cobra.Command {
 				return c.SetRole(ctx, args[0], req)
 			}, func(w io.Writer, rc api.RoleConfig) {
 				fmt.Fprintf(w, "role %s: weight %g, guarantee %s, limit %s\n", rc.Path, rc.Weight,
-					orNone(humanResources(rc.Guarantee)), orNone(humanResources(rc.Limit)))
+					orNone(api.FormatResources(rc.Guarantee)), orNone(api.FormatResources(rc.Limit)))
 			})
 		},
 	}

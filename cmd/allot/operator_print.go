@@ -55,8 +55,8 @@ func printStatus(w io.Writer, s status) {
 	for _, t := range st.Tasks {
 		used = used.Add(t.Resources)
 	}
-	fmt.Fprintf(w, "capacity    %s\n", orNone(humanResources(total)))
-	fmt.Fprintf(w, "in tasks    %s\n", orNone(humanResources(used)))
+	fmt.Fprintf(w, "capacity    %s\n", orNone(api.FormatResources(total)))
+	fmt.Fprintf(w, "in tasks    %s\n", orNone(api.FormatResources(used)))
 }
 
 // countBy renders "3 active, 1 draining", keys sorted.
@@ -79,7 +79,7 @@ func printAgents(w io.Writer, st api.State) {
 	}
 	table(w, "ID\tHOSTNAME\tSTATE\tTASKS\tRESOURCES\tATTRIBUTES", func(tw io.Writer) {
 		for _, a := range st.Agents {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Hostname, a.State, tasks[a.ID], humanResources(a.Resources), attributes(a.Attributes))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Hostname, a.State, tasks[a.ID], api.FormatResources(a.Resources), attributes(a.Attributes))
 		}
 	})
 }
@@ -107,7 +107,7 @@ func printFrameworks(w io.Writer, st api.State) {
 func printTasks(w io.Writer, st api.State) {
 	table(w, "FRAMEWORK\tTASK\tAGENT\tSTATE\tKIND\tRESOURCES\tREASON", func(tw io.Writer) {
 		for _, t := range st.Tasks {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.FrameworkID, t.TaskID, t.AgentID, t.State, orNone(string(t.Kind)), humanResources(t.Resources), t.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.FrameworkID, t.TaskID, t.AgentID, t.State, orNone(string(t.Kind)), api.FormatResources(t.Resources), t.Reason)
 		}
 	})
 }
@@ -119,7 +119,7 @@ func printOffers(w io.Writer, st api.State) {
 			if o.Expires != nil {
 				exp = *o.Expires
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.ID, o.FrameworkID, o.AgentID, o.Kind, humanResources(o.Resources), exp)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.ID, o.FrameworkID, o.AgentID, o.Kind, api.FormatResources(o.Resources), exp)
 		}
 	})
 }
@@ -129,12 +129,12 @@ func printRoles(w io.Writer, st api.State) {
 		if r == nil {
 			return "none"
 		}
-		return orNone(humanResources(*r))
+		return orNone(api.FormatResources(*r))
 	}
 	table(w, "ROLE\tWEIGHT\tDOMINANT SHARE\tALLOCATION\tGUARANTEE\tLIMIT", func(tw io.Writer) {
 		for _, r := range st.Roles {
 			fmt.Fprintf(tw, "%s\t%g\t%.3f\t%s\t%s\t%s\n", r.Path, r.Weight, r.DominantShare,
-				orNone(humanResources(r.Allocation)), quota(r.Guarantee), quota(r.Limit))
+				orNone(api.FormatResources(r.Allocation)), quota(r.Guarantee), quota(r.Limit))
 		}
 	})
 }
@@ -142,7 +142,7 @@ func printRoles(w io.Writer, st api.State) {
 func printExplanation(w io.Writer, ex api.Explanation) {
 	fmt.Fprintf(w, "framework %s in role %q: connected %t, suppressed %t\n", ex.FrameworkID, ex.Role, ex.Connected, ex.Suppressed)
 	fmt.Fprintf(w, "holds %s (dominant share %.3f), of which %d outstanding offers hold %s\n",
-		orNone(humanResources(ex.Allocation)), ex.DominantShare, ex.Offers, orNone(humanResources(ex.Offered)))
+		orNone(api.FormatResources(ex.Allocation)), ex.DominantShare, ex.Offers, orNone(api.FormatResources(ex.Offered)))
 	if !ex.Declared {
 		fmt.Fprintln(w, "declared no demand: it is offered whole remainders of agents")
 	}
@@ -161,7 +161,7 @@ func printExplanation(w io.Writer, ex api.Explanation) {
 				if s.Pending != nil {
 					pending = strconv.FormatInt(*s.Pending, 10)
 				}
-				res := humanResources(s.Resources)
+				res := api.FormatResources(s.Resources)
 				if s.Ports > 0 {
 					res += fmt.Sprintf(", %d ports", s.Ports)
 				}
@@ -209,27 +209,6 @@ func describeEvent(ev protocol.ClusterEvent) string {
 		return fmt.Sprintf("%s framework %s %q in role %q: %s", at, ev.Framework.FrameworkID, ev.Framework.Name, ev.Framework.Role, ev.Framework.State)
 	}
 	return fmt.Sprintf("%s %s", at, ev.Type)
-}
-
-// humanResources renders resources for people: CPUs in cores, memory and
-// disk in MiB, ports as ranges, e.g. "cpus 1.5, mem 2048 MiB, ports 31000-31009".
-func humanResources(r protocol.Resources) string {
-	var parts []string
-	for _, k := range r.Names() {
-		v, scalar := r.Scalars[k]
-		switch {
-		case !scalar:
-			parts = append(parts, fmt.Sprintf("%s %s", k, r.Ranges[k]))
-		case v == 0:
-		case k == protocol.ResCPUs:
-			parts = append(parts, fmt.Sprintf("cpus %s", strconv.FormatFloat(float64(v)/1000, 'f', -1, 64)))
-		case k == protocol.ResMem || k == protocol.ResDisk:
-			parts = append(parts, fmt.Sprintf("%s %d MiB", k, v))
-		default:
-			parts = append(parts, fmt.Sprintf("%s %d", k, v))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 func orNone(s string) string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-project/allot/protocol"
 )
 
 func testCtx(t *testing.T) context.Context {
@@ -84,5 +86,16 @@ func TestNewClient_badAddresses(t *testing.T) {
 	}
 	if want := []string{"http://m1:5050", "https://m2:5051"}; strings.Join(c.bases, " ") != strings.Join(want, " ") {
 		t.Fatalf("bases %q, want %q", c.bases, want)
+	}
+}
+
+func TestFormatResources(t *testing.T) {
+	r := protocol.Scalars(map[string]int64{protocol.ResCPUs: 1500, protocol.ResMem: 2048, "gpus": 1, protocol.ResDisk: 0})
+	r.Ranges = map[string]protocol.Ranges{protocol.ResPorts: {{Begin: 31000, End: 31009}}}
+	if got, want := FormatResources(r), "cpus 1.5, gpus 1, mem 2048 MiB, ports [31000-31009]"; got != want {
+		t.Fatalf("FormatResources: %q, want %q", got, want)
+	}
+	if got := FormatResources(protocol.Resources{}); got != "" {
+		t.Fatalf("FormatResources of nothing: %q", got)
 	}
 }

@@ -1,0 +1,65 @@
+package master
+
+import (
+	"bytes"
+	_ "embed"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/protocol"
+)
+
+// GET /ui/ is the web UI: one page, rendered on the leader from the same
+// state as GET /v1/state, that reloads itself every few seconds: the
+// cluster at a glance, the role tree with its shares and quotas, the
+// frameworks (each with a link to its explanation), agents, outstanding
+// offers and the tasks that have not ended. GET / redirects to it.
+
+//go:embed ui.html
+var uiSource string
+
+var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
+	"res": api.FormatResources,
+	"quota": func(r *protocol.Resources) string {
+		if r == nil {
+			return ""
+		}
+		return api.FormatResources(*r)
+	},
+	"depth": func(path string) int { return strings.Count(path, "/") },
+	"percent": func(share float64) float64 {
+		return min(100, max(0, share*100))
+	},
+}).Parse(uiSource))
+
+// uiPage is what the template renders.
+type uiPage struct {
+	Leader     api.Leader
+	State      api.State
+	Active     []api.Task // tasks that have not ended
+	TaskCounts map[protocol.FrameworkID]int
+	AgentTasks map[protocol.AgentID]int
+}
+
+func (m *Master) serveUI(w http.ResponseWriter, _ *http.Request, l *leader) {
+	p := uiPage{Leader: m.leaderInfo(), State: m.currentState(l),
+		TaskCounts: map[protocol.FrameworkID]int{}, AgentTasks: map[protocol.AgentID]int{}}
+	for _, t := range p.State.Tasks {
+		if !t.State.Terminal() {
+			p.Active = append(p.Active, t)
+			p.TaskCounts[t.FrameworkID]++
+			p.AgentTasks[t.AgentID]++
+		}
+	}
+	var buf bytes.Buffer
+	if err := uiTemplate.Execute(&buf, p); err != nil {
+		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "render: " + err.Error()})
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	_, _ = w.Write(buf.Bytes())
+}

@@ -1,0 +1,55 @@
+package master
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// TestMaster_UI: the web UI renders the agents, the role tree with its
+// quota, and the frameworks with names escaped; / redirects to it.
+func TestMaster_UI(t *testing.T) {
+	t.Parallel()
+	m, nc := operatorTestMaster(t, "op")
+	agent := registerTestAgent(t, nc)
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: `<script>alert(1)</script>`, Role: "eng/batch"}, func(*nats.Msg) {})
+	if code, body := httpTestPut(t, "http://"+m.HTTPAddr()+"/v1/roles/eng", "op", `{"guarantee": {"cpus": 250}}`); code != http.StatusOK {
+		t.Fatalf("PUT role: %d %s", code, body)
+	}
+
+	code, hdr, body := httpTestGet(t, "http://"+m.HTTPAddr()+"/ui/")
+	page := string(body)
+	if code != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET /ui/: %d %s", code, hdr.Get("Content-Type"))
+	}
+	for _, want := range []string{
+		string(agent.AgentID), "host-1", "cpus 1, mem 1000 MiB",
+		string(fw.FrameworkID), "&lt;script&gt;alert(1)&lt;/script&gt;",
+		"<code>eng</code>", "<code>eng/batch</code>", "cpus 0.25",
+		`href="/v1/frameworks/` + string(fw.FrameworkID) + `/explain"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>") {
+		t.Error("a framework's name reached the page unescaped")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, "http://"+m.HTTPAddr()+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/ui/" {
+		t.Fatalf("GET /: %d to %q, want 302 to /ui/", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}

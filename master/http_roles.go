@@ -17,7 +17,10 @@ import (
 // guarded by Config.OperatorToken): body {"weight": 2, "guarantee":
 // {"cpus": 4000}, "limit": {"cpus": 8000, "mem": 16384}}. Weight defaults
 // to 1; without "guarantee" or "limit" the role has none. A guarantee may
-// not exceed the limit in any resource. Answers the role as configured.
+// not exceed the limit in any resource. "offer_constraints", e.g.
+// [{"attribute": "pool", "op": "==", "value": "gpu"}], keep the role's
+// frameworks to the agents that satisfy them. Answers the role as
+// configured.
 
 // maxRoleBody bounds the body of a role request.
 const maxRoleBody = 64 << 10
@@ -54,10 +57,18 @@ func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
 	defer cancel()
-	role, err := l.setRole(ctx, path, weight, quota)
+	cmd := state.SetRole{Path: path, Weight: weight, OfferConstraints: req.OfferConstraints}
+	if !quota.Limit.IsEmpty() || !quota.Guarantee.IsEmpty() {
+		cmd.Quota = &quota
+	}
+	role, err := l.setRole(ctx, cmd)
 	switch {
 	case err == nil && role != nil:
-		out := api.RoleConfig{Path: role.Path, Weight: role.Weight, Guarantee: protocol.Resources{}, Limit: protocol.Resources{}}
+		out := api.RoleConfig{Path: role.Path, Weight: role.Weight, Guarantee: protocol.Resources{}, Limit: protocol.Resources{},
+			OfferConstraints: role.OfferConstraints}
+		if out.OfferConstraints == nil {
+			out.OfferConstraints = []protocol.Constraint{}
+		}
 		if role.Quota != nil {
 			out.Guarantee, out.Limit = role.Quota.Guarantee, role.Quota.Limit
 		}

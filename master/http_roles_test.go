@@ -2,11 +2,17 @@ package master
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
@@ -107,4 +113,61 @@ func TestMaster_SetRoleGuarantee(t *testing.T) {
 	if i < 0 || st.Roles[i].Guarantee == nil || st.Roles[i].Guarantee.Scalar("cpus") != 600 || st.Roles[i].Limit != nil {
 		t.Fatalf("/v1/state roles %+v, want eng with guarantee cpus 600 and no limit", st.Roles)
 	}
+}
+
+// TestMaster_SetRoleOfferConstraints: offer constraints on a role keep its
+// frameworks off agents that fail them (the explanation counts the agent
+// under the role), show in /v1/state, and a group constraint is refused.
+func TestMaster_SetRoleOfferConstraints(t *testing.T) {
+	t.Parallel()
+	m, nc := operatorTestMaster(t, "op")
+	base := "http://" + m.HTTPAddr()
+	code, body := httpTestPut(t, base+"/v1/roles/ml", "op", `{"offer_constraints": [{"attribute": "pool", "op": "==", "value": "gpu"}]}`)
+	var got api.RoleConfig
+	if err := json.Unmarshal(body, &got); code != http.StatusOK || err != nil || len(got.OfferConstraints) != 1 || got.OfferConstraints[0].Value != "gpu" {
+		t.Fatalf("PUT role: %d %s", code, body)
+	}
+	if code, body := httpTestPut(t, base+"/v1/roles/ml", "op", `{"offer_constraints": [{"attribute": "rack", "op": "unique"}]}`); code != http.StatusBadRequest {
+		t.Fatalf("PUT a group constraint: %d %s, want 400", code, body)
+	}
+	registerTestAgent(t, nc) // no pool attribute
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "ml/train"}, func(*nats.Msg) {})
+	httpTestRequest(t, nc, protocol.Subjects{Prefix: "allot"}.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
+	offers := func() (int, error) {
+		code, _, body := httpTestGet(t, base+"/v1/frameworks/"+string(fw.FrameworkID)+"/explain")
+		var ex api.Explanation
+		if err := json.Unmarshal(body, &ex); code != http.StatusOK || err != nil {
+			return 0, fmt.Errorf("explain: %d %s", code, body)
+		}
+		return ex.Offers, nil
+	}
+	// Allocation runs every 20 ms: fifty rounds make no offer.
+	if err := testutil.Poll(time.Second, 20*time.Millisecond, func() error {
+		if n, err := offers(); err != nil || n > 0 {
+			return fmt.Errorf("%d offers (%v)", n, err)
+		}
+		return errors.New("none yet")
+	}); err == nil || !strings.Contains(err.Error(), "none yet") {
+		t.Fatalf("the agent outside ml's constraints was offered: %v", err)
+	}
+	code, _, body = httpTestGet(t, base+"/v1/state")
+	var st api.State
+	if err := json.Unmarshal(body, &st); code != http.StatusOK || err != nil {
+		t.Fatalf("GET /v1/state: %d %v", code, err)
+	}
+	i := slices.IndexFunc(st.Roles, func(r api.Role) bool { return r.Path == "ml" })
+	if i < 0 || len(st.Roles[i].OfferConstraints) != 1 {
+		t.Fatalf("/v1/state roles %+v, want ml with its offer constraint", st.Roles)
+	}
+	// Without the constraints the agent is offered.
+	if code, body := httpTestPut(t, base+"/v1/roles/ml", "op", `{}`); code != http.StatusOK {
+		t.Fatalf("PUT role without constraints: %d %s", code, body)
+	}
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if n, err := offers(); err != nil || n == 0 {
+			return fmt.Errorf("%d offers (%v)", n, err)
+		}
+		return nil
+	})
 }

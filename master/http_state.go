@@ -48,6 +48,9 @@ func buildState(v *state.View, shares []offers.NodeShare, outstanding []offers.O
 			Path: s.Path, Weight: finite(s.Weight), DominantShare: finite(s.DominantShare),
 			Allocation: s.Allocation, Shares: finiteMap(s.Shares),
 		}
+		if cfg, ok := v.Role(s.Path); ok {
+			r.OfferConstraints = cfg.OfferConstraints
+		}
 		if cfg, ok := v.Role(s.Path); ok && cfg.Quota != nil {
 			if !cfg.Quota.Limit.IsEmpty() {
 				r.Limit = &cfg.Quota.Limit

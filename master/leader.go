@@ -106,16 +106,8 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 		}
 	}
 	for _, r := range v.Roles() {
-		if err := l.alloc.SetRole(r.Path, r.Weight); err != nil {
+		if err := l.configureRole(r.Path, r.Weight, r.Quota, r.OfferConstraints); err != nil {
 			return fmt.Errorf("role %s: %w", r.Path, err)
-		}
-		if r.Quota != nil {
-			if err := l.alloc.SetRoleLimit(r.Path, r.Quota.Limit); err != nil {
-				return fmt.Errorf("role %s: %w", r.Path, err)
-			}
-			if err := l.alloc.SetRoleGuarantee(r.Path, r.Quota.Guarantee); err != nil {
-				return fmt.Errorf("role %s: %w", r.Path, err)
-			}
 		}
 	}
 	for _, a := range v.Agents() {

@@ -8,33 +8,47 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// setRole configures a role's weight, quota guarantee and quota limit
+// setRole configures a role's weight, quota and offer constraints
 // (replicated, so a new leader keeps them) and applies them to the
-// allocator. An empty guarantee or limit removes the role's.
-func (l *leader) setRole(ctx context.Context, path string, weight float64, quota state.Quota) (*state.Role, error) {
-	cmd := state.SetRole{Path: path, Weight: weight}
-	if !quota.Limit.IsEmpty() || !quota.Guarantee.IsEmpty() {
-		cmd.Quota = &quota
-	}
+// allocator. An empty guarantee, limit or constraint list removes the
+// role's.
+func (l *leader) setRole(ctx context.Context, cmd state.SetRole) (*state.Role, error) {
 	res, err := l.apply(ctx, state.CmdSetRole, cmd)
 	if err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
-	err = l.alloc.SetRole(path, weight)
-	if err == nil {
-		err = l.alloc.SetRoleLimit(path, quota.Limit)
-	}
-	if err == nil {
-		err = l.alloc.SetRoleGuarantee(path, quota.Guarantee)
-	}
+	err = l.configureRole(cmd.Path, cmd.Weight, cmd.Quota, cmd.OfferConstraints)
 	l.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("%w: role %s committed but not applied: %v", protocol.ErrInternal, path, err)
+		return nil, fmt.Errorf("%w: role %s committed but not applied: %v", protocol.ErrInternal, cmd.Path, err)
 	}
 	l.kick()
-	l.logger.Info("role set by the operator", "role", path, "weight", weight,
-		"guarantee", quota.Guarantee.String(), "limit", quota.Limit.String())
+	var quota state.Quota
+	if cmd.Quota != nil {
+		quota = *cmd.Quota
+	}
+	l.logger.Info("role set by the operator", "role", cmd.Path, "weight", cmd.Weight,
+		"guarantee", quota.Guarantee.String(), "limit", quota.Limit.String(), "offer_constraints", len(cmd.OfferConstraints))
 	r, _ := res.(*state.Role)
 	return r, nil
+}
+
+// configureRole applies a role's configuration to the allocator; l.mu is
+// held.
+func (l *leader) configureRole(path string, weight float64, quota *state.Quota, cons []protocol.Constraint) error {
+	var q state.Quota
+	if quota != nil {
+		q = *quota
+	}
+	if err := l.alloc.SetRole(path, weight); err != nil {
+		return err
+	}
+	if err := l.alloc.SetRoleLimit(path, q.Limit); err != nil {
+		return err
+	}
+	if err := l.alloc.SetRoleGuarantee(path, q.Guarantee); err != nil {
+		return err
+	}
+	return l.alloc.SetRoleOfferConstraints(path, cons)
 }

@@ -17,7 +17,7 @@ func TestMaster_UI(t *testing.T) {
 	m, nc := operatorTestMaster(t, "op")
 	agent := registerTestAgent(t, nc)
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: `<script>alert(1)</script>`, Role: "eng/batch"}, func(*nats.Msg) {})
-	if code, body := httpTestPut(t, "http://"+m.HTTPAddr()+"/v1/roles/eng", "op", `{"guarantee": {"cpus": 250}}`); code != http.StatusOK {
+	if code, body := httpTestPut(t, "http://"+m.HTTPAddr()+"/v1/roles/eng", "op", `{"guarantee": {"cpus": 250}, "offer_constraints": [{"attribute": "rack", "op": "!=", "value": "r9"}]}`); code != http.StatusOK {
 		t.Fatalf("PUT role: %d %s", code, body)
 	}
 
@@ -29,7 +29,7 @@ func TestMaster_UI(t *testing.T) {
 	for _, want := range []string{
 		string(agent.AgentID), "host-1", "cpus 1, mem 1000 MiB",
 		string(fw.FrameworkID), "&lt;script&gt;alert(1)&lt;/script&gt;",
-		"<code>eng</code>", "<code>eng/batch</code>", "cpus 0.25",
+		"<code>eng</code>", "<code>eng/batch</code>", "cpus 0.25", "<code>rack != &#34;r9&#34;</code>",
 		`href="/v1/frameworks/` + string(fw.FrameworkID) + `/explain"`,
 	} {
 		if !strings.Contains(page, want) {

@@ -17,6 +17,9 @@ type Allocator struct {
 	limits int
 	// guaranteedRoles are the roles with a quota guarantee (guarantee.go).
 	guaranteedRoles []*node
+	// constrainedRoles counts the roles with offer constraints
+	// (roleconstraints.go).
+	constrainedRoles int
 
 	frameworks map[protocol.FrameworkID]*framework
 	fwByIdx    []*framework

@@ -69,6 +69,7 @@ type ShapeExplanation struct {
 type AgentFit struct {
 	Draining    int // the operator is draining the agent
 	Filtered    int // the framework declined it with a filter still in force
+	Role        int // it fails an offer constraint of a role above the framework
 	Constraints int // its attributes fail the shape's hard (or unrelaxed soft) constraints
 	Resources   int // its free resources or ports are too few
 	Fit         int // one task fits now
@@ -121,6 +122,8 @@ func (a *Allocator) explainShape(f *framework, k Kind, s *shape, now time.Time) 
 			se.Agents.Draining++
 		case ag.isFiltered(f.idx) && filterInForce(ag, f, now):
 			se.Agents.Filtered++
+		case !a.rolesAdmit(f, ag):
+			se.Agents.Role++
 		case !a.satisfiesOn(ag, s):
 			se.Agents.Constraints++
 		case !ag.free.fits(s.res) || s.ports > 0 && ag.freePorts.Count() < s.ports:
@@ -198,7 +201,8 @@ func (c AgentFit) String() string {
 	for _, p := range []struct {
 		n    int
 		what string
-	}{{c.Draining, "draining"}, {c.Filtered, "declined with a filter"}, {c.Constraints, "failing constraints"},
+	}{{c.Draining, "draining"}, {c.Filtered, "declined with a filter"}, {c.Role, "outside the role's offer constraints"},
+		{c.Constraints, "failing constraints"},
 		{c.Resources, "too few free resources"}, {c.Fit, "fit"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))

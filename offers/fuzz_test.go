@@ -190,16 +190,25 @@ func (z *fuzzRun) step() {
 	default:
 		switch z.b() % 5 {
 		case 3, 4:
-			// A quota on a role: a guarantee or a limit, zero to remove it.
+			// A role's quota (a guarantee or a limit, zero to remove it) or
+			// offer constraints.
 			path := fuzzRoles[1+z.b()%(len(fuzzRoles)-1)]
 			r := res("cpus", int64(z.b()%6)*250)
 			var err error
-			if z.b()%2 == 0 {
+			switch z.b() % 3 {
+			case 0:
 				err = z.a.SetRoleGuarantee(path, r)
 				z.logf("SetRoleGuarantee(%q, %s) = %v", path, r, err)
-			} else {
+			case 1:
 				err = z.a.SetRoleLimit(path, r)
 				z.logf("SetRoleLimit(%q, %s) = %v", path, r, err)
+			default:
+				var cs []protocol.Constraint
+				if x := z.b() % 3; x > 0 {
+					cs = []protocol.Constraint{{Attribute: "rack", Op: protocol.OpEq, Value: fmt.Sprintf("r%d", x)}}
+				}
+				err = z.a.SetRoleOfferConstraints(path, cs)
+				z.logf("SetRoleOfferConstraints(%q, %v) = %v", path, cs, err)
 			}
 			if err != nil {
 				z.fail("quota on %q: %v", path, err)

@@ -94,7 +94,7 @@ func (a *Allocator) turnLeftover(t *turn, cands []*framework) []*framework {
 			if t.ag.free.isZero() && len(t.ag.freePorts) == 0 {
 				break
 			}
-			if t.ag.isFiltered(f.idx) {
+			if a.refused(t, f) {
 				continue
 			}
 			for {
@@ -147,7 +147,7 @@ func (a *Allocator) packEfficient(t *turn, cands []*framework) {
 			if t.ag.free.isZero() && len(t.ag.freePorts) == 0 {
 				break
 			}
-			if t.ag.isFiltered(f.idx) {
+			if a.refused(t, f) {
 				continue
 			}
 			if s, x := a.bestSpare(t, f); s != nil {

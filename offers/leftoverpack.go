@@ -73,7 +73,7 @@ func (a *Allocator) packGroups(t *turn, cands []*framework) []packGroup {
 	clear(byKey)
 	order := 0
 	for _, f := range cands {
-		if t.ag.isFiltered(f.idx) {
+		if a.refused(t, f) {
 			continue
 		}
 		for _, s := range f.optional {

@@ -3,6 +3,8 @@ package offers
 import (
 	"fmt"
 	"strings"
+
+	"github.com/allot-project/allot/protocol"
 )
 
 // node is a role (internal node) or a framework (leaf) of the role tree.
@@ -54,6 +56,9 @@ type node struct {
 	guar       vec
 	guaranteed []bool
 	guarBelow  int // guaranteed roles in the subtree, n included
+
+	// offerCons are the role's offer constraints (roleconstraints.go).
+	offerCons []protocol.Constraint
 }
 
 func (n *node) isLeaf() bool { return n.fw != nil }

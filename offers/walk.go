@@ -134,7 +134,7 @@ func (a *Allocator) pickFlat(t *turn) *node {
 // the agent in this phase, remembering which shape it would take.
 func (a *Allocator) leafFits(l *node, t *turn) bool {
 	f := l.fw
-	if f.suppressed || t.ag.isFiltered(f.idx) {
+	if f.suppressed || a.refused(t, f) {
 		return false
 	}
 	if t.phase == phaseRemainder {

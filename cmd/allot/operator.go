@@ -181,6 +181,7 @@ func roleOpsCommand() *cobra.Command {
 	o.register(cmd)
 	var weight float64
 	var guarantee, limit string
+	var constraints []string
 	set := &cobra.Command{
 		Use:   "set ROLE_PATH",
 		Short: "Set a role's weight and quota (e.g. set eng/prod --weight 2 --guarantee cpus=4000 --limit cpus=8000,mem=16384)",
@@ -197,17 +198,25 @@ func roleOpsCommand() *cobra.Command {
 			if req.Limit, err = parseAmounts("--limit", limit); err != nil {
 				return err
 			}
+			for _, cs := range constraints {
+				c, err := parseConstraint(cs)
+				if err != nil {
+					return fmt.Errorf("--offer-constraint: %w", err)
+				}
+				req.OfferConstraints = append(req.OfferConstraints, c)
+			}
 			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.RoleConfig, error) {
 				return c.SetRole(ctx, args[0], req)
 			}, func(w io.Writer, rc api.RoleConfig) {
-				fmt.Fprintf(w, "role %s: weight %g, guarantee %s, limit %s\n", rc.Path, rc.Weight,
-					orNone(api.FormatResources(rc.Guarantee)), orNone(api.FormatResources(rc.Limit)))
+				fmt.Fprintf(w, "role %s: weight %g, guarantee %s, limit %s, offer constraints %s\n", rc.Path, rc.Weight,
+					orNone(api.FormatResources(rc.Guarantee)), orNone(api.FormatResources(rc.Limit)), constraintList(rc.OfferConstraints))
 			})
 		},
 	}
 	set.Flags().Float64Var(&weight, "weight", 1, "the role's weight among its siblings")
 	set.Flags().StringVar(&guarantee, "guarantee", "", "quota guarantee as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
 	set.Flags().StringVar(&limit, "limit", "", "quota limit as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
+	set.Flags().StringArrayVar(&constraints, "offer-constraint", nil, "offer only agents satisfying this constraint to the role's frameworks, e.g. pool==gpu or 'zone in z1,z2' (repeatable; none: every agent)")
 	cmd.AddCommand(listCommand(o, "List the roles with their shares and limits", func(st api.State) any { return st.Roles }, printRoles), set)
 	return cmd
 }

@@ -131,10 +131,10 @@ func printRoles(w io.Writer, st api.State) {
 		}
 		return orNone(api.FormatResources(*r))
 	}
-	table(w, "ROLE\tWEIGHT\tDOMINANT SHARE\tALLOCATION\tGUARANTEE\tLIMIT", func(tw io.Writer) {
+	table(w, "ROLE\tWEIGHT\tDOMINANT SHARE\tALLOCATION\tGUARANTEE\tLIMIT\tOFFER CONSTRAINTS", func(tw io.Writer) {
 		for _, r := range st.Roles {
-			fmt.Fprintf(tw, "%s\t%g\t%.3f\t%s\t%s\t%s\n", r.Path, r.Weight, r.DominantShare,
-				orNone(api.FormatResources(r.Allocation)), quota(r.Guarantee), quota(r.Limit))
+			fmt.Fprintf(tw, "%s\t%g\t%.3f\t%s\t%s\t%s\t%s\n", r.Path, r.Weight, r.DominantShare,
+				orNone(api.FormatResources(r.Allocation)), quota(r.Guarantee), quota(r.Limit), constraintList(r.OfferConstraints))
 		}
 	})
 }
@@ -155,7 +155,7 @@ func printExplanation(w io.Writer, ex api.Explanation) {
 	}
 	if len(ex.Shapes) > 0 {
 		fmt.Fprintf(w, "\ntask shapes, and how many of the %d agents could take one task now (or what keeps it off them):\n", ex.Agents)
-		table(w, "KIND\tRESOURCES\tPENDING\tOFFERED\tFIT\tTOO SMALL\tCONSTRAINTS\tFILTERED\tDRAINING\tQUOTA", func(tw io.Writer) {
+		table(w, "KIND\tRESOURCES\tPENDING\tOFFERED\tFIT\tTOO SMALL\tCONSTRAINTS\tROLE\tFILTERED\tDRAINING\tQUOTA", func(tw io.Writer) {
 			for _, s := range ex.Shapes {
 				pending := "unbounded"
 				if s.Pending != nil {
@@ -176,8 +176,8 @@ func printExplanation(w io.Writer, ex api.Explanation) {
 					quota = "held back for guarantees"
 				}
 				a := s.Agents
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Kind, res, pending, s.Offered,
-					a.Fit, a.Resources, a.Constraints, a.Filtered, a.Draining, quota)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Kind, res, pending, s.Offered,
+					a.Fit, a.Resources, a.Constraints, a.Role, a.Filtered, a.Draining, quota)
 			}
 		})
 	}
@@ -209,6 +209,16 @@ func describeEvent(ev protocol.ClusterEvent) string {
 		return fmt.Sprintf("%s framework %s %q in role %q: %s", at, ev.Framework.FrameworkID, ev.Framework.Name, ev.Framework.Role, ev.Framework.State)
 	}
 	return fmt.Sprintf("%s %s", at, ev.Type)
+}
+
+// constraintList renders constraints as "pool == "gpu"; zone in [z1 z2]",
+// or "none".
+func constraintList(cs []protocol.Constraint) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		parts = append(parts, c.String())
+	}
+	return orNone(strings.Join(parts, "; "))
 }
 
 func orNone(s string) string {

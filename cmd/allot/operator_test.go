@@ -93,16 +93,17 @@ func TestOperatorCommands(t *testing.T) {
 		t.Fatalf("activate: %q", out)
 	}
 
-	if out := run("roles", "set", "eng", "--weight=2", "--guarantee=cpus=500", "--limit=cpus=1000,mem=512", "--token=op"); out != "role eng: weight 2, guarantee cpus 0.5, limit cpus 1, mem 512 MiB\n" {
+	if out := run("roles", "set", "eng", "--weight=2", "--guarantee=cpus=500", "--limit=cpus=1000,mem=512", "--offer-constraint=rack in r1,r2", "--token=op"); out != "role eng: weight 2, guarantee cpus 0.5, limit cpus 1, mem 512 MiB, offer constraints rack in [r1 r2]\n" {
 		t.Fatalf("roles set: %q", out)
 	}
 	fails("want name=amount pairs", "roles", "set", "eng", "--limit=cpus", "--token=op")
+	fails("no operator", "roles", "set", "eng", "--offer-constraint=rack", "--token=op")
 	var roles []api.Role
 	if err := json.Unmarshal([]byte(run("roles", "list", "--json")), &roles); err != nil {
 		t.Fatal(err)
 	}
-	if len(roles) != 1 || roles[0].Path != "eng" || roles[0].Weight != 2 || roles[0].Limit == nil || roles[0].Guarantee == nil {
-		t.Fatalf("roles list --json: %+v, want eng with weight 2, a guarantee and a limit", roles)
+	if len(roles) != 1 || roles[0].Path != "eng" || roles[0].Weight != 2 || roles[0].Limit == nil || roles[0].Guarantee == nil || len(roles[0].OfferConstraints) != 1 {
+		t.Fatalf("roles list --json: %+v, want eng with weight 2, a guarantee, a limit and an offer constraint", roles)
 	}
 	for _, cmd := range [][]string{{"tasks", "list"}, {"offers", "list"}} {
 		if out := run(cmd...); !strings.Contains(out, "FRAMEWORK") {

@@ -100,6 +100,8 @@ type Role struct {
 	// Guarantee and Limit are the role's quota, when it has them.
 	Guarantee *protocol.Resources `json:"guarantee,omitempty"`
 	Limit     *protocol.Resources `json:"limit,omitempty"`
+	// OfferConstraints are the role's, when it has any.
+	OfferConstraints []protocol.Constraint `json:"offer_constraints,omitempty"`
 }
 
 // Offer is one outstanding offer.
@@ -131,14 +133,18 @@ type RoleRequest struct {
 	Weight    *float64         `json:"weight"`
 	Guarantee map[string]int64 `json:"guarantee,omitempty"`
 	Limit     map[string]int64 `json:"limit"`
+	// OfferConstraints keep the role's frameworks to the agents that
+	// satisfy them all (hard, per-agent constraints).
+	OfferConstraints []protocol.Constraint `json:"offer_constraints,omitempty"`
 }
 
 // RoleConfig answers PUT /v1/roles/{path}.
 type RoleConfig struct {
-	Path      string             `json:"path"`
-	Weight    float64            `json:"weight"`
-	Guarantee protocol.Resources `json:"guarantee"`
-	Limit     protocol.Resources `json:"limit"`
+	Path             string                `json:"path"`
+	Weight           float64               `json:"weight"`
+	Guarantee        protocol.Resources    `json:"guarantee"`
+	Limit            protocol.Resources    `json:"limit"`
+	OfferConstraints []protocol.Constraint `json:"offer_constraints"`
 }
 
 // Explanation answers GET /v1/frameworks/{id}/explain: what the framework
@@ -199,6 +205,7 @@ type Shape struct {
 type AgentFit struct {
 	Draining    int `json:"draining"`
 	Filtered    int `json:"filtered"`
+	Role        int `json:"role"`
 	Constraints int `json:"constraints"`
 	Resources   int `json:"resources"`
 	Fit         int `json:"fit"`

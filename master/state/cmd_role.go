@@ -17,7 +17,12 @@ type SetRole struct {
 	// Quota is optional; where both name a scalar, the guarantee may not
 	// exceed the limit.
 	Quota *Quota `msgpack:"quota,omitempty"`
+	// OfferConstraints are hard per-agent constraints (no group operators).
+	OfferConstraints []protocol.Constraint `msgpack:"cons,omitempty"`
 }
+
+// maxOfferConstraints bounds a role's offer constraints.
+const maxOfferConstraints = 32
 
 // RemoveRole removes the configured role at Path; frameworks in it stay
 // and the role becomes implicit. Apply result: nil.
@@ -31,6 +36,17 @@ func (c *SetRole) validate() error {
 	}
 	if err := checkWeight("weight", c.Weight); err != nil {
 		return err
+	}
+	if len(c.OfferConstraints) > maxOfferConstraints {
+		return errorf(protocol.ErrInvalidArgument, "%d offer constraints: at most %d", len(c.OfferConstraints), maxOfferConstraints)
+	}
+	for _, oc := range c.OfferConstraints {
+		if err := oc.Validate(); err != nil {
+			return errorf(protocol.ErrInvalidArgument, "offer constraint: %v", err)
+		}
+		if oc.IsGroup() || oc.Soft {
+			return errorf(protocol.ErrInvalidArgument, "offer constraint %s: want a hard per-agent constraint", oc)
+		}
 	}
 	if q := c.Quota; q != nil {
 		if err := checkResources("quota guarantee", q.Guarantee); err != nil {
@@ -57,7 +73,7 @@ func (s *State) applySetRole(_ uint64, body []byte) (any, error) {
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("set role: %w", err)
 	}
-	r := &Role{Path: c.Path, Weight: c.Weight, Quota: c.Quota}
+	r := &Role{Path: c.Path, Weight: c.Weight, Quota: c.Quota, OfferConstraints: c.OfferConstraints}
 	s.cur.roles = s.cur.roles.set(c.Path, r)
 	return r, nil
 }

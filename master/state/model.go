@@ -33,6 +33,9 @@ type Role struct {
 	Weight float64 `msgpack:"w" json:"weight"`
 	// Quota is nil when the role has none.
 	Quota *Quota `msgpack:"quota,omitempty" json:"quota,omitempty"`
+	// OfferConstraints keep the role's frameworks, and those of the roles
+	// below it, to agents whose attributes satisfy them all.
+	OfferConstraints []protocol.Constraint `msgpack:"cons,omitempty" json:"offer_constraints,omitempty"`
 }
 
 // AgentState is an agent's administrative and liveness state.

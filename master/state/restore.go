@@ -73,7 +73,7 @@ func (v *View) restoreRecord(typ byte, body []byte) (done bool, err error) {
 		if err := decodeRecord(body, &r); err != nil {
 			return false, err
 		}
-		if err := (&SetRole{Path: r.Path, Weight: r.Weight, Quota: r.Quota}).validate(); err != nil {
+		if err := (&SetRole{Path: r.Path, Weight: r.Weight, Quota: r.Quota, OfferConstraints: r.OfferConstraints}).validate(); err != nil {
 			return false, corrupt("role: %v", err)
 		}
 		if _, dup := v.roles.get(r.Path); dup {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/allot-project/allot/protocol"
@@ -59,7 +60,27 @@ func TestState_Apply_setRoleErrors(t *testing.T) {
 			Guarantee: protocol.Scalars(map[string]int64{"cpus": 5}),
 			Limit:     protocol.Scalars(map[string]int64{"cpus": 4}),
 		}}, inv},
+		{"group offer constraint", CmdSetRole, &SetRole{Path: "a", Weight: 1,
+			OfferConstraints: []protocol.Constraint{{Attribute: "rack", Op: protocol.OpUnique}}}, inv},
+		{"soft offer constraint", CmdSetRole, &SetRole{Path: "a", Weight: 1,
+			OfferConstraints: []protocol.Constraint{{Attribute: "rack", Op: protocol.OpExists, Soft: true}}}, inv},
+		{"malformed offer constraint", CmdSetRole, &SetRole{Path: "a", Weight: 1,
+			OfferConstraints: []protocol.Constraint{{Attribute: "rack", Op: "~"}}}, inv},
 	})
+}
+
+// A role's offer constraints are stored and survive a snapshot.
+func TestState_Apply_setRoleOfferConstraints(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	cs := []protocol.Constraint{{Attribute: "pool", Op: protocol.OpEq, Value: "gpu"}, {Attribute: "zone", Op: protocol.OpIn, Values: []string{"z1", "z2"}}}
+	h.must(CmdSetRole, &SetRole{Path: "ml", Weight: 1, OfferConstraints: cs})
+	for _, s := range []*State{h.s, roundTrip(t, h.s)} {
+		r, ok := s.Snapshot().Role("ml")
+		if !ok || !reflect.DeepEqual(r.OfferConstraints, cs) {
+			t.Fatalf("role ml: %+v, want its two offer constraints", r)
+		}
+	}
 }
 
 func TestState_Apply_removeRole(t *testing.T) {

@@ -260,6 +260,7 @@ func (a *Agent) startedLocked(ctx context.Context, t *task, rt *runner.Task, run
 		a.enqueueLocked(t, protocol.TaskRunning, "", "", nil)
 	}
 	a.watchLocked(ctx, t)
+	a.startHealthLocked(ctx, t)
 }
 
 // watchLocked reports t's end once its process ends, unless the agent

@@ -112,5 +112,6 @@ func (a *Agent) reattachLocked(ctx context.Context, t *task) bool {
 		}
 	}
 	a.watchLocked(ctx, t)
+	a.startHealthLocked(ctx, t)
 	return true
 }

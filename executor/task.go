@@ -44,6 +44,9 @@ type task struct {
 	inflight bool
 	lastSent time.Time
 	solo     bool
+	// healthy is the latest health-check result reported (health.go); nil
+	// until one is.
+	healthy *bool
 	// version numbers the latest change of rec queued for the journal
 	// (Agent.seq); the change is on disk once Agent.durable reaches it.
 	version uint64
@@ -94,11 +97,16 @@ func shorten(s string, n int) string {
 
 // newStatus builds a status of the task, now.
 func newStatus(t *task, agent protocol.AgentID, st protocol.TaskState, reason, msg string, code *int) protocol.TaskStatus {
-	return protocol.TaskStatus{
+	status := protocol.TaskStatus{
 		TaskID: t.rec.Info.TaskID, FrameworkID: t.rec.FrameworkID, AgentID: agent, State: st,
 		Reason: truncateText(reason, protocol.MaxNameLen), Message: truncateText(msg, protocol.MaxTextLen),
 		ExitCode: code, Timestamp: time.Now().UnixNano(),
 	}
+	if t.healthy != nil && !st.Terminal() {
+		h := *t.healthy
+		status.Healthy = &h
+	}
+	return status
 }
 
 // finalStatus maps how a started task's process ended to its terminal

@@ -134,6 +134,16 @@ func TestTaskBuilder(t *testing.T) {
 	if sh := framework.NewTask("s", "echo hi").Shell().Build(); !sh.Command.Shell {
 		t.Fatal("shell not set")
 	}
+	hb := framework.NewTask("h", "./server").CPUs(100).On("agent-1").
+		HealthCheck(protocol.HealthCheck{Type: protocol.HealthCheckHTTP, Port: 8080, Path: "/healthz", ConsecutiveFailures: 3})
+	h := hb.Build()
+	if err := h.Validate(); err != nil || h.HealthCheck == nil || h.HealthCheck.Port != 8080 {
+		t.Fatalf("task with a health check: %+v, %v", h.HealthCheck, err)
+	}
+	hb.Build().HealthCheck.Port = 1
+	if h.HealthCheck.Port != 8080 {
+		t.Fatal("built tasks share their health check")
+	}
 }
 
 func attrs(kv ...string) protocol.Attributes {

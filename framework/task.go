@@ -103,6 +103,14 @@ func (b *TaskBuilder) Constraint(cs ...protocol.Constraint) *TaskBuilder {
 // KillGrace sets the time between SIGTERM and SIGKILL on a kill.
 func (b *TaskBuilder) KillGrace(d time.Duration) *TaskBuilder { b.t.KillGracePeriod = d; return b }
 
+// HealthCheck has the agent check the running task (protocol.HealthCheck):
+// results reach StatusUpdate as RUNNING updates with Healthy set, and with
+// ConsecutiveFailures set the agent kills a task that keeps failing.
+func (b *TaskBuilder) HealthCheck(hc protocol.HealthCheck) *TaskBuilder {
+	b.t.HealthCheck = &hc
+	return b
+}
+
 // On places the task on an agent (Launch fills it in from the offers when
 // left empty).
 func (b *TaskBuilder) On(agent protocol.AgentID) *TaskBuilder { b.t.AgentID = agent; return b }
@@ -115,6 +123,10 @@ func (b *TaskBuilder) Build() protocol.TaskInfo {
 	t.Command.Env = maps.Clone(b.t.Command.Env)
 	t.Command.URIs = slices.Clone(b.t.Command.URIs)
 	t.Labels = maps.Clone(b.t.Labels)
+	if hc := b.t.HealthCheck; hc != nil {
+		c := *hc
+		t.HealthCheck = &c
+	}
 	t.Constraints = slices.Clone(b.t.Constraints)
 	return t
 }

@@ -92,7 +92,7 @@ func frameworkToJSON(f *state.Framework, completed []*state.Task) api.Framework 
 func taskToJSON(t *state.Task) api.Task {
 	return api.Task{
 		FrameworkID: t.FrameworkID, TaskID: t.ID, AgentID: t.AgentID, State: t.State,
-		Reason: t.Reason, Acked: t.Acked, Resources: t.Info.Resources, Kind: t.Kind,
+		Reason: t.Reason, Acked: t.Acked, Resources: t.Info.Resources, Kind: t.Kind, Healthy: t.Status.Healthy,
 	}
 }
 

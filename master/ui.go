@@ -29,6 +29,15 @@ var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
 		return api.FormatResources(*r)
 	},
 	"depth": func(path string) int { return strings.Count(path, "/") },
+	"health": func(h *bool) string {
+		switch {
+		case h == nil:
+			return ""
+		case *h:
+			return "healthy"
+		}
+		return "unhealthy"
+	},
 	"percent": func(share float64) float64 {
 		return min(100, max(0, share*100))
 	},

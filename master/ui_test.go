@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -51,5 +52,24 @@ func TestMaster_UI(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/ui/" {
 		t.Fatalf("GET /: %d to %q, want 302 to /ui/", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// The page shows each running task's health: none, healthy or unhealthy.
+func TestUITemplate_health(t *testing.T) {
+	yes, no := true, false
+	p := uiPage{Active: []api.Task{{TaskID: "t-none"}, {TaskID: "t-yes", Healthy: &yes}, {TaskID: "t-no", Healthy: &no}}}
+	var b strings.Builder
+	if err := uiTemplate.Execute(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"<td>healthy</td>", `<span class="bad">unhealthy</span>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "healthy"); n != 2 {
+		t.Errorf("%d health words on the page, want 2 (one task has no check)", n)
 	}
 }

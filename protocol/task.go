@@ -123,6 +123,8 @@ type TaskInfo struct {
 	KillGracePeriod time.Duration `msgpack:"grace,omitempty" json:"kill_grace_period,omitempty"`
 	// GroupID names the task group (launch_group) the task belongs to.
 	GroupID string `msgpack:"gid,omitempty" json:"group_id,omitempty"`
+	// HealthCheck, when set, is run by the agent while the task runs.
+	HealthCheck *HealthCheck `msgpack:"health,omitempty" json:"health_check,omitempty"`
 }
 
 // Validate checks the task's IDs, resources (which must not be empty),
@@ -164,6 +166,11 @@ func (t TaskInfo) validate() error {
 	}
 	if err := checkNonNegative("kill_grace_period", t.KillGracePeriod); err != nil {
 		return err
+	}
+	if t.HealthCheck != nil {
+		if err := t.HealthCheck.Validate(); err != nil {
+			return err
+		}
 	}
 	return checkOptionalID("group_id", t.GroupID)
 }

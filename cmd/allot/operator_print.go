@@ -105,9 +105,10 @@ func printFrameworks(w io.Writer, st api.State) {
 }
 
 func printTasks(w io.Writer, st api.State) {
-	table(w, "FRAMEWORK\tTASK\tAGENT\tSTATE\tKIND\tRESOURCES\tREASON", func(tw io.Writer) {
+	table(w, "FRAMEWORK\tTASK\tAGENT\tSTATE\tHEALTH\tKIND\tRESOURCES\tREASON", func(tw io.Writer) {
 		for _, t := range st.Tasks {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.FrameworkID, t.TaskID, t.AgentID, t.State, orNone(string(t.Kind)), api.FormatResources(t.Resources), t.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.FrameworkID, t.TaskID, t.AgentID, t.State, health(t.Healthy),
+				orNone(string(t.Kind)), api.FormatResources(t.Resources), t.Reason)
 		}
 	})
 }
@@ -209,6 +210,17 @@ func describeEvent(ev protocol.ClusterEvent) string {
 		return fmt.Sprintf("%s framework %s %q in role %q: %s", at, ev.Framework.FrameworkID, ev.Framework.Name, ev.Framework.Role, ev.Framework.State)
 	}
 	return fmt.Sprintf("%s %s", at, ev.Type)
+}
+
+// health renders a health-check result: "healthy", "unhealthy" or "-".
+func health(h *bool) string {
+	switch {
+	case h == nil:
+		return "-"
+	case *h:
+		return "healthy"
+	}
+	return "unhealthy"
 }
 
 // constraintList renders constraints as "pool == "gpu"; zone in [z1 z2]",

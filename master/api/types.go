@@ -83,6 +83,9 @@ type Task struct {
 	Acked       bool                 `json:"acked"`
 	Resources   protocol.Resources   `json:"resources"`
 	Kind        protocol.OfferKind   `json:"kind"`
+	// Healthy is the latest health-check result, null when the task has
+	// no check or no result yet.
+	Healthy *bool `json:"healthy"`
 }
 
 // Role is one role of the allocator's tree (frameworks, the tree's leaves,

@@ -33,6 +33,8 @@ import (
 //	GET /v1/frameworks/{id}/explain
 //	                 why a framework is or is not offered resources (http_explain.go).
 //	GET /ui/         the web UI (ui.go); GET / redirects to it.
+//	GET, POST /v1/operator/raft/peers, DELETE /v1/operator/raft/peers/{id}
+//	                 the masters' Raft membership (http_raft.go).
 //
 // Followers learn the leader's HTTP address from the announcements the
 // leader publishes on the leader subject; an announcement counts only while
@@ -189,6 +191,9 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
 	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.leaderOnly(m.serveExplain))
 	mux.HandleFunc("GET /ui/", m.leaderOnly(m.serveUI))
+	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
+	mux.HandleFunc("POST /v1/operator/raft/peers", m.operatorOnly(m.leaderOnly(m.serveAddRaftPeer)))
+	mux.HandleFunc("DELETE /v1/operator/raft/peers/{id}", m.operatorOnly(m.leaderOnly(m.serveRemoveRaftPeer)))
 	mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusFound))
 	return mux
 }

@@ -98,7 +98,7 @@ func operatorCommands() []*cobra.Command {
 		},
 	}
 	o.register(status)
-	return []*cobra.Command{status, agentOpsCommand(), frameworkOpsCommand(), roleOpsCommand(), eventsCommand(),
+	return []*cobra.Command{status, agentOpsCommand(), frameworkOpsCommand(), roleOpsCommand(), eventsCommand(), operatorCommand(),
 		listingCommand("task", "List tasks", "List the tasks the master knows", func(st api.State) any { return st.Tasks }, printTasks),
 		listingCommand("offer", "List outstanding offers", "List the outstanding offers", func(st api.State) any { return st.Offers }, printOffers)}
 }
@@ -267,5 +267,48 @@ func eventsCommand() *cobra.Command {
 		},
 	}
 	o.register(cmd)
+	return cmd
+}
+
+// operatorCommand holds the masters' own administration: Raft membership.
+func operatorCommand() *cobra.Command {
+	o := &operatorFlags{}
+	cmd := &cobra.Command{Use: "operator", Short: "Administer the masters themselves"}
+	o.register(cmd)
+	rc := &cobra.Command{Use: "raft", Short: "List, add and remove the masters' Raft members (to replace a master)"}
+	peers := func(w io.Writer, p api.RaftPeers) {
+		table(w, "ID\tADDRESS\tLEADER", func(tw io.Writer) {
+			for _, x := range p.Peers {
+				fmt.Fprintf(tw, "%s\t%s\t%t\n", x.ID, x.Address, x.Leader)
+			}
+		})
+	}
+	rc.AddCommand(&cobra.Command{
+		Use:   "list-peers",
+		Short: "List the masters' Raft members",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.RaftPeers, error) { return c.RaftPeers(ctx) }, peers)
+		},
+	}, &cobra.Command{
+		Use:   "add-peer NODE_ID RAFT_ADDRESS",
+		Short: "Add a master, started without --bootstrap, to the Raft configuration",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.RaftPeers, error) {
+				return c.AddRaftPeer(ctx, args[0], args[1])
+			}, peers)
+		},
+	}, &cobra.Command{
+		Use:   "remove-peer NODE_ID",
+		Short: "Remove a master, e.g. one gone for good, from the Raft configuration",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.RaftPeers, error) {
+				return c.RemoveRaftPeer(ctx, args[0])
+			}, peers)
+		},
+	})
+	cmd.AddCommand(rc)
 	return cmd
 }

@@ -105,6 +105,9 @@ func TestOperatorCommands(t *testing.T) {
 	if len(roles) != 1 || roles[0].Path != "eng" || roles[0].Weight != 2 || roles[0].Limit == nil || roles[0].Guarantee == nil || len(roles[0].OfferConstraints) != 1 {
 		t.Fatalf("roles list --json: %+v, want eng with weight 2, a guarantee, a limit and an offer constraint", roles)
 	}
+	if out := run("operator", "raft", "list-peers"); strings.Count(out, "\n") != 4 || strings.Count(out, "true") != 1 {
+		t.Fatalf("operator raft list-peers: %q, want three members, one the leader", out)
+	}
 	for _, cmd := range [][]string{{"tasks", "list"}, {"offers", "list"}} {
 		if out := run(cmd...); !strings.Contains(out, "FRAMEWORK") {
 			t.Fatalf("allot %s: %q lacks its header", strings.Join(cmd, " "), out)

@@ -115,6 +115,31 @@ func (c *Client) SetRole(ctx context.Context, path string, req RoleRequest) (Rol
 	return out, c.call(ctx, http.MethodPut, "/v1/roles/"+path, body, &out)
 }
 
+// RaftPeers lists the masters' Raft members as the first master that
+// answers knows them.
+func (c *Client) RaftPeers(ctx context.Context) (RaftPeers, error) {
+	var out RaftPeers
+	return out, c.call(ctx, http.MethodGet, "/v1/operator/raft/peers", nil, &out)
+}
+
+// AddRaftPeer adds the master with node ID id, already running without
+// bootstrap, at its advertised Raft address.
+func (c *Client) AddRaftPeer(ctx context.Context, id, addr string) (RaftPeers, error) {
+	body, err := json.Marshal(RaftPeerRequest{ID: id, Address: addr})
+	if err != nil {
+		return RaftPeers{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	var out RaftPeers
+	return out, c.call(ctx, http.MethodPost, "/v1/operator/raft/peers", body, &out)
+}
+
+// RemoveRaftPeer removes the master with node ID id from the Raft
+// configuration.
+func (c *Client) RemoveRaftPeer(ctx context.Context, id string) (RaftPeers, error) {
+	var out RaftPeers
+	return out, c.call(ctx, http.MethodDelete, "/v1/operator/raft/peers/"+url.PathEscape(id), nil, &out)
+}
+
 // Events streams the cluster events to fn until ctx ends, fn returns an
 // error (returned as is), or the master closes the stream (io.EOF).
 func (c *Client) Events(ctx context.Context, fn func(protocol.ClusterEvent) error) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,18 @@ import (
 	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
+
+// operatorClient returns a client of addrs and a context bounding the test.
+func operatorClient(t *testing.T, addrs []string, opts ...api.Option) (*api.Client, context.Context) {
+	t.Helper()
+	cl, err := api.NewClient(addrs, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return cl, ctx
+}
 
 // The client against a real master trio: asked through an unreachable
 // address and a follower, it reads the leader's state, explains a
@@ -38,12 +51,7 @@ func TestClient_againstMasters(t *testing.T) {
 			addrs = append(addrs, m.HTTPAddr())
 		}
 	}
-	cl, err := api.NewClient(addrs, api.WithToken("op"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	cl, ctx := operatorClient(t, addrs, api.WithToken("op"))
 
 	// The follower redirects once it has heard the leader announce itself.
 	var st api.State
@@ -107,10 +115,7 @@ func TestClient_againstMasters(t *testing.T) {
 		})
 	}()
 	agent := st.Agents[0].ID
-	noToken, err := api.NewClient(addrs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	noToken, _ := operatorClient(t, addrs)
 	if _, err := noToken.DrainAgent(ctx, agent); !errors.Is(err, api.ErrUnauthorized) {
 		t.Fatalf("DrainAgent without the token: %v, want ErrUnauthorized", err)
 	}
@@ -153,4 +158,63 @@ func TestClient_againstMasters(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// The masters' Raft membership through the client: three members, one the
+// leader; a follower removed (the operator token needed, an unknown ID not
+// found), the other two still elect; added back under its ID and address.
+func TestClient_raftPeers(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{Configure: func(_ int, cfg *master.Config) {
+		cfg.OperatorToken = "op"
+	}})
+	c.WaitForLeader()
+	var addrs []string
+	for _, m := range c.Masters() {
+		addrs = append(addrs, m.HTTPAddr())
+	}
+	cl, ctx := operatorClient(t, addrs, api.WithToken("op"))
+	p, err := cl.RaftPeers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaders, follower := 0, api.RaftPeer{}
+	for _, x := range p.Peers {
+		if x.Leader {
+			leaders++
+		} else {
+			follower = x
+		}
+	}
+	if len(p.Peers) != 3 || leaders != 1 || follower.ID == "" {
+		t.Fatalf("peers %+v, want three with one leader", p.Peers)
+	}
+
+	noToken, _ := operatorClient(t, addrs)
+	if _, err := noToken.RemoveRaftPeer(ctx, follower.ID); !errors.Is(err, api.ErrUnauthorized) {
+		t.Fatalf("remove without the token: %v, want ErrUnauthorized", err)
+	}
+	if _, err := cl.RemoveRaftPeer(ctx, "m-nosuch"); !errors.Is(err, api.ErrNotFound) {
+		t.Fatalf("remove an unknown peer: %v, want ErrNotFound", err)
+	}
+	var after api.RaftPeers
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() (err error) {
+		after, err = cl.RemoveRaftPeer(ctx, follower.ID)
+		return err
+	})
+	if len(after.Peers) != 2 || slices.ContainsFunc(after.Peers, func(x api.RaftPeer) bool { return x.ID == follower.ID }) {
+		t.Fatalf("after removing %s: %+v", follower.ID, after.Peers)
+	}
+	if l := c.WaitForLeader(); l == nil {
+		t.Fatal("no leader after the removal")
+	}
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() (err error) {
+		after, err = cl.AddRaftPeer(ctx, follower.ID, follower.Address)
+		return err
+	})
+	if len(after.Peers) != 3 {
+		t.Fatalf("after adding %s back: %+v", follower.ID, after.Peers)
+	}
+	if _, err := cl.AddRaftPeer(ctx, "", "x"); !errors.Is(err, api.ErrBadRequest) {
+		t.Fatalf("add without an ID: %v, want ErrBadRequest", err)
+	}
 }

@@ -213,3 +213,24 @@ type AgentFit struct {
 	Resources   int `json:"resources"`
 	Fit         int `json:"fit"`
 }
+
+// RaftPeers answers GET /v1/operator/raft/peers and the membership
+// changes: the masters' Raft configuration as the answering master knows
+// it.
+type RaftPeers struct {
+	Peers []RaftPeer `json:"peers"`
+}
+
+// RaftPeer is one member of the masters' Raft configuration.
+type RaftPeer struct {
+	ID      string `json:"id"`
+	Address string `json:"address"`
+	Leader  bool   `json:"leader"`
+}
+
+// RaftPeerRequest is the body of POST /v1/operator/raft/peers: the new
+// master's node ID and advertised Raft address.
+type RaftPeerRequest struct {
+	ID      string `json:"id"`
+	Address string `json:"address"`
+}

@@ -48,6 +48,12 @@ type Config struct {
 	// AgentTimeout marks an agent unreachable after this long without a
 	// heartbeat.
 	AgentTimeout time.Duration
+	// AgentRemovalLimit is a safety valve, as Mesos's agent removal limit:
+	// when more than this fraction of the agents the leader tracks miss
+	// their heartbeats at once, it marks none of them unreachable (more
+	// likely the master is cut off than the agents gone) until fewer do.
+	// 0 or 1: no limit.
+	AgentRemovalLimit float64
 	// FilesSecret is the agents' files secret (executor.Config.FilesSecret):
 	// with it, each framework's SubscribeReply carries the token that reads
 	// its sandboxes on every agent. Empty gives frameworks no token.
@@ -146,6 +152,9 @@ func (c Config) Validate() error {
 	}
 	if c.FrameworkRateLimit.QPS < 0 || c.FrameworkRateLimit.Burst < 0 {
 		return fmt.Errorf("%w: negative framework rate limit", ErrConfig)
+	}
+	if !(c.AgentRemovalLimit >= 0 && c.AgentRemovalLimit <= 1) {
+		return fmt.Errorf("%w: agent removal limit %v: want a fraction from 0 to 1", ErrConfig, c.AgentRemovalLimit)
 	}
 	if c.AgentTimeout <= c.AgentHeartbeat {
 		return fmt.Errorf("%w: agent timeout %s must exceed the heartbeat %s", ErrConfig, c.AgentTimeout, c.AgentHeartbeat)

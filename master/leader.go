@@ -31,6 +31,9 @@ type leader struct {
 	alloc    *offers.Allocator
 	limiter  *principalLimiter // nil: no framework rate limit
 	lastSeen map[protocol.AgentID]time.Time
+	// removalHeld is set while checkAgents holds removals back
+	// (Config.AgentRemovalLimit); only the agent check loop uses it.
+	removalHeld bool
 	// opening holds frameworks that subscribed but have not sent another
 	// request yet: they learn their ID from the subscribe reply and only
 	// then open their event stream, so offers wait for their next request.
@@ -321,7 +324,8 @@ func (l *leader) sendRescinds(rs []offers.Rescind) {
 	}
 }
 
-// checkAgents marks agents that missed their heartbeats unreachable.
+// checkAgents marks agents that missed their heartbeats unreachable,
+// unless more of them did than Config.AgentRemovalLimit allows.
 func (l *leader) checkAgents(now time.Time) {
 	l.mu.Lock()
 	var late []protocol.AgentID
@@ -330,12 +334,33 @@ func (l *leader) checkAgents(now time.Time) {
 			late = append(late, id)
 		}
 	}
+	tracked := len(l.lastSeen)
 	l.mu.Unlock()
+	if tooManyLate(len(late), tracked, l.m.cfg.AgentRemovalLimit) {
+		if !l.removalHeld {
+			l.logger.Error("agents missed their heartbeats all at once, beyond the agent removal limit: none is marked unreachable until fewer are late (is this master cut off from them?)",
+				"late", len(late), "agents", tracked, "limit", l.m.cfg.AgentRemovalLimit)
+		}
+		l.removalHeld = true
+		l.m.metrics.removalHeld(true)
+		return
+	}
+	if l.removalHeld {
+		l.logger.Info("agent removals resume", "late", len(late), "agents", tracked)
+		l.removalHeld = false
+		l.m.metrics.removalHeld(false)
+	}
 	for _, id := range late {
 		if err := l.agentUnreachable(id, now); err != nil {
 			l.logger.Warn("could not mark agent unreachable", "agent_id", id, "error", err)
 		}
 	}
+}
+
+// tooManyLate reports whether late of tracked agents exceed the removal
+// limit (0 or 1: none does).
+func tooManyLate(late, tracked int, limit float64) bool {
+	return limit > 0 && limit < 1 && late > 0 && float64(late) > limit*float64(tracked)
 }
 
 // publish encodes and sends one message; failures are logged, since the

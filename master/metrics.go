@@ -26,6 +26,7 @@ type metrics struct {
 	rescinded  prometheus.Counter
 	raftApply  prometheus.Histogram
 	requests   *prometheus.CounterVec
+	held       prometheus.Gauge
 }
 
 // newMetrics registers the master's metrics; isLeader backs the
@@ -64,6 +65,10 @@ func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 			Name: "allot_requests_total",
 			Help: "API requests answered, by verb (kind.verb, or \"unknown\") and reply code (protocol.Code, 0 is ok).",
 		}, []string{"verb", "code"}),
+		held: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "allot_agent_removals_held",
+			Help: "1 while more agents missed their heartbeats than the agent removal limit allows, so none is marked unreachable.",
+		}),
 	}
 	isLeaderGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "allot_is_leader",
@@ -75,7 +80,7 @@ func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 		return 0
 	})
 	m.registry.MustRegister(
-		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests,
+		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held,
 		isLeaderGauge, states,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -96,6 +101,18 @@ func (m *metrics) round(d time.Duration, n int) {
 	m.rounds.Inc()
 	m.roundTime.Observe(d.Seconds())
 	m.offersMade.Add(float64(n))
+}
+
+// removalHeld records whether agent removals are held back.
+func (m *metrics) removalHeld(held bool) {
+	if m == nil {
+		return
+	}
+	if held {
+		m.held.Set(1)
+	} else {
+		m.held.Set(0)
+	}
 }
 
 // rescinds records n rescinded offers.

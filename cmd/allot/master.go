@@ -45,6 +45,7 @@ type masterFlags struct {
 	OperatorToken       string             `json:"operator_token"`
 	FrameworkQPS        float64            `json:"framework_qps"`
 	FrameworkBurst      int                `json:"framework_burst"`
+	AgentRemovalLimit   float64            `json:"agent_removal_limit"`
 	LogLevel            string             `json:"log_level"`
 }
 
@@ -112,6 +113,7 @@ Example, first of three:
 	fl.Float64Var(&f.FrameworkQPS, "framework-qps", 0, "calls per second each principal's frameworks may make together (0: no limit); more are refused as rate limited")
 	fl.IntVar(&f.FrameworkBurst, "framework-burst", 0, "calls a principal may make at once above --framework-qps (default: one second's worth)")
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
+	fl.Float64Var(&f.AgentRemovalLimit, "agent-removal-limit", 0, "when more than this fraction of the agents miss their heartbeats at once, mark none unreachable until fewer do (0: no limit)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
 }
@@ -146,6 +148,7 @@ func (f masterFlags) config() (master.Config, error) {
 	}
 	cfg.NATS.Token = f.NATSToken
 	cfg.OperatorToken = f.OperatorToken
+	cfg.AgentRemovalLimit = f.AgentRemovalLimit
 	cfg.FrameworkRateLimit = master.RateLimit{QPS: f.FrameworkQPS, Burst: f.FrameworkBurst}
 	if cfg.FrameworkRateLimit.Burst == 0 {
 		cfg.FrameworkRateLimit.Burst = int(max(1, f.FrameworkQPS))

@@ -88,6 +88,7 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		"bad creds":    func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `["p"]`) },
 		"bad acl":      func(f *masterFlags) { f.RoleACLsFile = writeTemp(t, `{"p": ["eng/**"]}`) },
 		"bad qps":      func(f *masterFlags) { f.FrameworkQPS = -1 },
+		"bad removal":  func(f *masterFlags) { f.AgentRemovalLimit = 1.5 },
 	} {
 		f := base
 		mutate(&f)

@@ -179,17 +179,27 @@ func (l *leader) recoverFinished(agent protocol.AgentID, applied []protocol.Task
 func (l *leader) agentUnreachable(id protocol.AgentID, now time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
 	defer cancel()
-	res, err := l.apply(ctx, state.CmdMarkAgentTasks, state.MarkAgentTasks{
+	_, err := l.agentOut(ctx, id, now, state.MarkAgentTasks{
 		AgentID: id, State: protocol.TaskUnreachable, Reason: "agent_unreachable",
 		Message: "agent missed its heartbeats", Time: now.UnixNano(),
-	})
-	if err != nil {
-		return err
+	}, state.AgentUnreachable)
+	if err == nil {
+		l.logger.Warn("agent unreachable", "agent_id", id)
 	}
-	if _, err := l.apply(ctx, state.CmdSetAgentState, state.SetAgentState{
-		AgentID: id, State: state.AgentUnreachable, Time: now.UnixNano(),
-	}); err != nil {
-		return err
+	return err
+}
+
+// agentOut takes an agent out of the allocation: its live tasks are marked
+// as mark says, its state becomes to, its offers are rescinded, and
+// frameworks and the event stream are told.
+func (l *leader) agentOut(ctx context.Context, id protocol.AgentID, now time.Time, mark state.MarkAgentTasks, to state.AgentState) (*state.Agent, error) {
+	res, err := l.apply(ctx, state.CmdMarkAgentTasks, mark)
+	if err != nil {
+		return nil, err
+	}
+	ares, err := l.apply(ctx, state.CmdSetAgentState, state.SetAgentState{AgentID: id, State: to, Time: now.UnixNano()})
+	if err != nil {
+		return nil, err
 	}
 	l.mu.Lock()
 	delete(l.lastSeen, id)
@@ -206,11 +216,11 @@ func (l *leader) agentUnreachable(id protocol.AgentID, now time.Time) error {
 			l.sendStatus(st)
 		}
 	}
-	l.logger.Warn("agent unreachable", "agent_id", id)
 	hostname := ""
 	if a, ok := l.m.View().Agent(id); ok {
 		hostname = a.Hostname
 	}
-	l.agentEvent(id, hostname, "unreachable")
-	return nil
+	l.agentEvent(id, hostname, string(to))
+	a, _ := ares.(*state.Agent)
+	return a, nil
 }

@@ -63,3 +63,29 @@ func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining 
 	ag, _ := res.(*state.Agent)
 	return ag, nil
 }
+
+// markGone takes an agent out of the cluster for good, as Mesos's
+// MARK_AGENT_GONE: its live tasks become LOST (agent_gone) so frameworks
+// can run them elsewhere, it may never reregister, and if it still runs,
+// no longer known to the master, it kills its tasks. Marking a gone agent
+// again changes nothing.
+func (l *leader) markGone(ctx context.Context, id protocol.AgentID) (*state.Agent, error) {
+	a, ok := l.m.View().Agent(id)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", protocol.ErrUnknownAgent, id)
+	}
+	if a.State == state.AgentGone {
+		return a, nil
+	}
+	now := time.Now()
+	ag, err := l.agentOut(ctx, id, now, state.MarkAgentTasks{
+		AgentID: id, State: protocol.TaskLost, Reason: protocol.ReasonAgentGone,
+		Message: "the operator marked the agent gone", Time: now.UnixNano(),
+	}, state.AgentGone)
+	if err != nil {
+		return nil, err
+	}
+	l.kick()
+	l.logger.Warn("agent marked gone by the operator", "agent_id", id)
+	return ag, nil
+}

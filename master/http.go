@@ -26,7 +26,7 @@ import (
 //	                 503 when it does not know it.
 //	GET /metrics     this master's Prometheus metrics (metrics.go).
 //	GET /v1/events   the cluster events as newline-delimited JSON (http_events.go).
-//	POST /v1/agents/{id}/drain, /v1/agents/{id}/activate
+//	POST /v1/agents/{id}/drain, /v1/agents/{id}/activate, /v1/agents/{id}/gone
 //	                 operator actions on agents (http_agents.go).
 //	PUT /v1/roles/{path...}
 //	                 a role's weight and quota limit (http_roles.go).
@@ -188,6 +188,7 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("GET /v1/events", m.serveEvents)
 	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(true))))
 	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(false))))
+	mux.HandleFunc("POST /v1/agents/{id}/gone", m.operatorOnly(m.leaderOnly(m.serveAgentGone)))
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
 	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.leaderOnly(m.serveExplain))
 	mux.HandleFunc("GET /ui/", m.leaderOnly(m.serveUI))

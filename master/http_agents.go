@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/master/state"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -15,8 +16,9 @@ import (
 //
 //	POST /v1/agents/{id}/drain     stop offering the agent; its tasks keep running.
 //	POST /v1/agents/{id}/activate  offer it again.
+//	POST /v1/agents/{id}/gone      take it out for good (its tasks LOST, agent_gone).
 //
-// Both answer {"agent_id": ..., "state": ...}; the leader serves them
+// Each answers {"agent_id": ..., "state": ...}; the leader serves them
 // (followers redirect with 307, which keeps the method). With
 // Config.OperatorToken set they need "Authorization: Bearer <token>".
 
@@ -38,6 +40,20 @@ func (m *Master) operatorOnly(h http.HandlerFunc) http.HandlerFunc {
 
 // serveAgentDraining drains an agent (draining) or activates it.
 func (m *Master) serveAgentDraining(draining bool) func(http.ResponseWriter, *http.Request, *leader) {
+	return m.serveAgentAction(func(ctx context.Context, l *leader, id protocol.AgentID) (*state.Agent, error) {
+		return l.setDraining(ctx, id, draining)
+	})
+}
+
+// serveAgentGone marks an agent gone.
+func (m *Master) serveAgentGone(w http.ResponseWriter, r *http.Request, l *leader) {
+	m.serveAgentAction(func(ctx context.Context, l *leader, id protocol.AgentID) (*state.Agent, error) {
+		return l.markGone(ctx, id)
+	})(w, r, l)
+}
+
+// serveAgentAction serves an operator action on the agent the path names.
+func (m *Master) serveAgentAction(act func(context.Context, *leader, protocol.AgentID) (*state.Agent, error)) func(http.ResponseWriter, *http.Request, *leader) {
 	return func(w http.ResponseWriter, r *http.Request, l *leader) {
 		id := protocol.AgentID(r.PathValue("id"))
 		if !protocol.ValidID(string(id)) {
@@ -46,7 +62,7 @@ func (m *Master) serveAgentDraining(draining bool) func(http.ResponseWriter, *ht
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
 		defer cancel()
-		a, err := l.setDraining(ctx, id, draining)
+		a, err := act(ctx, l, id)
 		switch {
 		case err == nil && a != nil:
 			writeJSON(w, http.StatusOK, api.AgentState{AgentID: string(a.ID), State: string(a.State)})

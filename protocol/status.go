@@ -74,6 +74,7 @@ const (
 	ReasonMemoryLimit        = "memory_limit"
 	ReasonKilledDuringLaunch = "killed_during_launch"
 	ReasonAgentRemoved       = "agent_removed"
+	ReasonAgentGone          = "agent_gone" // the operator marked the agent gone
 	ReasonAgentUnreachable   = "agent_unreachable"
 	ReasonAgentRestarted     = "agent_restarted"
 	ReasonFrameworkRemoved   = "framework_removed"

@@ -122,7 +122,7 @@ func listCommand(o *operatorFlags, short string, pick func(api.State) any, table
 
 func agentOpsCommand() *cobra.Command {
 	o := &operatorFlags{}
-	cmd := &cobra.Command{Use: "agents", Aliases: []string{"agent"}, Short: "List, drain and activate agents"}
+	cmd := &cobra.Command{Use: "agents", Aliases: []string{"agent"}, Short: "List, drain, activate and mark agents gone"}
 	o.register(cmd)
 	action := func(use, short string, act func(*api.Client, context.Context, protocol.AgentID) (api.AgentState, error)) *cobra.Command {
 		return &cobra.Command{
@@ -140,6 +140,7 @@ func agentOpsCommand() *cobra.Command {
 		listCommand(o, "List the agents", func(st api.State) any { return st.Agents }, printAgents),
 		action("drain", "Stop offering an agent's resources; its tasks keep running", (*api.Client).DrainAgent),
 		action("activate", "Offer a drained agent's resources again", (*api.Client).ActivateAgent),
+		action("mark-gone", "Take an agent out for good: its tasks are LOST for frameworks to run elsewhere, and it may never reregister", (*api.Client).MarkAgentGone),
 	)
 	return cmd
 }

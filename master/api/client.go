@@ -105,6 +105,13 @@ func (c *Client) ActivateAgent(ctx context.Context, id protocol.AgentID) (AgentS
 	return out, c.call(ctx, http.MethodPost, "/v1/agents/"+url.PathEscape(string(id))+"/activate", nil, &out)
 }
 
+// MarkAgentGone takes agent id out of the cluster for good: its tasks are
+// LOST (agent_gone) and it may never reregister.
+func (c *Client) MarkAgentGone(ctx context.Context, id protocol.AgentID) (AgentState, error) {
+	var out AgentState
+	return out, c.call(ctx, http.MethodPost, "/v1/agents/"+url.PathEscape(string(id))+"/gone", nil, &out)
+}
+
 // SetRole sets the weight and quota limit of the role at path.
 func (c *Client) SetRole(ctx context.Context, path string, req RoleRequest) (RoleConfig, error) {
 	body, err := json.Marshal(req)

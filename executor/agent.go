@@ -240,11 +240,21 @@ func (a *Agent) connect() error {
 	nc := a.cfg.NATSConn
 	if nc == nil {
 		var err error
-		nc, err = nats.Connect(joinURLs(a.cfg.NATSURLs),
-			nats.Name("allot-agent-"+a.cfg.Hostname),
+		opts := []nats.Option{
+			nats.Name("allot-agent-" + a.cfg.Hostname),
 			nats.MaxReconnects(-1),
-			nats.ReconnectWait(100*time.Millisecond),
-		)
+			nats.ReconnectWait(100 * time.Millisecond),
+		}
+		if a.cfg.NATSCA != "" {
+			opts = append(opts, nats.RootCAs(a.cfg.NATSCA))
+		}
+		if a.cfg.NATSCert != "" || a.cfg.NATSKey != "" {
+			opts = append(opts, nats.ClientCert(a.cfg.NATSCert, a.cfg.NATSKey))
+		}
+		if a.cfg.NATSCA != "" || a.cfg.NATSCert != "" {
+			opts = append(opts, nats.Secure())
+		}
+		nc, err = nats.Connect(joinURLs(a.cfg.NATSURLs), opts...)
 		if err != nil {
 			return fmt.Errorf("connect to NATS: %w", err)
 		}

@@ -34,6 +34,11 @@ type Config struct {
 	// NATSConn is an existing connection to use instead of dialling
 	// NATSURLs. The agent does not close it.
 	NATSConn *nats.Conn
+	// NATSCA, NATSCert and NATSKey are PEM files for NATS over TLS: the CA
+	// that signed the servers' certificates (empty: the system's roots) and
+	// the agent's own certificate and key, for servers that verify clients.
+	// Setting any of them makes the connection use TLS.
+	NATSCA, NATSCert, NATSKey string
 	// SubjectPrefix starts every NATS subject (default "allot").
 	SubjectPrefix string
 	// WorkDir holds the agent's checkpoint (agent.json, tasks.journal)

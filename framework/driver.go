@@ -236,10 +236,10 @@ func (d *Driver) connect() (*nats.Conn, bool, error) {
 		urls = []string{nats.DefaultURL}
 	}
 	logger := d.logger
-	nc, err := nats.Connect(strings.Join(urls, ","),
+	opts := []nats.Option{
 		nats.Name(d.cfg.name),
 		nats.MaxReconnects(-1),
-		nats.ReconnectWait(100*time.Millisecond),
+		nats.ReconnectWait(100 * time.Millisecond),
 		nats.RetryOnFailedConnect(true),
 		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 			subject := ""
@@ -247,7 +247,18 @@ func (d *Driver) connect() (*nats.Conn, bool, error) {
 				subject = s.Subject
 			}
 			logger.Warn("nats error", "subject", subject, "error", err)
-		}))
+		}),
+	}
+	if d.cfg.natsCA != "" {
+		opts = append(opts, nats.RootCAs(d.cfg.natsCA))
+	}
+	if d.cfg.natsCert != "" {
+		opts = append(opts, nats.ClientCert(d.cfg.natsCert, d.cfg.natsKey))
+	}
+	if d.cfg.natsCA != "" || d.cfg.natsCert != "" {
+		opts = append(opts, nats.Secure())
+	}
+	nc, err := nats.Connect(strings.Join(urls, ","), opts...)
 	if err != nil {
 		return nil, false, fmt.Errorf("connect to NATS: %w", err)
 	}

@@ -41,6 +41,8 @@ type config struct {
 	requestTimeout  time.Duration
 	manualAcks      bool
 	suppressed      bool
+	// NATS over TLS (WithNATSTLS).
+	natsCA, natsCert, natsKey string
 }
 
 func defaultConfig() config {
@@ -115,15 +117,33 @@ func WithSecret(secret string) Option {
 	}
 }
 
+// WithNATSTLS connects to NATS over TLS: ca is the PEM file of the CA that
+// signed the servers' certificates (empty: the system's roots), cert and
+// key the framework's own certificate, for servers that verify clients
+// (both empty when they do not).
+func WithNATSTLS(ca, cert, key string) Option {
+	return func(c *config) error {
+		if (cert == "") != (key == "") {
+			return fmt.Errorf("%w: a NATS client certificate needs its key", ErrInvalidSpec)
+		}
+		c.natsCA, c.natsCert, c.natsKey = ca, cert, key
+		return nil
+	}
+}
+
 // Environment variables CredentialsFromEnv reads.
 const (
 	EnvPrincipal = "ALLOT_PRINCIPAL"
 	EnvSecret    = "ALLOT_SECRET"
+	EnvNATSCA    = "ALLOT_NATS_CA"
+	EnvNATSCert  = "ALLOT_NATS_CERT"
+	EnvNATSKey   = "ALLOT_NATS_KEY"
 )
 
 // CredentialsFromEnv returns WithPrincipal and WithSecret for $ALLOT_PRINCIPAL
-// and $ALLOT_SECRET (nothing for a variable that is unset or empty), the way
-// the example frameworks pick up their credentials.
+// and $ALLOT_SECRET, and WithNATSTLS for $ALLOT_NATS_CA, $ALLOT_NATS_CERT
+// and $ALLOT_NATS_KEY (nothing for variables that are unset or empty), the
+// way the example frameworks pick up their credentials.
 func CredentialsFromEnv() []Option {
 	var out []Option
 	if p := os.Getenv(EnvPrincipal); p != "" {
@@ -131,6 +151,10 @@ func CredentialsFromEnv() []Option {
 	}
 	if s := os.Getenv(EnvSecret); s != "" {
 		out = append(out, WithSecret(s))
+	}
+	ca, cert, key := os.Getenv(EnvNATSCA), os.Getenv(EnvNATSCert), os.Getenv(EnvNATSKey)
+	if ca != "" || cert != "" || key != "" {
+		out = append(out, WithNATSTLS(ca, cert, key))
 	}
 	return out
 }

@@ -221,11 +221,15 @@ type sdkFramework struct {
 // newDriver builds a driver for rec connected to the cluster.
 func newDriver(t *testing.T, c *testcluster.Cluster, rec *sdkRecorder, opts ...framework.Option) *framework.Driver {
 	t.Helper()
-	all := append([]framework.Option{
+	all := []framework.Option{
 		framework.WithNATSURLs(c.NATSURL()),
 		framework.WithLogger(testlog.New(t)),
 		framework.WithRequestTimeout(time.Second),
-	}, opts...)
+	}
+	if files, ok := c.TLSFiles(); ok {
+		all = append(all, framework.WithNATSTLS(files.CA, files.Cert, files.Key))
+	}
+	all = append(all, opts...)
 	d, err := framework.NewDriver(rec, all...)
 	if err != nil {
 		t.Fatal(err)

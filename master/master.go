@@ -93,6 +93,7 @@ func (m *Master) start() error {
 	if m.cfg.NATS.Token != "" {
 		opts = append(opts, nats.Token(m.cfg.NATS.Token))
 	}
+	opts = append(opts, m.cfg.NATS.TLS.clientOptions()...)
 	nc, err := nats.Connect(urls, opts...)
 	if err != nil {
 		return fmt.Errorf("connect to NATS: %w", err)

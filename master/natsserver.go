@@ -1,6 +1,7 @@
 package master
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 )
 
 // NATSConfig says how a master reaches NATS: either an embedded server
@@ -38,7 +40,66 @@ type NATSConfig struct {
 	// it (user "allot"), and the master presents it itself, to external
 	// servers too.
 	Token string
+	// TLS, when its certificate is set, makes the embedded server speak
+	// only TLS, to clients and on routes; the master's own connection, to
+	// the embedded or external servers, uses it as a client.
+	TLS NATSTLS
 }
+
+// NATSTLS are PEM files for NATS over TLS.
+type NATSTLS struct {
+	// Cert and Key are this master's certificate and key: the embedded
+	// server's, the routes' (both ways) and, when the servers verify
+	// clients, the master's client certificate.
+	Cert, Key string
+	// CA verifies the servers' certificates, and clients' when
+	// VerifyClients is set; empty uses the system's roots.
+	CA string
+	// VerifyClients makes the embedded server accept only clients with a
+	// certificate CA signed (agents' and frameworks' included): mutual TLS.
+	VerifyClients bool
+}
+
+// enabled reports whether TLS is configured.
+func (t NATSTLS) enabled() bool { return t.Cert != "" || t.CA != "" }
+
+// clientOptions are the NATS client options of a master's connection.
+func (t NATSTLS) clientOptions() []nats.Option {
+	var opts []nats.Option
+	if t.CA != "" {
+		opts = append(opts, nats.RootCAs(t.CA))
+	}
+	if t.Cert != "" && t.Key != "" {
+		opts = append(opts, nats.ClientCert(t.Cert, t.Key))
+	}
+	if t.enabled() {
+		opts = append(opts, nats.Secure())
+	}
+	return opts
+}
+
+// serverTLS builds the embedded server's TLS settings: for clients, and
+// for routes, which always verify each other.
+func (t NATSTLS) serverTLS() (clients, routes *tls.Config, err error) {
+	if t.Cert == "" || t.Key == "" {
+		return nil, nil, fmt.Errorf("%w: NATS TLS needs a certificate and its key", ErrConfig)
+	}
+	base := server.TLSConfigOpts{CertFile: t.Cert, KeyFile: t.Key, CaFile: t.CA, Verify: t.VerifyClients}
+	if clients, err = server.GenTLSConfig(&base); err != nil {
+		return nil, nil, fmt.Errorf("%w: NATS TLS: %v", ErrConfig, err)
+	}
+	base.Verify = true
+	if routes, err = server.GenTLSConfig(&base); err != nil {
+		return nil, nil, fmt.Errorf("%w: NATS route TLS: %v", ErrConfig, err)
+	}
+	// A route is dialled as well as accepted: the dialling side verifies
+	// the other server against the same CA.
+	routes.RootCAs = routes.ClientCAs
+	return clients, routes, nil
+}
+
+// natsTLSTimeout bounds a TLS handshake, in seconds.
+const natsTLSTimeout = 2
 
 // routeUser is the user name routes between embedded servers authenticate
 // as when NATSConfig.Token is set.
@@ -61,6 +122,12 @@ func (c NATSConfig) Embedded() bool { return len(c.External) == 0 }
 
 // Validate checks the configuration.
 func (c NATSConfig) Validate() error {
+	switch t := c.TLS; {
+	case (t.Cert == "") != (t.Key == ""):
+		return fmt.Errorf("%w: NATS TLS needs both a certificate and its key", ErrConfig)
+	case t.VerifyClients && (t.CA == "" || t.Cert == ""):
+		return fmt.Errorf("%w: verifying NATS clients needs a CA, a certificate and its key", ErrConfig)
+	}
 	if !c.Embedded() {
 		for _, u := range c.External {
 			if _, err := url.Parse(u); err != nil || u == "" {
@@ -101,11 +168,23 @@ func startNATS(cfg NATSConfig, logger hclog.Logger) (*embeddedNATS, error) {
 	if cfg.Token != "" {
 		opts.Authorization = cfg.Token
 	}
+	var routeTLS *tls.Config
+	if cfg.TLS.enabled() {
+		clients, routes, err := cfg.TLS.serverTLS()
+		if err != nil {
+			return nil, err
+		}
+		opts.TLSConfig, opts.TLS, opts.TLSVerify, opts.TLSTimeout = clients, true, cfg.TLS.VerifyClients, natsTLSTimeout
+		routeTLS = routes
+	}
 	if cfg.ClusterPort != 0 {
 		opts.Cluster = server.ClusterOpts{
 			Name: cfg.ClusterName,
 			Host: cfg.ClusterHost,
 			Port: cfg.ClusterPort,
+		}
+		if routeTLS != nil {
+			opts.Cluster.TLSConfig, opts.Cluster.TLSTimeout = routeTLS, natsTLSTimeout
 		}
 		if cfg.Token != "" {
 			opts.Cluster.Username, opts.Cluster.Password = routeUser, cfg.Token

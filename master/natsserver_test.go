@@ -100,6 +100,8 @@ func TestNATSConfig_Validate(t *testing.T) {
 		{Port: 4222, ClusterPort: -5, MaxPayload: 1},
 		{Port: 4222, MaxPayload: 0},
 		{External: []string{""}},
+		{Port: 4222, MaxPayload: 1, TLS: NATSTLS{Cert: "c.pem"}},
+		{Port: 4222, MaxPayload: 1, TLS: NATSTLS{Cert: "c.pem", Key: "k.pem", VerifyClients: true}},
 	}
 	for i, c := range bad {
 		if err := c.Validate(); err == nil {

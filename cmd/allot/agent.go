@@ -21,6 +21,9 @@ import (
 // same names) fills what the command line does not set.
 type agentFlags struct {
 	NATS           string        `json:"nats"`
+	NATSCA         string        `json:"nats_ca"`
+	NATSCert       string        `json:"nats_cert"`
+	NATSKey        string        `json:"nats_key"`
 	SubjectPrefix  string        `json:"subject_prefix"`
 	WorkDir        string        `json:"work_dir"`
 	Hostname       string        `json:"hostname"`
@@ -75,6 +78,9 @@ Example:
 	fl := cmd.Flags()
 	fl.StringVar(&configFile, "config", "", "JSON config file; flags given on the command line win")
 	fl.StringVar(&f.NATS, "nats", f.NATS, "NATS URLs of the masters, comma-separated")
+	fl.StringVar(&f.NATSCA, "nats-ca", "", "PEM file of the CA that signed the NATS servers' certificates (NATS over TLS)")
+	fl.StringVar(&f.NATSCert, "nats-cert", "", "PEM file of this agent's certificate, for NATS servers that verify clients")
+	fl.StringVar(&f.NATSKey, "nats-key", "", "PEM file of the key of --nats-cert")
 	fl.StringVar(&f.SubjectPrefix, "subject-prefix", f.SubjectPrefix, "NATS subject prefix of the cluster")
 	fl.StringVar(&f.WorkDir, "work-dir", "", "directory for the checkpoint and task sandboxes (required)")
 	fl.StringVar(&f.Hostname, "hostname", "", "hostname to register (default: this machine's)")
@@ -105,7 +111,8 @@ func (f agentFlags) config() (executor.Config, error) {
 		return cfg, fmt.Errorf("--attributes: %w", err)
 	}
 	cfg = executor.Config{
-		NATSURLs: splitList(f.NATS), SubjectPrefix: f.SubjectPrefix, WorkDir: f.WorkDir,
+		NATSURLs: splitList(f.NATS), NATSCA: f.NATSCA, NATSCert: f.NATSCert, NATSKey: f.NATSKey,
+		SubjectPrefix: f.SubjectPrefix, WorkDir: f.WorkDir,
 		Hostname: f.Hostname, Resources: res, Attributes: attrs, Isolation: runner.Isolation(f.Isolation),
 		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, DefaultGrace: f.DefaultGrace,
 		ResendInterval: f.ResendInterval,

@@ -31,6 +31,10 @@ type masterFlags struct {
 	NATSRoutes          string             `json:"nats_routes"`
 	NATSExternal        string             `json:"nats_external"`
 	NATSToken           string             `json:"nats_token"`
+	NATSTLSCert         string             `json:"nats_tls_cert"`
+	NATSTLSKey          string             `json:"nats_tls_key"`
+	NATSTLSCA           string             `json:"nats_tls_ca"`
+	NATSTLSVerify       bool               `json:"nats_tls_verify"`
 	HTTPAddr            string             `json:"http"`
 	RolesFile           string             `json:"roles_file"`
 	Roles               map[string]float64 `json:"roles"`
@@ -100,6 +104,10 @@ Example, first of three:
 	fl.StringVar(&f.NATSRoutes, "nats-routes", "", "other masters' NATS route URLs, comma-separated")
 	fl.StringVar(&f.NATSExternal, "nats-external", "", "use these NATS URLs instead of an embedded server")
 	fl.StringVar(&f.NATSToken, "nats-token", "", "NATS authorization token: the embedded server then accepts only clients giving it (nats://TOKEN@host:4222), and routes between masters use it")
+	fl.StringVar(&f.NATSTLSCert, "nats-tls-cert", "", "PEM certificate: the embedded NATS server then speaks only TLS, to clients and routes, and the master presents it as a client")
+	fl.StringVar(&f.NATSTLSKey, "nats-tls-key", "", "PEM key of --nats-tls-cert")
+	fl.StringVar(&f.NATSTLSCA, "nats-tls-ca", "", "PEM CA that signed the NATS certificates (default: the system's roots)")
+	fl.BoolVar(&f.NATSTLSVerify, "nats-tls-verify", false, "accept only NATS clients (agents, frameworks) with a certificate --nats-tls-ca signed")
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "HTTP operator API listen address (empty disables)")
 	fl.StringVar(&f.RolesFile, "roles", "", `JSON file of role weights, e.g. {"eng": 2, "eng/prod": 3}`)
 	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: dynamic, static, paper, naive, collapsed, mesos")
@@ -147,6 +155,7 @@ func (f masterFlags) config() (master.Config, error) {
 		cfg.NATS.Routes = splitList(f.NATSRoutes)
 	}
 	cfg.NATS.Token = f.NATSToken
+	cfg.NATS.TLS = master.NATSTLS{Cert: f.NATSTLSCert, Key: f.NATSTLSKey, CA: f.NATSTLSCA, VerifyClients: f.NATSTLSVerify}
 	cfg.OperatorToken = f.OperatorToken
 	cfg.AgentRemovalLimit = f.AgentRemovalLimit
 	cfg.FrameworkRateLimit = master.RateLimit{QPS: f.FrameworkQPS, Burst: f.FrameworkBurst}

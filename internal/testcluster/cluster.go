@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/internal/testlog"
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/master"
 	"github.com/allot-project/allot/protocol"
 	"github.com/allot-project/allot/raftstore"
@@ -77,6 +78,10 @@ type Options struct {
 	Credentials map[string]string
 	// Configure, when set, edits master i's configuration last.
 	Configure func(i int, cfg *master.Config)
+	// NATSTLS runs the cluster's NATS server over mutual TLS with a fresh
+	// test CA: every client, masters and agents included, needs the
+	// certificate (TLSFiles).
+	NATSTLS bool
 }
 
 func (o *Options) setDefaults() {
@@ -113,6 +118,7 @@ type Cluster struct {
 	filesSecret string
 
 	ns      *server.Server
+	tls     *testutil.TLSFiles // with Options.NATSTLS
 	network *raftstore.InmemNetwork // nil with TCPRaft
 	peers   []raftstore.Peer
 
@@ -175,13 +181,23 @@ func New(t testing.TB, opts Options) *Cluster {
 
 func (c *Cluster) startNATS() {
 	c.t.Helper()
-	ns, err := server.NewServer(&server.Options{
+	opts := &server.Options{
 		Host:       "127.0.0.1",
 		Port:       -1,
 		NoLog:      true,
 		NoSigs:     true,
 		MaxPayload: 8 << 20,
-	})
+	}
+	if c.opts.NATSTLS {
+		files := testutil.NewTLSFiles(c.t)
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: files.Cert, KeyFile: files.Key, CaFile: files.CA, Verify: true})
+		if err != nil {
+			c.t.Fatalf("nats tls: %v", err)
+		}
+		opts.TLSConfig, opts.TLS, opts.TLSVerify, opts.TLSTimeout = tc, true, true, 2
+		c.tls = &files
+	}
+	ns, err := server.NewServer(opts)
 	if err != nil {
 		c.t.Fatalf("nats server: %v", err)
 	}
@@ -196,6 +212,23 @@ func (c *Cluster) startNATS() {
 // NATSURL is the URL of the cluster's NATS server.
 func (c *Cluster) NATSURL() string { return c.ns.ClientURL() }
 
+// TLSFiles are the CA and the client certificate of a cluster whose NATS
+// server wants TLS (Options.NATSTLS); ok is false otherwise.
+func (c *Cluster) TLSFiles() (files testutil.TLSFiles, ok bool) {
+	if c.tls == nil {
+		return testutil.TLSFiles{}, false
+	}
+	return *c.tls, true
+}
+
+// natsOptions are the TLS options a client of the cluster's NATS needs.
+func (c *Cluster) natsOptions() []nats.Option {
+	if c.tls == nil {
+		return nil
+	}
+	return []nats.Option{nats.RootCAs(c.tls.CA), nats.ClientCert(c.tls.Cert, c.tls.Key)}
+}
+
 // Subjects are the cluster's NATS subjects.
 func (c *Cluster) Subjects() protocol.Subjects { return c.subj }
 
@@ -207,8 +240,8 @@ func (c *Cluster) FilesSecret() string { return c.filesSecret }
 // test ends.
 func (c *Cluster) Connect(name string) *nats.Conn {
 	c.t.Helper()
-	nc, err := nats.Connect(c.NATSURL(), nats.Name(name), nats.MaxReconnects(-1),
-		nats.ReconnectWait(50*time.Millisecond))
+	nc, err := nats.Connect(c.NATSURL(), append(c.natsOptions(), nats.Name(name), nats.MaxReconnects(-1),
+		nats.ReconnectWait(50*time.Millisecond))...)
 	if err != nil {
 		c.t.Fatalf("connect to NATS: %v", err)
 	}

@@ -88,6 +88,9 @@ func (c *Cluster) config(i int, first bool) master.Config {
 	}
 	cfg.Raft = rc
 	cfg.NATS = master.NATSConfig{External: []string{c.NATSURL()}}
+	if c.tls != nil {
+		cfg.NATS.TLS = master.NATSTLS{CA: c.tls.CA, Cert: c.tls.Cert, Key: c.tls.Key}
+	}
 	cfg.SubjectPrefix = c.subj.Prefix
 	cfg.HTTPAddr = p.httpAddr
 	cfg.Roles = o.Roles

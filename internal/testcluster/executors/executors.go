@@ -108,6 +108,9 @@ func New(t testing.TB, c *testcluster.Cluster, opts Options) *Executor {
 		DefaultGrace: time.Second, ResendInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
 		Logger: testlog.New(t).Named(opts.Hostname),
 	}
+	if files, ok := c.TLSFiles(); ok {
+		cfg.NATSCA, cfg.NATSCert, cfg.NATSKey = files.CA, files.Cert, files.Key
+	}
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}

@@ -109,6 +109,9 @@ func (c Config) Validate() error {
 	if c.NATSConn == nil && len(c.NATSURLs) == 0 {
 		return fmt.Errorf("%w: NATS URLs or a NATS connection are required", ErrConfig)
 	}
+	if (c.NATSCert == "") != (c.NATSKey == "") {
+		return fmt.Errorf("%w: a NATS client certificate needs its key", ErrConfig)
+	}
 	if c.WorkDir == "" {
 		return fmt.Errorf("%w: work dir is required", ErrConfig)
 	}

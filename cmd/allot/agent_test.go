@@ -49,12 +49,13 @@ func TestAgentFlags_Config(t *testing.T) {
 	t.Parallel()
 	f := agentFlags{NATS: "nats://a:4222, nats://b:4222", SubjectPrefix: "allot", WorkDir: t.TempDir(),
 		Hostname: "h1", Resources: "cpus=2000,mem=1024", Attributes: "rack=r1", Isolation: "portable",
-		HTTPAddr: "127.0.0.1:0", LogLevel: "info"}
+		HTTPAddr: "127.0.0.1:0", LogLevel: "info", NATSCA: "ca.pem", NATSCert: "c.pem", NATSKey: "k.pem"}
 	cfg, err := f.config()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.NATSURLs) != 2 || cfg.Resources.Scalar(protocol.ResCPUs) != 2000 || cfg.Attributes["rack"].Text != "r1" {
+	if len(cfg.NATSURLs) != 2 || cfg.Resources.Scalar(protocol.ResCPUs) != 2000 || cfg.Attributes["rack"].Text != "r1" ||
+		cfg.NATSCA != "ca.pem" || cfg.NATSCert != "c.pem" || cfg.NATSKey != "k.pem" {
 		t.Errorf("got %+v", cfg)
 	}
 	for name, mutate := range map[string]func(*agentFlags){
@@ -62,6 +63,7 @@ func TestAgentFlags_Config(t *testing.T) {
 		"bad resources": func(f *agentFlags) { f.Resources = "cpus" },
 		"bad isolation": func(f *agentFlags) { f.Isolation = "jail" },
 		"bad attribute": func(f *agentFlags) { f.Attributes = "rack" },
+		"cert no key":   func(f *agentFlags) { f.NATSKey = "" },
 	} {
 		g := f
 		mutate(&g)

@@ -26,6 +26,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first",
 		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info", CredentialsFile: creds,
 		NATSToken: "tok", OperatorToken: "op", FrameworkQPS: 50, RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
+		NATSTLSCert: "c.pem", NATSTLSKey: "k.pem", NATSTLSCA: "ca.pem", NATSTLSVerify: true, AgentRemovalLimit: 0.3,
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -51,6 +52,12 @@ func TestMasterFlags_Config(t *testing.T) {
 	}
 	if cfg.OperatorToken != "op" {
 		t.Errorf("operator token: got %q, want op", cfg.OperatorToken)
+	}
+	if got := cfg.NATS.TLS; got.Cert != "c.pem" || got.Key != "k.pem" || got.CA != "ca.pem" || !got.VerifyClients {
+		t.Errorf("nats tls: got %+v", got)
+	}
+	if cfg.AgentRemovalLimit != 0.3 {
+		t.Errorf("agent removal limit: got %v, want 0.3", cfg.AgentRemovalLimit)
 	}
 	if cfg.NATS.Token != "tok" {
 		t.Errorf("nats token: got %q, want tok", cfg.NATS.Token)
@@ -89,6 +96,7 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		"bad acl":      func(f *masterFlags) { f.RoleACLsFile = writeTemp(t, `{"p": ["eng/**"]}`) },
 		"bad qps":      func(f *masterFlags) { f.FrameworkQPS = -1 },
 		"bad removal":  func(f *masterFlags) { f.AgentRemovalLimit = 1.5 },
+		"tls no key":   func(f *masterFlags) { f.NATSTLSCert = "c.pem" },
 	} {
 		f := base
 		mutate(&f)

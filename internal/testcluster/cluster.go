@@ -118,7 +118,7 @@ type Cluster struct {
 	filesSecret string
 
 	ns      *server.Server
-	tls     *testutil.TLSFiles // with Options.NATSTLS
+	tls     *testutil.TLSFiles      // with Options.NATSTLS
 	network *raftstore.InmemNetwork // nil with TCPRaft
 	peers   []raftstore.Peer
 

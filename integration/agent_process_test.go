@@ -140,13 +140,16 @@ func TestAgent_ProcessKilledAndRestarted(t *testing.T) {
 		}
 		return fmt.Errorf("agent lists no sandbox for t1: %+v", st.Tasks)
 	})
-	waitFile(t, filepath.Join(sandbox, "pid"))
+	// The shell creates the file before it writes the pid in it.
 	var pid int
-	if data, err := os.ReadFile(filepath.Join(sandbox, "pid")); err != nil {
-		t.Fatal(err)
-	} else if _, err := fmt.Sscan(string(data), &pid); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
+		data, err := os.ReadFile(filepath.Join(sandbox, "pid"))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Sscan(string(data), &pid)
+		return err
+	})
 
 	p.kill()
 	if !alive(pid) {

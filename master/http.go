@@ -35,6 +35,8 @@ import (
 //	GET /ui/         the web UI (ui.go); GET / redirects to it.
 //	GET, POST /v1/operator/raft/peers, DELETE /v1/operator/raft/peers/{id}
 //	                 the masters' Raft membership (http_raft.go).
+//	GET, PUT /v1/operator/snapshot
+//	                 back the replicated state up and restore it (http_snapshot.go).
 //
 // Followers learn the leader's HTTP address from the announcements the
 // leader publishes on the leader subject; an announcement counts only while
@@ -193,6 +195,8 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.leaderOnly(m.serveExplain))
 	mux.HandleFunc("GET /ui/", m.leaderOnly(m.serveUI))
 	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
+	mux.HandleFunc("GET /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotSave)))
+	mux.HandleFunc("PUT /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotRestore)))
 	mux.HandleFunc("POST /v1/operator/raft/peers", m.operatorOnly(m.leaderOnly(m.serveAddRaftPeer)))
 	mux.HandleFunc("DELETE /v1/operator/raft/peers/{id}", m.operatorOnly(m.leaderOnly(m.serveRemoveRaftPeer)))
 	mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusFound))

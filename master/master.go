@@ -32,6 +32,8 @@ type Master struct {
 
 	mu     sync.Mutex
 	leader *leader // non-nil while this master leads and serves
+	// rebuild asks the leadership loop to restart the leader services.
+	rebuild chan struct{}
 }
 
 // New validates the configuration; Run starts everything.
@@ -43,7 +45,7 @@ func New(cfg Config) (*Master, error) {
 		return nil, err
 	}
 	logger := cfg.Logger.Named("master").With("node_id", cfg.Raft.NodeID)
-	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{})}
+	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{}), rebuild: make(chan struct{}, 1)}
 	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers))
 	return m, nil
 }
@@ -149,7 +151,28 @@ func (m *Master) leadershipLoop(ctx context.Context) error {
 				m.logger.Error("could not take over as leader", "error", err)
 				m.stepDown()
 			}
+		case <-m.rebuild:
+			m.mu.Lock()
+			leading := m.leader != nil
+			m.mu.Unlock()
+			if !leading {
+				continue
+			}
+			m.stepDown()
+			if err := m.stepUp(ctx); err != nil {
+				m.logger.Error("could not take over as leader again", "error", err)
+				m.stepDown()
+			}
 		}
+	}
+}
+
+// rebuildLeader has the leadership loop restart the leader services, which
+// rebuild their soft state from the replicated state (after a restore).
+func (m *Master) rebuildLeader() {
+	select {
+	case m.rebuild <- struct{}{}:
+	default: // one is pending already
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -310,6 +311,45 @@ func operatorCommand() *cobra.Command {
 			}, peers)
 		},
 	})
-	cmd.AddCommand(rc)
+	cmd.AddCommand(rc, snapshotCommand(o))
 	return cmd
+}
+
+// snapshotCommand backs the replicated state up and restores it.
+func snapshotCommand(o *operatorFlags) *cobra.Command {
+	sc := &cobra.Command{Use: "snapshot", Short: "Back the masters' replicated state up, or restore it"}
+	sc.AddCommand(&cobra.Command{
+		Use:   "save FILE",
+		Short: "Write a snapshot of the replicated state to FILE",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var buf bytes.Buffer
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (int64, error) {
+				n, err := c.SaveSnapshot(ctx, &buf)
+				if err != nil {
+					return n, err
+				}
+				return n, os.WriteFile(args[0], buf.Bytes(), 0o600)
+			}, func(w io.Writer, n int64) { fmt.Fprintf(w, "saved %d bytes to %s\n", n, args[0]) })
+		},
+	}, &cobra.Command{
+		Use:   "restore FILE",
+		Short: "Replace the cluster's replicated state with the snapshot in FILE",
+		Long: `Replace the cluster's replicated state with a snapshot "snapshot save" wrote.
+Every master installs it and the leader rebuilds its allocator from it; agents and
+frameworks then reconcile with it as after a failover.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.Restored, error) {
+				return c.RestoreSnapshot(ctx, data)
+			}, func(w io.Writer, r api.Restored) {
+				fmt.Fprintf(w, "restored the state as of Raft index %d\n", r.SnapshotIndex)
+			})
+		},
+	})
+	return sc
 }

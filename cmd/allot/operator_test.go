@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,13 @@ func TestOperatorCommands(t *testing.T) {
 		if out := run(cmd...); !strings.Contains(out, "FRAMEWORK") {
 			t.Fatalf("allot %s: %q lacks its header", strings.Join(cmd, " "), out)
 		}
+	}
+	snap := filepath.Join(t.TempDir(), "allot.snap")
+	if out := run("operator", "snapshot", "save", snap, "--token=op"); !strings.HasPrefix(out, "saved ") {
+		t.Fatalf("snapshot save: %q", out)
+	}
+	if out := run("operator", "snapshot", "restore", snap, "--token=op"); !strings.HasPrefix(out, "restored the state as of Raft index ") {
+		t.Fatalf("snapshot restore: %q", out)
 	}
 	_, errOut, code := runAllot(t, "", "status", "--masters=127.0.0.1:1", "--timeout=2s")
 	if code == 0 || !strings.Contains(errOut, "connection refused") {

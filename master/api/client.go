@@ -147,6 +147,31 @@ func (c *Client) RemoveRaftPeer(ctx context.Context, id string) (RaftPeers, erro
 	return out, c.call(ctx, http.MethodDelete, "/v1/operator/raft/peers/"+url.PathEscape(id), nil, &out)
 }
 
+// SaveSnapshot writes a snapshot of the replicated state (a backup) to w
+// and returns its size.
+func (c *Client) SaveSnapshot(ctx context.Context, w io.Writer) (int64, error) {
+	resp, err := c.do(ctx, http.MethodGet, "/v1/operator/snapshot", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, fmt.Errorf("read the snapshot: %w", err)
+	}
+	return n, nil
+}
+
+// RestoreSnapshot replaces the cluster's replicated state with a snapshot
+// SaveSnapshot wrote.
+func (c *Client) RestoreSnapshot(ctx context.Context, snapshot []byte) (Restored, error) {
+	if len(snapshot) == 0 {
+		return Restored{}, fmt.Errorf("%w: empty snapshot", ErrBadRequest)
+	}
+	var out Restored
+	return out, c.call(ctx, http.MethodPut, "/v1/operator/snapshot", snapshot, &out)
+}
+
 // Events streams the cluster events to fn until ctx ends, fn returns an
 // error (returned as is), or the master closes the stream (io.EOF).
 func (c *Client) Events(ctx context.Context, fn func(protocol.ClusterEvent) error) error {

@@ -234,3 +234,9 @@ type RaftPeerRequest struct {
 	ID      string `json:"id"`
 	Address string `json:"address"`
 }
+
+// Restored answers PUT /v1/operator/snapshot.
+type Restored struct {
+	// SnapshotIndex is the Raft index the snapshot was taken at.
+	SnapshotIndex uint64 `json:"snapshot_index"`
+}

@@ -21,7 +21,7 @@ func BenchmarkLeftoverAllocations(b *testing.B) {
 			var leftover int64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				a, fws := multiFrameworkCluster(b)
+				a, fws := multiFrameworkCluster(b, false)
 				a.cfg.LeftoverOrder = order
 				for _, f := range fws {
 					must := (f.left + 3) / 4

@@ -25,21 +25,33 @@ type benchFramework struct {
 // demand and launches up to its per-offer limit from each offer. One op
 // places every task; rounds/op is how many allocation rounds that took.
 func BenchmarkMultiFrameworkAllocations(b *testing.B) {
-	var rounds int
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		a, fws := multiFrameworkCluster(b)
-		b.StartTimer()
-		rounds = placeAll(b, a, fws)
+	for _, quota := range []bool{false, true} {
+		name := "plain"
+		if quota {
+			name = "quotas"
+		}
+		// quotas: the same mix with a guarantee of 20 CPUs on each service
+		// role, a limit of 300 CPUs on the CI role (its 2,500 tasks need 250) and offer constraints
+		// keeping the batch roles off a quarter of the agents.
+		b.Run(name, func(b *testing.B) {
+			var rounds int
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				a, fws := multiFrameworkCluster(b, quota)
+				b.StartTimer()
+				rounds = placeAll(b, a, fws)
+			}
+			b.ReportMetric(float64(rounds), "rounds/op")
+		})
 	}
-	b.ReportMetric(float64(rounds), "rounds/op")
 }
 
-func multiFrameworkCluster(tb testing.TB) (*Allocator, map[protocol.FrameworkID]*benchFramework) {
+func multiFrameworkCluster(tb testing.TB, quota bool) (*Allocator, map[protocol.FrameworkID]*benchFramework) {
 	a := mustNew(tb, DefaultConfig())
 	for i := 0; i < 80; i++ {
 		mustOK(tb, a.AddAgent(AgentInfo{ID: protocol.AgentID(fmt.Sprintf("agent-%d", i)), Total: protocol.Scalars(
-			map[string]int64{protocol.ResCPUs: 64000, protocol.ResMem: 488 * 1024})}))
+			map[string]int64{protocol.ResCPUs: 64000, protocol.ResMem: 488 * 1024}),
+			Attributes: protocol.Attributes{"rack": protocol.Text(fmt.Sprintf("r%d", i%4))}}))
 	}
 	fws := map[protocol.FrameworkID]*benchFramework{}
 	add := func(id, role string, cpus, mem, tasks, perOffer int64) {
@@ -57,6 +69,16 @@ func multiFrameworkCluster(tb testing.TB) (*Allocator, map[protocol.FrameworkID]
 	}
 	for i := 0; i < 50; i++ {
 		add(fmt.Sprintf("batch-%d", i), fmt.Sprintf("batch-%d", i), 1000, 1024, 20, 5)
+	}
+	if quota {
+		for i := 0; i < 4; i++ {
+			mustOK(tb, a.SetRoleGuarantee(fmt.Sprintf("service-%d", i), protocol.Scalars(map[string]int64{protocol.ResCPUs: 20000})))
+		}
+		mustOK(tb, a.SetRoleLimit("ci", protocol.Scalars(map[string]int64{protocol.ResCPUs: 300000})))
+		for i := 0; i < 50; i++ {
+			mustOK(tb, a.SetRoleOfferConstraints(fmt.Sprintf("batch-%d", i),
+				[]protocol.Constraint{{Attribute: "rack", Op: protocol.OpIn, Values: []string{"r0", "r1", "r2"}}}))
+		}
 	}
 	return a, fws
 }

@@ -32,6 +32,8 @@ import (
 //	                 a role's weight and quota limit (http_roles.go).
 //	GET /v1/frameworks/{id}/explain
 //	                 why a framework is or is not offered resources (http_explain.go).
+//	GET /v1/frameworks/{id}/files-token
+//	                 the token that reads a framework's sandboxes (http_files.go).
 //	GET /ui/         the web UI (ui.go); GET / redirects to it.
 //	GET, POST /v1/operator/raft/peers, DELETE /v1/operator/raft/peers/{id}
 //	                 the masters' Raft membership (http_raft.go).
@@ -193,6 +195,7 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("POST /v1/agents/{id}/gone", m.operatorOnly(m.leaderOnly(m.serveAgentGone)))
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
 	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.leaderOnly(m.serveExplain))
+	mux.HandleFunc("GET /v1/frameworks/{id}/files-token", m.operatorOnly(m.serveFilesToken))
 	mux.HandleFunc("GET /ui/", m.leaderOnly(m.serveUI))
 	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
 	mux.HandleFunc("GET /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotSave)))

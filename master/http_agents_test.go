@@ -19,7 +19,14 @@ import (
 // returns the status and body.
 func httpTestPost(t *testing.T, url, token string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, nil)
+	return httpTestWithToken(t, http.MethodPost, url, token)
+}
+
+// httpTestWithToken sends an empty-bodied request with an optional bearer
+// token and returns the status and body.
+func httpTestWithToken(t *testing.T, method, url, token string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

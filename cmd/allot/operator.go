@@ -100,7 +100,7 @@ func operatorCommands() []*cobra.Command {
 	}
 	o.register(status)
 	return []*cobra.Command{status, agentOpsCommand(), frameworkOpsCommand(), roleOpsCommand(), eventsCommand(), operatorCommand(),
-		listingCommand("task", "List tasks", "List the tasks the master knows", func(st api.State) any { return st.Tasks }, printTasks),
+		taskOpsCommand(),
 		listingCommand("offer", "List outstanding offers", "List the outstanding offers", func(st api.State) any { return st.Offers }, printOffers)}
 }
 
@@ -165,6 +165,14 @@ failing constraints, too few free resources), and roles at their quota limit.`,
 		},
 	}
 	cmd.AddCommand(listCommand(o, "List the frameworks", func(st api.State) any { return st.Frameworks }, printFrameworks), explain)
+	return cmd
+}
+
+func taskOpsCommand() *cobra.Command {
+	o := &operatorFlags{}
+	cmd := &cobra.Command{Use: "tasks", Aliases: []string{"task"}, Short: "List tasks and print their logs"}
+	o.register(cmd)
+	cmd.AddCommand(listCommand(o, "List the tasks the master knows", func(st api.State) any { return st.Tasks }, printTasks), logsCommand(o))
 	return cmd
 }
 

@@ -93,6 +93,13 @@ func (c *Client) Explain(ctx context.Context, id protocol.FrameworkID) (Explanat
 	return out, c.call(ctx, http.MethodGet, "/v1/frameworks/"+url.PathEscape(string(id))+"/explain", nil, &out)
 }
 
+// FilesToken returns the token that reads framework id's sandboxes on the
+// agents' file servers (the operator token needed).
+func (c *Client) FilesToken(ctx context.Context, id protocol.FrameworkID) (FilesToken, error) {
+	var out FilesToken
+	return out, c.call(ctx, http.MethodGet, "/v1/frameworks/"+url.PathEscape(string(id))+"/files-token", nil, &out)
+}
+
 // DrainAgent stops offering agent id; its tasks keep running.
 func (c *Client) DrainAgent(ctx context.Context, id protocol.AgentID) (AgentState, error) {
 	var out AgentState

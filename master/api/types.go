@@ -240,3 +240,10 @@ type Restored struct {
 	// SnapshotIndex is the Raft index the snapshot was taken at.
 	SnapshotIndex uint64 `json:"snapshot_index"`
 }
+
+// FilesToken answers GET /v1/frameworks/{id}/files-token: the token that
+// reads the framework's sandboxes on the agents' file servers.
+type FilesToken struct {
+	FrameworkID protocol.FrameworkID `json:"framework_id"`
+	Token       string               `json:"token"`
+}

@@ -59,8 +59,10 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	l.mu.Lock()
 	if _, missing := l.alloc.Usage(id); missing != nil {
 		err = l.alloc.AddFramework(offers.FrameworkInfo{ID: id, Role: r.Role, Weight: r.Weight, Suppressed: true})
-	} else {
-		err = l.alloc.Suppress(id)
+	} else if err = l.alloc.Suppress(id); err == nil {
+		// A scheduler subscribing again may name another role or weight:
+		// the allocator follows what was just replicated.
+		err = l.alloc.MoveFramework(id, f.Role, f.Weight)
 	}
 	var rescinds []offers.Rescind
 	if resubscribe {

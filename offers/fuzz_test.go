@@ -188,7 +188,11 @@ func (z *fuzzRun) step() {
 	case op == 24:
 		z.rescind()
 	default:
-		switch z.b() % 5 {
+		switch z.b() % 6 {
+		case 5:
+			id, path := z.fwID(), fuzzRoles[z.b()%len(fuzzRoles)]
+			err := z.a.MoveFramework(id, path, float64(1+z.b()%3))
+			z.logf("MoveFramework(%s, %q) = %v", id, path, err)
 		case 3, 4:
 			// A role's quota (a guarantee or a limit, zero to remove it) or
 			// offer constraints.
@@ -392,8 +396,27 @@ func (z *fuzzRun) allocate() {
 		if o.Kind != KindFair && o.Kind != KindLeftover {
 			z.fail("offer %s of kind %q", o.ID, o.Kind)
 		}
+		if ag := z.a.agents[o.AgentID]; ag != nil && !z.a.rolesAdmit(f, ag) {
+			z.fail("offer %s to %s on %s, which its roles' offer constraints exclude", o.ID, f.id, o.AgentID)
+		}
 	}
 	z.logf("Allocate(%v) = %+v", z.now.Sub(t0), d)
+	z.checkHeld()
+}
+
+// checkHeld: every role holds exactly what the frameworks below it do.
+func (z *fuzzRun) checkHeld() {
+	for path, n := range z.a.tree.roles {
+		var want vec
+		for _, f := range z.a.frameworks {
+			if f.leaf.under(n) {
+				want = want.add(f.alloc)
+			}
+		}
+		if !vecEqual(n.held, want) {
+			z.fail("role %q holds %v, its frameworks %v", path, n.held, want)
+		}
+	}
 }
 
 func (z *fuzzRun) accept() {

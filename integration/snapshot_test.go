@@ -91,6 +91,7 @@ func TestCluster_JoinFromSnapshot(t *testing.T) {
 		Masters: 3, Agents: 2, AgentResources: agentResources(8),
 		Configure: func(_ int, cfg *master.Config) { cfg.Raft.TrailingLogs = 0 },
 	})
+	c.WaitForLeader()
 	stopped := (c.LeaderIndex() + 1) % 3
 	c.Kill(stopped)
 	runWork(t, c, "snapshotted", 5)
@@ -107,7 +108,10 @@ func TestCluster_JoinFromSnapshot(t *testing.T) {
 	if got := m.View().NumTasks(); got != 5 {
 		t.Errorf("joined master holds %d tasks, want 5", got)
 	}
-	if n := m.Raft().Stats()["last_snapshot_index"]; n == "0" || n == "" {
-		t.Errorf("joined master's last snapshot index is %q: it caught up from the log, not a snapshot", n)
-	}
+	testutil.WaitFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if n := m.Raft().Stats()["last_snapshot_index"]; n == "0" || n == "" {
+			return fmt.Errorf("joined master's last snapshot index is %q: it caught up from the log, not a snapshot", n)
+		}
+		return nil
+	})
 }

@@ -174,6 +174,14 @@ func (d *Driver) decline(ctx context.Context, offerIDs []protocol.OfferID, f *pr
 		groups[i] = append(groups[i], oid)
 	}
 	d.dropOffersLocked(offerIDs)
+	if f != nil && f.RefuseSeconds > 0 {
+		until := time.Now().Add(time.Duration(f.RefuseSeconds * float64(time.Second)))
+		for ag := range byAgent {
+			if until.After(d.refusals[ag]) {
+				d.refusals[ag] = until
+			}
+		}
+	}
 	d.mu.Unlock()
 	var errs []error
 	for _, g := range groups {
@@ -202,6 +210,9 @@ func (d *Driver) Revive(ctx context.Context) error { return d.setSuppressed(ctx,
 func (d *Driver) setSuppressed(ctx context.Context, suppressed bool) error {
 	d.mu.Lock()
 	d.suppressed = suppressed
+	if !suppressed {
+		clear(d.refusals) // a revive clears the filters at the master
+	}
 	d.mu.Unlock()
 	if !d.isReady() {
 		return d.notStopped() // the first subscribe applies it

@@ -12,18 +12,26 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-func TestDriver_DeclineRefuseFilter(t *testing.T) {
+// onAgent matches offers of agent ag.
+func onAgent(ag protocol.AgentID) func(protocol.Offer) bool {
+	return func(o protocol.Offer) bool { return o.AgentID == ag }
+}
+
+// offeredBoth runs a framework without declared demand on a cluster of two
+// agents until it holds an offer of each (whole agents).
+func offeredBoth(t *testing.T) (*testcluster.Cluster, *recorder, *framework.Driver, protocol.Offer, protocol.Offer) {
+	t.Helper()
 	c := testcluster.New(t, testcluster.Options{Agents: 2})
 	rec := &recorder{}
-	r := start(t, c, rec)
-	d := r.d
-	a0, a1 := c.Agents()[0].ID(), c.Agents()[1].ID()
-	onAgent := func(ag protocol.AgentID) func(protocol.Offer) bool {
-		return func(o protocol.Offer) bool { return o.AgentID == ag }
-	}
-	// Without declared demand the framework is offered whole agents.
-	o0 := rec.waitOffer(t, d, 0, onAgent(a0))
-	o1 := rec.waitOffer(t, d, 0, onAgent(a1))
+	d := start(t, c, rec).d
+	o0 := rec.waitOffer(t, d, 0, onAgent(c.Agents()[0].ID()))
+	o1 := rec.waitOffer(t, d, 0, onAgent(c.Agents()[1].ID()))
+	return c, rec, d, o0, o1
+}
+
+func TestDriver_DeclineRefuseFilter(t *testing.T) {
+	_, rec, d, o0, o1 := offeredBoth(t)
+	a0 := o0.AgentID
 	const refuse = time.Second
 	mark := rec.offerCount()
 	declined := time.Now()

@@ -65,11 +65,16 @@ type Driver struct {
 	suppressed  bool
 	demand      demandState
 	outstanding map[protocol.OfferID]protocol.Offer
-	unsettled   map[protocol.TaskID]protocol.AgentID
-	gangs       map[*Gang]struct{}
-	seen        uuidWindow
-	fatal       error
-	tearing     bool // a teardown is under way or done: the master forgetting the framework is expected
+	// refusals are the decline filters the driver set, by agent, until
+	// they expire: a leader elected since knows none, so a resubscribe
+	// sets them again (restore). A Revive clears them, as it does at the
+	// master.
+	refusals  map[protocol.AgentID]time.Time
+	unsettled map[protocol.TaskID]protocol.AgentID
+	gangs     map[*Gang]struct{}
+	seen      uuidWindow
+	fatal     error
+	tearing   bool // a teardown is under way or done: the master forgetting the framework is expected
 }
 
 // errTornDown is the cause that ends Run after a successful Teardown.
@@ -105,6 +110,7 @@ func NewDriver(sched Scheduler, opts ...Option) (*Driver, error) {
 		id:          cfg.frameworkID,
 		suppressed:  cfg.suppressed,
 		outstanding: map[protocol.OfferID]protocol.Offer{},
+		refusals:    map[protocol.AgentID]time.Time{},
 		unsettled:   map[protocol.TaskID]protocol.AgentID{},
 		gangs:       map[*Gang]struct{}{},
 		seen:        newUUIDWindow(dedupWindow),

@@ -1,9 +1,11 @@
 package framework
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -104,6 +106,27 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 	return nil
 }
 
+// refusalsInForce returns the driver's decline filters that have not
+// expired, for the leader to set again, and forgets the others.
+func (d *Driver) refusalsInForce() []protocol.AgentRefusal {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := time.Now()
+	var out []protocol.AgentRefusal
+	for ag, until := range d.refusals {
+		if !until.After(now) {
+			delete(d.refusals, ag)
+			continue
+		}
+		out = append(out, protocol.AgentRefusal{AgentID: ag, Seconds: until.Sub(now).Seconds()})
+	}
+	slices.SortFunc(out, func(a, b protocol.AgentRefusal) int { return cmp.Compare(a.AgentID, b.AgentID) })
+	if len(out) > protocol.MaxListLen {
+		out = out[:protocol.MaxListLen]
+	}
+	return out
+}
+
 // isReady reports whether the first subscribe succeeded.
 func (d *Driver) isReady() bool {
 	select {
@@ -141,7 +164,8 @@ func (d *Driver) restore(ctx context.Context, reconcile bool) {
 			}
 		}
 		if !suppressed {
-			if err := d.req.retry(ctx, protocol.VerbRevive, protocol.ReviveRequest{FrameworkID: demand.FrameworkID}, nil, nil); err != nil {
+			r := protocol.ReviveRequest{FrameworkID: demand.FrameworkID, Refusals: d.refusalsInForce()}
+			if err := d.req.retry(ctx, protocol.VerbRevive, r, nil, nil); err != nil {
 				return fmt.Errorf("revive: %w", err)
 			}
 		}

@@ -125,7 +125,7 @@ func (l *leader) handle(ctx context.Context, body any) (any, error) {
 	case *protocol.SuppressRequest:
 		return nil, l.setSuppressed(ctx, r.FrameworkID, true)
 	case *protocol.ReviveRequest:
-		return nil, l.setSuppressed(ctx, r.FrameworkID, false)
+		return nil, l.revive(ctx, r)
 	case *protocol.KillRequest:
 		return nil, l.kill(r)
 	case *protocol.ReconcileRequest:

@@ -2,6 +2,7 @@ package master
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -255,6 +256,38 @@ func (l *leader) setSuppressed(ctx context.Context, id protocol.FrameworkID, sup
 		err = l.alloc.Revive(id)
 		l.shares.declared(id)
 	}
+	l.mu.Unlock()
+	l.kick()
+	return err
+}
+
+// revive opens offers again, clears the framework's decline filters and
+// sets the refusals the request carries (a resubscribing driver's filters
+// still in force); a refusal of an agent the leader does not know is
+// dropped.
+func (l *leader) revive(ctx context.Context, r *protocol.ReviveRequest) error {
+	id := r.FrameworkID
+	if err := l.admit(id); err != nil {
+		return err
+	}
+	if _, err := l.apply(ctx, state.CmdSetFrameworkSuppressed, state.SetFrameworkSuppressed{FrameworkID: id}); err != nil {
+		return err
+	}
+	now := time.Now()
+	l.mu.Lock()
+	// One step under the lock, so no round offers a refused agent between
+	// the revive and its refusal.
+	err := l.alloc.Revive(id)
+	for _, f := range r.Refusals {
+		if err != nil {
+			break
+		}
+		d := time.Duration(f.Seconds * float64(time.Second))
+		if rerr := l.alloc.RefuseAgent(id, f.AgentID, d, now); rerr != nil && !errors.Is(rerr, offers.ErrUnknownAgent) {
+			err = rerr
+		}
+	}
+	l.shares.declared(id)
 	l.mu.Unlock()
 	l.kick()
 	return err

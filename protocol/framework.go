@@ -130,10 +130,37 @@ func (r SuppressRequest) Validate() error { return checkID("framework_id", r.Fra
 // filters.
 type ReviveRequest struct {
 	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
+	// Refusals are decline filters set again right after the revive
+	// clears the framework's filters: a driver that subscribes again to a
+	// new leader (which knows none of them) restores the ones still in
+	// force this way.
+	Refusals []AgentRefusal `msgpack:"refuse,omitempty" json:"refusals,omitempty"`
 }
 
-// Validate checks the framework ID.
-func (r ReviveRequest) Validate() error { return checkID("framework_id", r.FrameworkID) }
+// AgentRefusal refuses an agent's resources to a framework for Seconds.
+type AgentRefusal struct {
+	AgentID AgentID `msgpack:"ag" json:"agent_id"`
+	Seconds float64 `msgpack:"s" json:"seconds"`
+}
+
+// Validate checks the framework ID and the refusals.
+func (r ReviveRequest) Validate() error {
+	if err := checkID("framework_id", r.FrameworkID); err != nil {
+		return err
+	}
+	if len(r.Refusals) > MaxListLen {
+		return Errorf(ErrInvalidArgument, "%d refusals, limit %d", len(r.Refusals), MaxListLen)
+	}
+	for _, f := range r.Refusals {
+		if err := checkID("agent_id", f.AgentID); err != nil {
+			return err
+		}
+		if err := checkFloat("seconds", f.Seconds, MaxRefuseSeconds); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // KillRequest asks for one task to be killed. The outcome arrives as a
 // status update (KILLED, or LOST for a task the master does not know).

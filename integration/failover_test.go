@@ -96,7 +96,10 @@ func TestCluster_LeaderFailover(t *testing.T) {
 		}
 	}
 	// No task launched twice; every task an agent ran reached its framework
-	// as FINISHED, and every update the agent sent arrived at least once.
+	// as FINISHED, and every update the agent sent arrived at least once,
+	// but for an intermediate one the killed leader committed and had not
+	// forwarded yet: the master keeps each task's latest status until the
+	// framework acknowledges it, and a later one supersedes it.
 	launched := checkNoDuplicateLaunch(t, agents)
 	byName := map[protocol.FrameworkID]*testcluster.TestFramework{}
 	for _, fw := range fws {
@@ -112,11 +115,15 @@ func TestCluster_LeaderFailover(t *testing.T) {
 		if !ft.Seen(protocol.TaskFinished) {
 			t.Errorf("task %s: framework saw %v, want FINISHED", k, stateList(ft.Statuses))
 		}
-		for _, u := range at.Sent {
-			if !slices.ContainsFunc(ft.Statuses, func(s protocol.TaskStatus) bool { return s.UUID == u.UUID }) {
-				t.Errorf("task %s: update %s (%s) never reached the framework (got %v)",
-					k, u.UUID, u.Status.State, stateList(ft.Statuses))
+		for i, u := range at.Sent {
+			if slices.ContainsFunc(ft.Statuses, func(s protocol.TaskStatus) bool { return s.UUID == u.UUID }) {
+				continue
 			}
+			if i < len(at.Sent)-1 && supersededBy(ft.Statuses, u.Status.State) {
+				continue
+			}
+			t.Errorf("task %s: update %s (%s) never reached the framework (got %v)",
+				k, u.UUID, u.Status.State, stateList(ft.Statuses))
 		}
 	}
 	// No launch lost: every launch the leader confirmed ran on an agent.
@@ -127,7 +134,7 @@ func TestCluster_LeaderFailover(t *testing.T) {
 				t.Errorf("task %s: launch confirmed (statuses %v) but no agent ran it", k, stateList(ft.Statuses))
 			}
 		}
-		checkLifecycle(t, fw)
+		checkTaskEnds(t, fw, false)
 	}
 	for _, a := range agents {
 		if r := a.Refused(); len(r) > 0 {
@@ -138,4 +145,18 @@ func TestCluster_LeaderFailover(t *testing.T) {
 		t.Errorf("GET /v1/state after the failover: %d tasks and %d frameworks, want 0 and %d",
 			len(doc.Tasks), len(doc.Frameworks), len(fws))
 	}
+}
+
+// supersededBy reports whether the framework saw a state that follows st
+// in a task's life: the status st was replaced before it was forwarded.
+func supersededBy(seen []protocol.TaskStatus, st protocol.TaskState) bool {
+	for _, s := range seen {
+		switch {
+		case s.State.Terminal() && !st.Terminal():
+			return true
+		case st == protocol.TaskStarting && s.State == protocol.TaskRunning:
+			return true
+		}
+	}
+	return false
 }

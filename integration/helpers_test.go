@@ -87,6 +87,15 @@ func checkNoDuplicateLaunch(t *testing.T, agents []*testcluster.TestAgent) map[t
 // with a UUID it received was acknowledged.
 func checkLifecycle(t *testing.T, fw *testcluster.TestFramework) {
 	t.Helper()
+	checkTaskEnds(t, fw, true)
+}
+
+// checkTaskEnds is checkLifecycle; without running, a task's RUNNING may
+// be missing: across a leader killed between committing it and forwarding
+// it, the master resends only each task's latest status, and FINISHED
+// supersedes it.
+func checkTaskEnds(t *testing.T, fw *testcluster.TestFramework, running bool) {
+	t.Helper()
 	for _, ft := range fw.Tasks() {
 		if ft.Outcome == testcluster.AcceptRefused {
 			continue
@@ -100,7 +109,7 @@ func checkLifecycle(t *testing.T, fw *testcluster.TestFramework) {
 		finished := slices.ContainsFunc(ft.Statuses, func(s protocol.TaskStatus) bool {
 			return s.State == protocol.TaskFinished && s.UUID != ""
 		})
-		if !ran || !finished {
+		if running && !ran || !finished {
 			t.Errorf("%s task %s: got states %v, want RUNNING and FINISHED", fw.Name(), ft.Info.TaskID, stateList(ft.Statuses))
 		}
 		if last, ok := lastWithUUID(ft.Statuses); ok && !slices.Contains(ft.Acked, last.UUID) {

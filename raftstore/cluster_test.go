@@ -69,6 +69,9 @@ func newTCPCluster(t testing.TB, dirs []string, addrs []string, modify func(*Con
 	}
 	for i, id := range c.ids {
 		cfg := fastConfig(t, id)
+		// Over TCP, with fsyncs, a loaded machine misses 100 ms heartbeats
+		// and elections interrupt applies these tests expect to commit.
+		cfg.HeartbeatTimeout, cfg.ElectionTimeout, cfg.LeaderLeaseTimeout = 500*time.Millisecond, 500*time.Millisecond, 250*time.Millisecond
 		cfg.DataDir, cfg.BindAddr = dirs[i], addrs[i]
 		cfg.Peers, cfg.Bootstrap = peers, true
 		if modify != nil {

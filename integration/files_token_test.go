@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +19,17 @@ import (
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
 )
+
+// decliner declines every offer for an hour.
+type decliner struct{ framework.NopScheduler }
+
+func (decliner) Offers(d *framework.Driver, offers []protocol.Offer) {
+	ctx, cancel := context.WithTimeout(context.Background(), sdkWait)
+	defer cancel()
+	for _, o := range offers {
+		_ = d.Decline(ctx, []protocol.OfferID{o.ID}, time.Hour)
+	}
+}
 
 // sandboxWriter launches one task on each agent it is offered, up to n
 // agents; each task writes a file and its framework files token into its
@@ -34,13 +47,15 @@ func (s *sandboxWriter) Offers(d *framework.Driver, offers []protocol.Offer) {
 	defer cancel()
 	for _, o := range offers {
 		s.mu.Lock()
-		launch := len(s.addrOf) < s.n
+		launch := len(s.addrOf) < s.n && !slices.Contains(slices.Collect(maps.Values(s.addrOf)), o.Addresses.HTTP)
 		id := protocol.TaskID(fmt.Sprint("writer-", len(s.addrOf)))
 		if launch {
 			s.addrOf[id] = o.Addresses.HTTP
 		}
 		s.mu.Unlock()
 		if !launch {
+			// An agent that already has a writer is refused for good; the
+			// others come round again.
 			_ = d.Decline(ctx, []protocol.OfferID{o.ID}, time.Hour)
 			continue
 		}
@@ -72,7 +87,9 @@ func TestFilesToken_FrameworkReadsItsSandboxes(t *testing.T) {
 	}
 	s := &sandboxWriter{n: 2, addrOf: map[protocol.TaskID]string{}, finished: map[protocol.TaskID]bool{}}
 	d := runScheduler(t, c, s, "files")
-	other := runScheduler(t, c, &framework.NopScheduler{}, "other")
+	// The other framework declines what it is offered, so that it holds no
+	// agent the writer needs.
+	other := runScheduler(t, c, &decliner{}, "other")
 	token := d.FilesToken()
 	if token == "" || other.FilesToken() == "" || token == other.FilesToken() {
 		t.Fatalf("files tokens %q and %q: want two distinct, non-empty", token, other.FilesToken())

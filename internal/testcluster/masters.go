@@ -247,13 +247,19 @@ func (c *Cluster) Kill(i int) {
 	}
 }
 
-// KillLeader kills the serving leader and returns its index. It fails the
-// test when no leader serves.
+// KillLeader kills the serving leader and returns its index, waiting for
+// one to serve first (an election may be under way on a loaded machine).
+// It fails the test when none comes within DefaultWait.
 func (c *Cluster) KillLeader() int {
 	c.t.Helper()
-	i := c.LeaderIndex()
-	if i < 0 {
-		fatalf(c.t, "kill leader: no single leader serves")
+	i := -1
+	if err := testutil.Poll(DefaultWait, 5*time.Millisecond, func() error {
+		if i = c.LeaderIndex(); i < 0 {
+			return errors.New("no single leader serves")
+		}
+		return nil
+	}); err != nil {
+		fatalf(c.t, "kill leader: %v", err)
 	}
 	c.Kill(i)
 	return i

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/allot-project/allot/protocol"
 )
@@ -38,6 +39,13 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc
 
 // maxRedirects bounds how many leader redirects one call follows.
 const maxRedirects = 3
+
+// retryPause and maxRetryPause bound the pause between two rounds over
+// the masters while none could serve a call.
+const (
+	retryPause    = 100 * time.Millisecond
+	maxRetryPause = time.Second
+)
 
 // maxErrorBody bounds how much of an error response is read.
 const maxErrorBody = 64 << 10
@@ -223,23 +231,34 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 // do sends the request to each master in turn and returns the first 2xx
 // response. A master that cannot be reached or answers 503 (no leader
 // known, electing) passes the call on to the next; any other error answer
-// ends the call.
+// ends the call. When every master was unavailable it tries them all again
+// after a pause, until ctx ends (as Nomad's servers hold a request through
+// an election), and then returns the last master's error.
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
 	var last error
-	for _, base := range c.bases {
-		resp, err := c.follow(ctx, method, base+path, body)
-		if err == nil {
-			return resp, nil
+	for pause := retryPause; ; pause = min(2*pause, maxRetryPause) {
+		for _, base := range c.bases {
+			resp, err := c.follow(ctx, method, base+path, body)
+			if err == nil {
+				return resp, nil
+			}
+			if ctx.Err() != nil {
+				if last == nil {
+					last = err
+				}
+				return nil, fmt.Errorf("%w (gave up: %v)", last, ctx.Err())
+			}
+			last = err
+			if !errors.Is(err, ErrUnavailable) {
+				return nil, err
+			}
 		}
-		last = err
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if !errors.Is(err, ErrUnavailable) {
-			return nil, err
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (gave up: %v)", last, ctx.Err())
+		case <-time.After(pause):
 		}
 	}
-	return nil, last
 }
 
 // follow sends the request to target, following up to maxRedirects leader

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,13 +65,25 @@ func TestClient_followsRedirectWithToken(t *testing.T) {
 		t.Fatalf("DrainAgent without the token: %v, want ErrUnauthorized with the master's reason", err)
 	}
 
-	// Every master unavailable: the last one's error, as ErrUnavailable.
-	down, err := NewClient([]string{electing.URL, electing.URL})
+	// Every master unavailable until the call's deadline: the last one's
+	// error, as ErrUnavailable, after more than one round over them.
+	var calls atomic.Int32
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		electing.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer counting.Close()
+	down, err := NewClient([]string{counting.URL, electing.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := down.State(testCtx(t)); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no leader is known") {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, err := down.State(ctx); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no leader is known") {
 		t.Fatalf("State with no leader: %v, want ErrUnavailable saying no leader is known", err)
+	}
+	if n := calls.Load(); n < 2 {
+		t.Fatalf("the first master was asked %d times in 500 ms, want the client to try again", n)
 	}
 }
 

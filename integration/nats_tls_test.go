@@ -2,6 +2,7 @@ package integration
 
 import (
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -27,7 +28,7 @@ func TestCluster_NATSTLS(t *testing.T) {
 		t.Fatal("a driver took a client certificate without its key")
 	}
 	rec := &sdkRecorder{}
-	f := runDriver(t, newDriver(t, c, rec), rec)
+	f := runDriver(t, newDriver(t, c, rec, framework.WithFailoverTimeout(time.Minute)), rec)
 	task := shTask("hello", "echo over tls")
 	f.launch(t, e.ID(), task)
 	if st := rec.waitState(t, "hello", protocol.TaskFinished); st.ExitCode == nil || *st.ExitCode != 0 {

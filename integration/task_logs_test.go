@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/master"
@@ -23,7 +25,9 @@ func TestCLI_TaskLogs(t *testing.T) {
 	}})
 	e := executors.New(t, c, executors.Options{})
 	rec := &sdkRecorder{}
-	f := runDriver(t, newDriver(t, c, rec), rec)
+	// A failover timeout, so that a loaded machine's late heartbeat does
+	// not end the framework and kill its task.
+	f := runDriver(t, newDriver(t, c, rec, framework.WithFailoverTimeout(time.Minute)), rec)
 	f.launch(t, e.ID(), shTask("greet", "for i in 1 2 3 4 5; do echo line $i; done; echo oops >&2"))
 	rec.waitState(t, "greet", protocol.TaskFinished)
 

@@ -50,13 +50,11 @@ func buildState(v *state.View, shares []offers.NodeShare, outstanding []offers.O
 		}
 		if cfg, ok := v.Role(s.Path); ok {
 			r.OfferConstraints = cfg.OfferConstraints
-		}
-		if cfg, ok := v.Role(s.Path); ok && cfg.Quota != nil {
-			if !cfg.Quota.Limit.IsEmpty() {
-				r.Limit = &cfg.Quota.Limit
+			if q := cfg.Quota; q != nil && !q.Limit.IsEmpty() {
+				r.Limit = &q.Limit
 			}
-			if !cfg.Quota.Guarantee.IsEmpty() {
-				r.Guarantee = &cfg.Quota.Guarantee
+			if q := cfg.Quota; q != nil && !q.Guarantee.IsEmpty() {
+				r.Guarantee = &q.Guarantee
 			}
 		}
 		out.Roles = append(out.Roles, r)

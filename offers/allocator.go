@@ -17,6 +17,9 @@ type Allocator struct {
 	limits int
 	// guaranteedRoles are the roles with a quota guarantee (guarantee.go).
 	guaranteedRoles []*node
+	// outerGuaranteed are those no guaranteed role lies above, whose unmet
+	// guarantees the headroom holds (kept with guaranteedRoles).
+	outerGuaranteed []*node
 	// constrainedRoles counts the roles with offer constraints
 	// (roleconstraints.go).
 	constrainedRoles int

@@ -70,6 +70,12 @@ func (a *Allocator) SetRoleGuarantee(path string, guarantee protocol.Resources) 
 			}
 		}
 	}
+	a.outerGuaranteed = a.outerGuaranteed[:0]
+	for _, g := range a.guaranteedRoles {
+		if outermost(g) {
+			a.outerGuaranteed = append(a.outerGuaranteed, g)
+		}
+	}
 	a.changed()
 	return nil
 }
@@ -133,8 +139,8 @@ func (a *Allocator) headroomAllows(f *framework, v vec) bool {
 func (a *Allocator) unmet(f *framework, v vec, j int) (int64, bool) {
 	var need int64
 	named := false
-	for _, n := range a.guaranteedRoles {
-		if j >= len(n.guaranteed) || !n.guaranteed[j] || !outermost(n) {
+	for _, n := range a.outerGuaranteed {
+		if j >= len(n.guaranteed) || !n.guaranteed[j] {
 			continue
 		}
 		named = true

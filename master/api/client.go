@@ -110,24 +110,27 @@ func (c *Client) FilesToken(ctx context.Context, id protocol.FrameworkID) (Files
 
 // DrainAgent stops offering agent id; its tasks keep running.
 func (c *Client) DrainAgent(ctx context.Context, id protocol.AgentID) (AgentState, error) {
-	var out AgentState
-	return out, c.call(ctx, http.MethodPost, "/v1/agents/"+url.PathEscape(string(id))+"/drain", nil, &out)
+	return c.agentAction(ctx, id, "drain")
 }
 
 // ActivateAgent offers a drained agent again.
 func (c *Client) ActivateAgent(ctx context.Context, id protocol.AgentID) (AgentState, error) {
-	var out AgentState
-	return out, c.call(ctx, http.MethodPost, "/v1/agents/"+url.PathEscape(string(id))+"/activate", nil, &out)
+	return c.agentAction(ctx, id, "activate")
 }
 
 // MarkAgentGone takes agent id out of the cluster for good: its tasks are
 // LOST (agent_gone) and it may never reregister.
 func (c *Client) MarkAgentGone(ctx context.Context, id protocol.AgentID) (AgentState, error) {
-	var out AgentState
-	return out, c.call(ctx, http.MethodPost, "/v1/agents/"+url.PathEscape(string(id))+"/gone", nil, &out)
+	return c.agentAction(ctx, id, "gone")
 }
 
-// SetRole sets the weight and quota limit of the role at path.
+// agentAction posts an operator action on agent id.
+func (c *Client) agentAction(ctx context.Context, id protocol.AgentID, action string) (AgentState, error) {
+	var out AgentState
+	return out, c.call(ctx, http.MethodPost, "/v1/agents/"+url.PathEscape(string(id))+"/"+action, nil, &out)
+}
+
+// SetRole sets the weight, quota and offer constraints of the role at path.
 func (c *Client) SetRole(ctx context.Context, path string, req RoleRequest) (RoleConfig, error) {
 	body, err := json.Marshal(req)
 	if err != nil {

@@ -17,6 +17,21 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
+// operatorTrio starts three masters that want the operator token "op"
+// and returns them with their HTTP addresses, once one leads.
+func operatorTrio(t *testing.T) (*testcluster.Cluster, []string) {
+	t.Helper()
+	c := testcluster.New(t, testcluster.Options{Configure: func(_ int, cfg *master.Config) {
+		cfg.OperatorToken = "op"
+	}})
+	c.WaitForLeader()
+	var addrs []string
+	for _, m := range c.Masters() {
+		addrs = append(addrs, m.HTTPAddr())
+	}
+	return c, addrs
+}
+
 // operatorClient returns a client of addrs and a context bounding the test.
 func operatorClient(t *testing.T, addrs []string, opts ...api.Option) (*api.Client, context.Context) {
 	t.Helper()
@@ -165,14 +180,7 @@ func TestClient_againstMasters(t *testing.T) {
 // leader; a follower removed (the operator token needed, an unknown ID not
 // found), the other two still elect; added back under its ID and address.
 func TestClient_raftPeers(t *testing.T) {
-	c := testcluster.New(t, testcluster.Options{Configure: func(_ int, cfg *master.Config) {
-		cfg.OperatorToken = "op"
-	}})
-	c.WaitForLeader()
-	var addrs []string
-	for _, m := range c.Masters() {
-		addrs = append(addrs, m.HTTPAddr())
-	}
+	c, addrs := operatorTrio(t)
 	cl, ctx := operatorClient(t, addrs, api.WithToken("op"))
 	p, err := cl.RaftPeers(ctx)
 	if err != nil {
@@ -225,14 +233,7 @@ func TestClient_raftPeers(t *testing.T) {
 // master with a and without b, and the leader serves again; a garbled
 // snapshot is refused and changes nothing.
 func TestClient_snapshotRestore(t *testing.T) {
-	c := testcluster.New(t, testcluster.Options{Configure: func(_ int, cfg *master.Config) {
-		cfg.OperatorToken = "op"
-	}})
-	c.WaitForLeader()
-	var addrs []string
-	for _, m := range c.Masters() {
-		addrs = append(addrs, m.HTTPAddr())
-	}
+	c, addrs := operatorTrio(t)
 	cl, ctx := operatorClient(t, addrs, api.WithToken("op"))
 	w := 2.0
 	setRole := func(path string) {

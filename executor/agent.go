@@ -329,6 +329,8 @@ func (a *Agent) shutdown() {
 		}
 	}
 	a.wg.Wait()
+	// The tasks run on; the next agent on this work dir watches them.
+	a.runner.Close()
 	a.stopFlusher()
 	a.stopHTTP()
 	if nc != nil && a.cfg.NATSConn == nil {

@@ -26,6 +26,15 @@ type Exit struct {
 	EndedAt time.Time `json:"ended_at"`
 }
 
+// logCode is Code for a log line: the status, or -1 when the process did
+// not exit on its own.
+func (e Exit) logCode() int {
+	if e.Code == nil {
+		return -1
+	}
+	return *e.Code
+}
+
 // tailSize is how much of stderr an Exit's Message carries.
 const tailSize = 1024
 

@@ -65,6 +65,9 @@ func (t *Task) poll() {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	for range tick.C {
+		if t.r.isClosed() {
+			return
+		}
 		if t.Pid() == 0 {
 			var rec shimRecord
 			if readJSON(control(t.sandbox, shimFile), &rec) == nil {
@@ -109,4 +112,11 @@ func (t *Task) collect() Exit {
 		return recorded
 	}
 	return e
+}
+
+// isClosed reports whether Close was called.
+func (r *Runner) isClosed() bool {
+	r.watch.RLock()
+	defer r.watch.RUnlock()
+	return r.closed
 }

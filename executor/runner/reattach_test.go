@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/allot-project/allot/protocol"
 )
@@ -144,4 +145,57 @@ func TestRunner_Reattach_Errors(t *testing.T) {
 	if _, err := r.Reattach(context.Background(), "prepared"); err == nil || !strings.Contains(err.Error(), "spec.json") {
 		t.Errorf("corrupt spec: got %v", err)
 	}
+}
+
+// A closed runner leaves its tasks' sandboxes alone: when a shim dies
+// without recording an exit after its runners (the one that started it and
+// one that reattached it) were closed, neither records executor_terminated
+// nor ends its Task; the next runner does.
+func TestRunner_Close_StopsWatching(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := newRunner(t, dir)
+	// Not start: its cleanup waits for an end a closed runner never sees.
+	// The last runner below kills the orphaned task.
+	started, err := first.Start(context.Background(), shellSpec("closed", "exec sleep 60"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := newRunner(t, dir)
+	reattached, err := second.Reattach(context.Background(), "closed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec shimRecord
+	if err := readJSON(control(started.Sandbox(), shimFile), &rec); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	second.Close()
+	if err := syscall.Kill(rec.ShimPid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, rec.ShimPid)
+	// Three of the reattached task's poll intervals: an open runner would
+	// have recorded the exit by then.
+	for deadline := time.Now().Add(3 * pollInterval); time.Now().Before(deadline); {
+		if _, err := readExit(started.Sandbox()); !notExist(err) {
+			t.Fatalf("a closed runner recorded an exit (err %v)", err)
+		}
+		for _, task := range []*Task{started, reattached} {
+			if _, done := task.Exit(); done {
+				t.Fatal("a closed runner ended its task")
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	task, err := newRunner(t, dir).Reattach(context.Background(), "closed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := wait(t, task); e.Reason != protocol.ReasonExecutorTerminated {
+		t.Fatalf("the next runner got %+v, want executor_terminated", e)
+	}
+	waitGone(t, rec.TaskPid)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 )
@@ -22,6 +23,22 @@ type Runner struct {
 	// isolation is the resolved mode, cgroups or portable.
 	isolation   Isolation
 	cgroupMount string
+
+	// watch guards closed: an observer records a task's end under its
+	// read lock, so once Close holds it no observer is inside a sandbox.
+	watch  sync.RWMutex
+	closed bool
+}
+
+// Close ends the runner's watch over its tasks, which keep running: a
+// reattached task is no longer polled, and the end of a task's shim is no
+// longer recorded, so nothing of this runner writes into a sandbox once
+// Close has returned. A later runner on the same work directory finds the
+// tasks again with Reattach. Their Done channels stay open.
+func (r *Runner) Close() {
+	r.watch.Lock()
+	r.closed = true
+	r.watch.Unlock()
 }
 
 // New checks cfg, creates the work directory and resolves the isolation

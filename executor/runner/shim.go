@@ -117,7 +117,7 @@ func (s *shim) run() error {
 	}
 	_ = cmd.Process.Release()
 	s.iso.cleanup()
-	s.log.Info("task ended", "code", e.Code, "signal", e.Signal, "reason", e.Reason)
+	s.log.Info("task ended", "code", e.logCode(), "signal", e.Signal, "reason", e.Reason)
 	return writeJSONAtomic(control(s.sandbox, exitFile), e)
 }
 

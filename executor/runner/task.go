@@ -15,6 +15,7 @@ import (
 // Task is a task started by Start or found by Reattach. Its methods may be
 // called concurrently.
 type Task struct {
+	r       *Runner
 	sandbox string
 	log     hclog.Logger
 	// shimPid and shimStart identify the shim across pid reuse.
@@ -33,7 +34,7 @@ type Task struct {
 
 func (r *Runner) newTask(name, taskID, sandbox string, shimPid int, shimStart uint64, proc *os.Process) *Task {
 	return &Task{
-		sandbox: sandbox, shimPid: shimPid, shimStart: shimStart, proc: proc,
+		r: r, sandbox: sandbox, shimPid: shimPid, shimStart: shimStart, proc: proc,
 		log:  r.log.With("sandbox", name, "task_id", taskID),
 		done: make(chan struct{}),
 	}
@@ -80,15 +81,15 @@ type killRequest struct {
 // KillWithGrace kills the task as Kill does, with grace between SIGTERM
 // and SIGKILL instead of the one it started with (0 keeps that one).
 func (t *Task) KillWithGrace(grace time.Duration) error {
+	select {
+	case <-t.done:
+		return nil // nothing to kill, and its sandbox is left as it ended
+	default:
+	}
 	if grace > 0 {
 		if err := writeJSONAtomic(control(t.sandbox, killFile), killRequest{Grace: grace}); err != nil {
 			t.log.Warn("could not record the kill's grace period; using the task's", "error", err)
 		}
-	}
-	select {
-	case <-t.done:
-		return nil
-	default:
 	}
 	if t.proc == nil || !alive(t.shimPid, t.shimStart) {
 		return nil // gone: the watcher will see it
@@ -123,12 +124,17 @@ func (t *Task) setPid(pid int) {
 // finish records the exit once the shim is gone: the one the shim wrote,
 // or executor_terminated if it wrote none.
 func (t *Task) finish() {
+	t.r.watch.RLock()
+	defer t.r.watch.RUnlock()
+	if t.r.closed {
+		return
+	}
 	t.once.Do(func() {
 		e := t.collect()
 		t.mu.Lock()
 		t.exit = e
 		t.mu.Unlock()
-		t.log.Debug("task ended", "code", e.Code, "signal", e.Signal, "reason", e.Reason)
+		t.log.Debug("task ended", "code", e.logCode(), "signal", e.Signal, "reason", e.Reason)
 		close(t.done)
 	})
 }

@@ -34,6 +34,9 @@ type Agent struct {
 	runner *runner.Runner
 	files  http.Handler
 	req    requester
+	// shuffle orders the file server's shuffle transfers and reports
+	// their progress (shuffle.go, shuffle_report.go).
+	shuffle *shuffleServer
 	// journal is the task journal. The flusher (flusher.go) owns it from
 	// startFlusher to stopFlusher; ckptWake wakes it, closing ckptStop
 	// stops it, and ckptDone is closed once it has stopped.
@@ -124,7 +127,10 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task runner: %w", err)
 	}
-	fh, err := files.NewHandler(files.Config{Root: filepath.Join(dir, sandboxDir), Token: cfg.FilesToken, Secret: cfg.FilesSecret, Logger: log})
+	shuffle := &shuffleServer{gate: newShuffleGate(cfg.ShuffleSlots), report: newShuffleReporter()}
+	fh, err := files.NewHandler(files.Config{
+		Root: filepath.Join(dir, sandboxDir), Token: cfg.FilesToken, Secret: cfg.FilesSecret, Shuffle: shuffle, Logger: log,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("file server: %w", err)
 	}
@@ -137,6 +143,7 @@ func New(cfg Config) (*Agent, error) {
 		ckpt:       ck,
 		runner:     rn,
 		files:      fh,
+		shuffle:    shuffle,
 		ready:      make(chan struct{}),
 		tasks:      map[taskKey]*task{},
 		ended:      map[taskKey]endedTask{},
@@ -176,9 +183,10 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.log.Info("agent running", "agent_id", a.ID(), "hostname", a.cfg.Hostname, "http_addr", a.HTTPAddr(),
 			"resources", a.total.String(), "isolation", a.runner.Isolation())
 		close(a.ready)
-		a.wg.Add(2)
+		a.wg.Add(3)
 		go a.sessionLoop(runCtx)
 		go a.sendLoop(runCtx)
+		go a.shuffleReportLoop(runCtx)
 		<-runCtx.Done()
 	}
 	stopped := ctx.Err() != nil
@@ -323,6 +331,9 @@ func (a *Agent) shutdown() {
 	a.subs, a.cmdSub = nil, nil
 	nc := a.nc
 	a.mu.Unlock()
+	// Waiting transfers are answered now rather than cut when the file
+	// server stops.
+	a.shuffle.gate.stop()
 	for _, s := range subs {
 		if err := s.Unsubscribe(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 			a.log.Debug("unsubscribe", "subject", s.Subject, "error", err)

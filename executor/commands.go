@@ -50,7 +50,7 @@ func (a *Agent) onCommand(ctx context.Context, m *nats.Msg) {
 	case *protocol.AckCommand:
 		a.ack(cmd.Acks)
 	case *protocol.CoflowPrioritiesCommand:
-		a.log.Trace("coflow priorities ignored")
+		a.applyCoflowPriorities(cmd)
 	default:
 		a.log.Warn("unexpected message on the command subject dropped", "type", env.Type.String())
 	}

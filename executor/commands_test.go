@@ -3,11 +3,14 @@
 package executor
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -20,6 +23,14 @@ func TestAgent_DuplicateLaunchIgnored(t *testing.T) {
 	task := shellTask("dup", "echo once >> ../dup-runs; exec sleep 60")
 	launch(t, f, a.ID(), task)
 	waitState(t, f, "dup", protocol.TaskRunning)
+	// RUNNING means started, not that the shell got to its echo; the kill
+	// below must not beat it.
+	testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+		if data, err := os.ReadFile(a.SandboxRoot() + "/dup-runs"); err != nil || len(data) == 0 {
+			return fmt.Errorf("the task has not run its echo yet (%v)", err)
+		}
+		return nil
+	})
 
 	// A new leader resends launches still STAGING; commands are handled in
 	// order, so once the kill is seen the resent launch was handled.

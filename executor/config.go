@@ -24,6 +24,9 @@ const (
 	// DefaultHeartbeat is used when the master's register reply names no
 	// heartbeat interval.
 	DefaultHeartbeat = time.Second
+	// DefaultShuffleSlots is the number of shuffle transfers served at
+	// once when Config.ShuffleSlots is 0.
+	DefaultShuffleSlots = 2
 )
 
 // Config configures an Agent.
@@ -75,6 +78,11 @@ type Config struct {
 	// as the MapReduce shuffle does. Empty means FilesToken, which only this
 	// agent knows, so tokens then work on this agent only.
 	FilesSecret string
+	// ShuffleSlots is how many shuffle transfers (file server downloads
+	// naming a coflow) the agent serves at once (default 2); the others
+	// wait, and are served in the order of the leader's latest coflow
+	// priorities (Philae), unranked ones last, each in arrival order.
+	ShuffleSlots int
 	// DefaultGrace is the time between SIGTERM and SIGKILL on a kill when
 	// the task sets no KillGracePeriod (default 3s).
 	DefaultGrace time.Duration
@@ -99,6 +107,7 @@ func DefaultConfig() Config {
 		DefaultGrace:   DefaultGrace,
 		ResendInterval: DefaultResendInterval,
 		RequestTimeout: DefaultRequestTimeout,
+		ShuffleSlots:   DefaultShuffleSlots,
 		Version:        DefaultVersion,
 	}
 }
@@ -142,6 +151,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: http advertise addr %q: %w", ErrConfig, c.HTTPAdvertiseAddr, err)
 		}
 	}
+	if c.ShuffleSlots < 0 {
+		return fmt.Errorf("%w: shuffle slots %d is negative", ErrConfig, c.ShuffleSlots)
+	}
 	for name, d := range map[string]time.Duration{
 		"default grace": c.DefaultGrace, "resend interval": c.ResendInterval, "request timeout": c.RequestTimeout,
 	} {
@@ -173,6 +185,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = d.RequestTimeout
+	}
+	if c.ShuffleSlots == 0 {
+		c.ShuffleSlots = d.ShuffleSlots
 	}
 	if c.Version == "" {
 		c.Version = d.Version

@@ -29,6 +29,8 @@
 //     (framework_removed).
 //   - AckCommand: the named status updates are stored by the master and
 //     need not be sent again.
+//   - CoflowPrioritiesCommand: the new order of the shuffle transfers
+//     (see File server).
 //
 // A malformed or unexpected command is logged and dropped.
 //
@@ -94,4 +96,13 @@
 //
 // The agent serves HTTP on Config.HTTPAddr: /v1/files/ (executor/files,
 // with the bearer token Config.FilesToken), /healthz and /v1/state.
+//
+// Downloads that name a coflow (coflow=<id>&dst=<agent>) are shuffle
+// transfers: Config.ShuffleSlots of them are served at once, the others
+// wait and are served in the order of the leader's latest
+// CoflowPrioritiesCommand (a flow's own rank, else its coflow's; unranked
+// transfers last; arrival order among equals). A command older than the
+// last one applied, by its epoch, is dropped. After transfers end, the
+// agent reports each flow's totals (bytes sent, transfers completed) to
+// the leader in a CoflowReportRequest.
 package executor

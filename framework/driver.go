@@ -69,7 +69,10 @@ type Driver struct {
 	// they expire: a leader elected since knows none, so a resubscribe
 	// sets them again (restore). A Revive clears them, as it does at the
 	// master.
-	refusals  map[protocol.AgentID]time.Time
+	refusals map[protocol.AgentID]time.Time
+	// coflows are the coflows registered and not withdrawn, as last
+	// registered, re-sent after a leader change (coflows.go).
+	coflows   map[string][]protocol.FlowSpec
 	unsettled map[protocol.TaskID]protocol.AgentID
 	gangs     map[*Gang]struct{}
 	seen      uuidWindow

@@ -169,7 +169,7 @@ func (d *Driver) restore(ctx context.Context, reconcile bool) {
 				return fmt.Errorf("revive: %w", err)
 			}
 		}
-		return nil
+		return d.reregisterCoflows(ctx, demand.FrameworkID)
 	})
 	if err == nil && reconcile {
 		err = d.reconcile(ctx, nil)

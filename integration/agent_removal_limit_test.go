@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 // limit), and the master says it holds them.
 func TestCluster_AgentRemovalLimit(t *testing.T) {
 	t.Parallel()
-	const timeout = 600 * time.Millisecond
+	const timeout = time.Second
 	c := testcluster.New(t, testcluster.Options{Masters: 1, Agents: 4, AgentTimeout: timeout,
 		Configure: func(_ int, cfg *master.Config) { cfg.AgentRemovalLimit = 0.5 }})
 	leader := c.WaitForLeader()
@@ -51,9 +52,13 @@ func TestCluster_AgentRemovalLimit(t *testing.T) {
 		return nil
 	})
 
+	// Together: one after the other, a slow machine can take a timeout to
+	// close them, and the first would then be late alone.
+	var closing sync.WaitGroup
 	for _, a := range agents[1:] {
-		a.Close()
+		closing.Go(a.Close)
 	}
+	closing.Wait()
 	held := func() error {
 		resp, err := http.Get("http://" + leader.HTTPAddr() + "/metrics")
 		if err != nil {

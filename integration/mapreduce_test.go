@@ -18,6 +18,7 @@ import (
 
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -180,6 +181,25 @@ func TestMapReduce_WordCountAndSort(t *testing.T) {
 	if !strings.Contains(out, "sort check verified") || !strings.Contains(out, "word counts verified") {
 		t.Errorf("want a verified word count and a verified sort check:\n%s", out)
 	}
+	// Each shuffle was registered as a coflow and is gone by now:
+	// completed once the agents reported every fetch, or withdrawn when
+	// its job ended (which may beat the last report).
+	if strings.Contains(out, "coflow not registered") {
+		t.Errorf("a shuffle was not registered as a coflow:\n%s", out)
+	}
+	testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
+		got, ok := c.WaitForLeader().Coflows()
+		switch {
+		case !ok:
+			return fmt.Errorf("no leader serving")
+		case len(got.Coflows) != 0:
+			return fmt.Errorf("the leader still holds coflows %+v", got.Coflows)
+		case got.Completed == 0:
+			return fmt.Errorf("no shuffle completed as a coflow")
+		}
+		t.Logf("%d of 2 shuffles completed as coflows", got.Completed)
+		return nil
+	})
 
 	// The same on an input directory (the agents run on this machine).
 	dir := t.TempDir()

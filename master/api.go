@@ -142,6 +142,10 @@ func (l *leader) handle(ctx context.Context, body any) (any, error) {
 		return nil, l.heartbeat(r.AgentID)
 	case *protocol.StatusUpdateRequest:
 		return l.statusUpdate(ctx, r)
+	case *protocol.CoflowRegisterRequest:
+		return nil, l.coflowRegister(r)
+	case *protocol.CoflowReportRequest:
+		return nil, l.coflowReport(r)
 	}
 	return nil, fmt.Errorf("%w: %T is not handled by this master", protocol.ErrUnknownType, body)
 }

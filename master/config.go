@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/allot-project/allot/coflow"
 	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
 	"github.com/allot-project/allot/raftstore"
@@ -32,6 +33,9 @@ type Config struct {
 	// LeftoverOrder is how the leftover pool is shared: "jct-first"
 	// (default) or "efficiency-first" (see offers.LeftoverOrder).
 	LeftoverOrder string
+	// CoflowScheduler orders the shuffles (coflows) frameworks register:
+	// "philae" (default) or another scheduler of package coflow.
+	CoflowScheduler string
 	// AllocationInterval is how often an allocation round runs at the
 	// latest; events trigger earlier rounds.
 	AllocationInterval time.Duration
@@ -94,6 +98,7 @@ func DefaultConfig() Config {
 		HTTPAddr:            "127.0.0.1:5050",
 		Policy:              string(offers.PolicyDynamic),
 		LeftoverOrder:       string(offers.LeftoverJCTFirst),
+		CoflowScheduler:     string(coflow.SchedulerPhilae),
 		AllocationInterval:  100 * time.Millisecond,
 		ShareUpdateInterval: time.Second,
 		OfferTimeout:        30 * time.Second,
@@ -120,6 +125,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := offers.ParseLeftoverOrder(c.LeftoverOrder); c.LeftoverOrder != "" && err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if _, err := coflow.ParseScheduler(c.CoflowScheduler); c.CoflowScheduler != "" && err != nil {
+		return fmt.Errorf("%w: coflow scheduler: %v", ErrConfig, err)
 	}
 	for path, w := range c.Roles {
 		if !protocol.ValidRole(path) || !(w > 0) {

@@ -134,6 +134,9 @@ func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
 	rescinds, err := l.alloc.RemoveFramework(id)
 	l.mu.Unlock()
 	l.sendRescinds(rescinds)
+	now := time.Now()
+	l.coflows.removeFramework(now, id)
+	l.pushCoflows(now)
 	l.logger.Info("framework removed", "framework_id", id)
 	l.publishClusterEvent(protocol.ClusterEvent{Type: protocol.ClusterEventFramework,
 		Framework: &protocol.FrameworkChange{FrameworkID: id, State: "removed"}})

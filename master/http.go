@@ -195,6 +195,7 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("POST /v1/agents/{id}/gone", m.operatorOnly(m.leaderOnly(m.serveAgentGone)))
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
 	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.leaderOnly(m.serveExplain))
+	mux.HandleFunc("GET /v1/coflows", m.leaderOnly(m.serveCoflows))
 	mux.HandleFunc("GET /v1/frameworks/{id}/files-token", m.operatorOnly(m.serveFilesToken))
 	mux.HandleFunc("GET /ui/", m.leaderOnly(m.serveUI))
 	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)

@@ -168,6 +168,14 @@ func httpTestLeaderJSON(t *testing.T, m *Master) api.Leader {
 // request sends one API request over NATS and decodes its reply.
 func httpTestRequest(t *testing.T, nc *nats.Conn, subject string, typ protocol.MsgType, body, reply any) {
 	t.Helper()
+	if err := apiTestCall(t, nc, subject, typ, body, reply); err != nil {
+		t.Fatalf("reply to %s: %v", subject, err)
+	}
+}
+
+// apiTestCall sends one request and returns the reply's typed error.
+func apiTestCall(t *testing.T, nc *nats.Conn, subject string, typ protocol.MsgType, body, reply any) error {
+	t.Helper()
 	data, err := protocol.Encode(typ, body)
 	if err != nil {
 		t.Fatal(err)
@@ -176,9 +184,7 @@ func httpTestRequest(t *testing.T, nc *nats.Conn, subject string, typ protocol.M
 	if err != nil {
 		t.Fatalf("request %s: %v", subject, err)
 	}
-	if err := protocol.DecodeReply(msg.Data, reply); err != nil {
-		t.Fatalf("reply to %s: %v", subject, err)
-	}
+	return protocol.DecodeReply(msg.Data, reply)
 }
 
 // scrape returns the samples of a Prometheus text exposition, keyed by

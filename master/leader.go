@@ -47,6 +47,11 @@ type leader struct {
 	joining map[protocol.AgentID]offers.AgentInfo
 	// shares is guarded by mu.
 	shares shareUpdates
+	// coflows is the shuffles' schedule (its own lock); the timer asks it
+	// again when its slot rotation moves on.
+	coflows       *coflowBook
+	coflowTimerMu sync.Mutex
+	coflowTimer   *time.Timer
 
 	sub      *nats.Subscription
 	checking atomic.Bool   // a framework check is running
@@ -76,7 +81,12 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 	if err != nil {
 		return nil, err
 	}
+	cb, err := newCoflowBook(m.cfg.CoflowScheduler)
+	if err != nil {
+		return nil, err
+	}
 	l := &leader{
+		coflows:      cb,
 		m:            m,
 		logger:       m.logger.Named("leader"),
 		subj:         m.cfg.subjects(),
@@ -229,6 +239,7 @@ func (l *leader) stop() {
 	l.stopping = true
 	l.stopMu.Unlock()
 	close(l.done)
+	l.stopCoflowTimer()
 	l.wg.Wait()
 }
 
@@ -266,6 +277,7 @@ func (l *leader) loop() {
 				}()
 			}
 			l.announce() // periodic, as protocol.LeaderAnnouncement promises
+			l.sendCoflowPriorities(l.coflows.current())
 		}
 	}
 }

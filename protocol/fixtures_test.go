@@ -107,7 +107,7 @@ func sampleBodies() map[MsgType]any {
 			RemainingWork: 1234.5,
 		},
 		MsgCoflowRegisterRequest: CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "shuffle-1", Flows: []FlowSpec{
-			{Src: "ag-1", Dst: "ag-2", Bytes: 1 << 30}, {Src: "ag-2", Dst: "ag-1"},
+			{Src: "ag-1", Dst: "ag-2", Bytes: 1 << 30}, {Src: "ag-2", Dst: "ag-1", Transfers: 3},
 		}},
 		MsgRegisterRequest: RegisterRequest{
 			Hostname: "node1", Addresses: Addresses{HTTP: "10.0.0.1:5051"},
@@ -121,7 +121,7 @@ func sampleBodies() map[MsgType]any {
 		MsgHeartbeatRequest:    HeartbeatRequest{AgentID: "ag-1"},
 		MsgStatusUpdateRequest: StatusUpdateRequest{AgentID: "ag-1", Updates: []StatusUpdate{sampleUpdate()}},
 		MsgCoflowReportRequest: CoflowReportRequest{AgentID: "ag-1", Flows: []FlowProgress{
-			{CoflowID: "shuffle-1", Src: "ag-1", Dst: "ag-2", BytesSent: 4096, Done: true},
+			{FrameworkID: "fw-1", CoflowID: "shuffle-1", Src: "ag-1", Dst: "ag-2", BytesSent: 4096, Transfers: 2, Done: true},
 		}},
 		MsgOffersEvent: OffersEvent{Offers: []Offer{{
 			ID: "of-1", FrameworkID: "fw-1", AgentID: "ag-1", Hostname: "node1",
@@ -144,7 +144,7 @@ func sampleBodies() map[MsgType]any {
 		MsgKillCommand:              KillCommand{FrameworkID: "fw-1", TaskID: "t-1", GracePeriod: 2 * time.Second},
 		MsgShutdownFrameworkCommand: ShutdownFrameworkCommand{FrameworkID: "fw-1"},
 		MsgCoflowPrioritiesCommand: CoflowPrioritiesCommand{Priorities: []CoflowPriority{
-			{CoflowID: "shuffle-1", Rank: 0, Queue: 0}, {CoflowID: "shuffle-2", Rank: 1, Queue: 3},
+			{FrameworkID: "fw-1", CoflowID: "shuffle-1", Dst: "ag-2", Rank: 0, Queue: -1}, {FrameworkID: "fw-1", CoflowID: "shuffle-2", Rank: 1, Queue: 3},
 		}},
 		MsgAckCommand: AckCommand{Acks: []StatusAck{{FrameworkID: "fw-1", TaskID: "t-1", UUID: "st-1"}}},
 		MsgLeaderAnnouncement: LeaderAnnouncement{

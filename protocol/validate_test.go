@@ -89,6 +89,11 @@ func TestValidate_requests(t *testing.T) {
 		{"coflow no flows", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1"}, ErrInvalidArgument},
 		{"coflow negative bytes", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a", Dst: "b", Bytes: -1}}}, ErrInvalidArgument},
 		{"coflow bad dst", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a"}}}, ErrInvalidArgument},
+		{"coflow withdrawn with flows", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Withdraw: true, Flows: []FlowSpec{{Src: "a", Dst: "b", Transfers: 1}}}, ErrInvalidArgument},
+		{"coflow flow without size", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a", Dst: "b"}}}, ErrInvalidArgument},
+		{"coflow negative transfers", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a", Dst: "b", Transfers: -1}}}, ErrInvalidArgument},
+		{"coflow flow twice", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a", Dst: "b", Transfers: 1}, {Src: "a", Dst: "b", Bytes: 9}}}, ErrInvalidArgument},
+		{"coflow report without framework", CoflowReportRequest{AgentID: "ag-1", Flows: []FlowProgress{{CoflowID: "c1", Src: "a", Dst: "b"}}}, ErrInvalidArgument},
 		{"register no host", func() validator { r := sample[RegisterRequest](MsgRegisterRequest); r.Hostname = ""; return r }(), ErrInvalidArgument},
 		{"register bad resources", func() validator {
 			r := sample[RegisterRequest](MsgRegisterRequest)

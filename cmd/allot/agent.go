@@ -35,13 +35,15 @@ type agentFlags struct {
 	FilesSecret    string        `json:"files_secret"`
 	DefaultGrace   time.Duration `json:"default_grace"`
 	ResendInterval time.Duration `json:"resend_interval"`
+	ShuffleSlots   int           `json:"shuffle_slots"`
 	LogLevel       string        `json:"log_level"`
 }
 
 func agentCommand() *cobra.Command {
 	f := agentFlags{
 		NATS: "nats://127.0.0.1:4222", SubjectPrefix: "allot", Isolation: string(runner.IsolationAuto),
-		HTTPAddr: "0.0.0.0:5051", DefaultGrace: runner.DefaultGrace, ResendInterval: time.Second, LogLevel: "info",
+		HTTPAddr: "0.0.0.0:5051", DefaultGrace: runner.DefaultGrace, ResendInterval: time.Second,
+		ShuffleSlots: executor.DefaultShuffleSlots, LogLevel: "info",
 	}
 	var configFile string
 	cmd := &cobra.Command{
@@ -92,6 +94,7 @@ Example:
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "secret shared by all agents that keys tasks' framework file tokens, so tasks can read their framework's sandboxes on every agent (default: the files token, this agent only)")
 	fl.DurationVar(&f.DefaultGrace, "default-grace", f.DefaultGrace, "time between SIGTERM and SIGKILL when a task sets none")
 	fl.DurationVar(&f.ResendInterval, "resend-interval", f.ResendInterval, "resend unacknowledged status updates this often")
+	fl.IntVar(&f.ShuffleSlots, "shuffle-slots", f.ShuffleSlots, "shuffle transfers (file downloads naming a coflow) served at once; the others wait, in the order of the leader's coflow priorities")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
 }
@@ -115,8 +118,8 @@ func (f agentFlags) config() (executor.Config, error) {
 		SubjectPrefix: f.SubjectPrefix, WorkDir: f.WorkDir,
 		Hostname: f.Hostname, Resources: res, Attributes: attrs, Isolation: runner.Isolation(f.Isolation),
 		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, DefaultGrace: f.DefaultGrace,
-		ResendInterval: f.ResendInterval,
-		Logger:         hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr}),
+		ResendInterval: f.ResendInterval, ShuffleSlots: f.ShuffleSlots,
+		Logger: hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr}),
 	}
 	return cfg, cfg.Validate()
 }

@@ -40,6 +40,7 @@ type masterFlags struct {
 	Roles               map[string]float64 `json:"roles"`
 	Policy              string             `json:"policy"`
 	LeftoverOrder       string             `json:"leftover_order"`
+	CoflowScheduler     string             `json:"coflow_scheduler"`
 	AllocationInterval  time.Duration      `json:"allocation_interval"`
 	ShareUpdateInterval time.Duration      `json:"share_update_interval"`
 	OfferTimeout        time.Duration      `json:"offer_timeout"`
@@ -57,7 +58,7 @@ func masterCommand() *cobra.Command {
 	def := master.DefaultConfig()
 	f := masterFlags{
 		RaftBind: def.Raft.BindAddr, NATSListen: "0.0.0.0:4222", NATSCluster: "0.0.0.0:6222",
-		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, AllocationInterval: def.AllocationInterval,
+		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, CoflowScheduler: def.CoflowScheduler, AllocationInterval: def.AllocationInterval,
 		ShareUpdateInterval: def.ShareUpdateInterval, OfferTimeout: def.OfferTimeout, LogLevel: "info",
 	}
 	var configFile string
@@ -112,6 +113,7 @@ Example, first of three:
 	fl.StringVar(&f.RolesFile, "roles", "", `JSON file of role weights, e.g. {"eng": 2, "eng/prod": 3}`)
 	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: dynamic, static, paper, naive, collapsed, mesos")
 	fl.StringVar(&f.LeftoverOrder, "leftover-order", f.LeftoverOrder, "how the leftover pool is shared: jct-first or efficiency-first")
+	fl.StringVar(&f.CoflowScheduler, "coflow-scheduler", f.CoflowScheduler, "how the agents order shuffle transfers: philae, aalo, sebf, scf, fifo or fair")
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
 	fl.DurationVar(&f.ShareUpdateInterval, "share-update-interval", f.ShareUpdateInterval, "how often fair shares are recomputed and changes sent to frameworks (0: every round)")
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "the agents' --files-secret: frameworks then get a token that reads their sandboxes on every agent")
@@ -165,6 +167,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.HTTPAddr = f.HTTPAddr
 	cfg.Policy = f.Policy
 	cfg.LeftoverOrder = f.LeftoverOrder
+	cfg.CoflowScheduler = f.CoflowScheduler
 	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
 	cfg.ShareUpdateInterval = f.ShareUpdateInterval
 	cfg.FilesSecret = f.FilesSecret

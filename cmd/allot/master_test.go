@@ -23,7 +23,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		Bootstrap:  true,
 		NATSListen: "127.0.0.1:4222", NATSCluster: "127.0.0.1:6222",
 		NATSRoutes: "nats-route://127.0.0.2:6222,nats-route://127.0.0.3:6222",
-		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first",
+		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first", CoflowScheduler: "aalo",
 		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info", CredentialsFile: creds,
 		NATSToken: "tok", OperatorToken: "op", FrameworkQPS: 50, RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
 		NATSTLSCert: "c.pem", NATSTLSKey: "k.pem", NATSTLSCA: "ca.pem", NATSTLSVerify: true, AgentRemovalLimit: 0.3,
@@ -40,6 +40,9 @@ func TestMasterFlags_Config(t *testing.T) {
 	}
 	if cfg.Roles["eng/prod"] != 3 || cfg.Roles["eng"] != 2 {
 		t.Errorf("roles: got %v", cfg.Roles)
+	}
+	if cfg.CoflowScheduler != "aalo" {
+		t.Errorf("coflow scheduler: got %q, want aalo", cfg.CoflowScheduler)
 	}
 	if cfg.LeftoverOrder != "efficiency-first" {
 		t.Errorf("leftover order: got %q, want efficiency-first", cfg.LeftoverOrder)
@@ -83,20 +86,21 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		NATSListen: "127.0.0.1:4222", NATSCluster: "127.0.0.1:6222", HTTPAddr: "",
 		Policy: "dynamic", AllocationInterval: 100e6, LogLevel: "info"}
 	for name, mutate := range map[string]func(*masterFlags){
-		"no node id":   func(f *masterFlags) { f.NodeID = "" },
-		"bad peer":     func(f *masterFlags) { f.Peers = "m1" },
-		"bad listen":   func(f *masterFlags) { f.NATSListen = "nope" },
-		"bad policy":   func(f *masterFlags) { f.Policy = "fifo" },
-		"bad leftover": func(f *masterFlags) { f.LeftoverOrder = "fifo" },
-		"missing file": func(f *masterFlags) { f.RolesFile = "/nonexistent.json" },
-		"bad role":     func(f *masterFlags) { f.Roles = map[string]float64{"eng": -1} },
-		"no creds":     func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{}`) },
-		"empty secret": func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{"p": ""}`) },
-		"bad creds":    func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `["p"]`) },
-		"bad acl":      func(f *masterFlags) { f.RoleACLsFile = writeTemp(t, `{"p": ["eng/**"]}`) },
-		"bad qps":      func(f *masterFlags) { f.FrameworkQPS = -1 },
-		"bad removal":  func(f *masterFlags) { f.AgentRemovalLimit = 1.5 },
-		"tls no key":   func(f *masterFlags) { f.NATSTLSCert = "c.pem" },
+		"no node id":           func(f *masterFlags) { f.NodeID = "" },
+		"bad peer":             func(f *masterFlags) { f.Peers = "m1" },
+		"bad listen":           func(f *masterFlags) { f.NATSListen = "nope" },
+		"bad policy":           func(f *masterFlags) { f.Policy = "fifo" },
+		"bad leftover":         func(f *masterFlags) { f.LeftoverOrder = "fifo" },
+		"bad coflow scheduler": func(f *masterFlags) { f.CoflowScheduler = "lifo" },
+		"missing file":         func(f *masterFlags) { f.RolesFile = "/nonexistent.json" },
+		"bad role":             func(f *masterFlags) { f.Roles = map[string]float64{"eng": -1} },
+		"no creds":             func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{}`) },
+		"empty secret":         func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `{"p": ""}`) },
+		"bad creds":            func(f *masterFlags) { f.CredentialsFile = writeTemp(t, `["p"]`) },
+		"bad acl":              func(f *masterFlags) { f.RoleACLsFile = writeTemp(t, `{"p": ["eng/**"]}`) },
+		"bad qps":              func(f *masterFlags) { f.FrameworkQPS = -1 },
+		"bad removal":          func(f *masterFlags) { f.AgentRemovalLimit = 1.5 },
+		"tls no key":           func(f *masterFlags) { f.NATSTLSCert = "c.pem" },
 	} {
 		f := base
 		mutate(&f)

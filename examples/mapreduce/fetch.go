@@ -24,6 +24,9 @@ type fileClient struct {
 	backoff  time.Duration
 	timeout  time.Duration
 	http     *http.Client
+	// coflow, when set, are the coflow and dst parameters that make a
+	// fetch part of a shuffle the agents order by coflow priority.
+	coflow url.Values
 }
 
 // maxFileSize bounds what one fetch reads.
@@ -32,6 +35,15 @@ const maxFileSize = 1 << 30
 func newFileClient(token string) *fileClient {
 	return &fileClient{token: token, attempts: 5, backoff: 100 * time.Millisecond, timeout: 30 * time.Second,
 		http: &http.Client{}}
+}
+
+// inCoflow makes c's fetches transfers of coflow, to a consumer on agent
+// dst; either empty leaves them outside any coflow.
+func (c *fileClient) inCoflow(coflow, dst string) *fileClient {
+	if coflow != "" && dst != "" {
+		c.coflow = url.Values{"coflow": {coflow}, "dst": {dst}}
+	}
+	return c
 }
 
 // errPermanent marks a refusal that retrying cannot cure.
@@ -61,7 +73,11 @@ func (c *fileClient) get(ctx context.Context, addr, file string) ([]byte, error)
 func (c *fileClient) once(ctx context.Context, addr, file string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	u := "http://" + addr + "/v1/files/download?" + url.Values{"path": {file}}.Encode()
+	q := url.Values{"path": {file}}
+	for k, v := range c.coflow {
+		q[k] = v
+	}
+	u := "http://" + addr + "/v1/files/download?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errPermanent, err)

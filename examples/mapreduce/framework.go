@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -41,6 +42,11 @@ type roleFramework struct {
 	// demand is one task's resources.
 	demand protocol.Resources
 	out    *printer
+	// shuffles registers the jobs' shuffles as coflows; stop ends its
+	// loop.
+	shuffles *shuffles
+	ctx      context.Context
+	stop     context.CancelFunc
 
 	mu sync.Mutex
 	// addrs are the agents' file servers, from the offers.
@@ -77,8 +83,16 @@ func newRoleFramework(role, exe string, demand protocol.Resources, out *printer,
 	if err != nil {
 		return nil, err
 	}
+	ctx, stop := context.WithCancel(context.Background())
 	return &roleFramework{Scheduler: s, role: role, exe: exe, demand: demand, out: out,
+		shuffles: newShuffles(out, role), ctx: ctx, stop: stop,
 		addrs: map[protocol.AgentID]string{}, done: map[taskKey]finished{}, jobs: map[string]*runJob{}}, nil
+}
+
+// Close stops the scheduler and the shuffles' registrations.
+func (f *roleFramework) Close() {
+	f.stop()
+	f.Scheduler.Close()
 }
 
 // Registered notes the framework's ID (sandboxes are named after it).
@@ -86,6 +100,7 @@ func (f *roleFramework) Registered(d *framework.Driver, id protocol.FrameworkID)
 	f.mu.Lock()
 	f.id = id
 	f.mu.Unlock()
+	f.shuffles.start(f.ctx, d)
 	f.Scheduler.Registered(d, id)
 }
 
@@ -208,6 +223,7 @@ func (f *roleFramework) task(j *runJob, r dag.TaskRef) protocol.TaskInfo {
 			reducers: j.spec.Reducers, bounds: j.bounds}.args()
 	} else {
 		from := make([]mapOutput, 0, j.spec.Maps)
+		srcs := make([]protocol.AgentID, 0, j.spec.Maps)
 		for i := range j.spec.Maps {
 			fin, sandbox, ok := f.output(j.spec.ID, stageMap, i)
 			if !ok {
@@ -217,8 +233,14 @@ func (f *roleFramework) task(j *runJob, r dag.TaskRef) protocol.TaskInfo {
 				continue
 			}
 			from = append(from, mapOutput{Addr: fin.addr, Sandbox: sandbox})
+			srcs = append(srcs, fin.agent)
 		}
-		args = reduceArgs(j.spec.Kind, r.Index, j.spec.Reducers, j.spec.Maps, from)
+		coflow := ""
+		if protocol.ValidID(j.spec.ID) {
+			coflow = j.spec.ID
+			f.shuffles.reducerPlaced(j.spec.ID, r.Agent, srcs)
+		}
+		args = reduceArgs(j.spec.Kind, r.Index, j.spec.Reducers, j.spec.Maps, coflow, from)
 	}
 	b := framework.NewTask("", f.exe, args...)
 	if v, ok := os.LookupEnv("GORACE"); ok {

@@ -282,6 +282,7 @@ func startRoles(ctx context.Context, cfg runConfig, roles []string, out *printer
 func finishJob(ctx context.Context, j *runJob, r *roleRun, demand protocol.Resources) jobReport {
 	rep := jobReport{job: j, role: r.f.role, demand: demand}
 	_, err := r.f.Wait(ctx, j.spec.ID)
+	r.f.shuffles.jobEnded(j.spec.ID)
 	rep.res, rep.ended, _ = r.f.Result(j.spec.ID)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = errors.New("not finished by the deadline (--deadline)")

@@ -22,6 +22,7 @@ const (
 	envSandbox    = "ALLOT_SANDBOX"
 	envAgentHTTP  = "ALLOT_AGENT_HTTP"
 	envFilesToken = "ALLOT_FILES_TOKEN"
+	envAgentID    = "ALLOT_AGENT_ID"
 )
 
 // Files the workers write in their sandboxes.
@@ -165,9 +166,12 @@ type shuffleStats struct {
 }
 
 // reduceArgs renders a reduce task's command line.
-func reduceArgs(kind jobKind, partition, reducers, maps int, from []mapOutput) []string {
+func reduceArgs(kind jobKind, partition, reducers, maps int, coflow string, from []mapOutput) []string {
 	out := []string{"reduce", "--kind", string(kind), "--partition", strconv.Itoa(partition),
 		"--reducers", strconv.Itoa(reducers), "--maps", strconv.Itoa(maps)}
+	if coflow != "" {
+		out = append(out, "--coflow", coflow)
+	}
 	for _, m := range from {
 		out = append(out, "--from", m.String())
 	}
@@ -183,6 +187,7 @@ func runReduce(ctx context.Context, argv []string, env getenv, stdout io.Writer)
 	partition := fs.Int("partition", 0, "the partition this task reduces")
 	reducers := fs.Int("reducers", 1, "the number of reduce partitions")
 	maps := fs.Int("maps", 0, "the number of map outputs to fetch")
+	coflow := fs.String("coflow", "", "the shuffle's coflow, which the agents order fetches by")
 	var from outputList
 	fs.Var(&from, "from", "a map task's output, HOST:PORT/SANDBOX (repeated)")
 	if err := fs.Parse(argv); err != nil {
@@ -198,7 +203,8 @@ func runReduce(ctx context.Context, argv []string, env getenv, stdout io.Writer)
 	if token == "" {
 		return fmt.Errorf("reduce: no %s: the agents need a files secret for the shuffle", envFilesToken)
 	}
-	parts, stats, err := fetchPartitions(ctx, newFileClient(token), from, *partition, env(envAgentHTTP))
+	files := newFileClient(token).inCoflow(*coflow, env(envAgentID))
+	parts, stats, err := fetchPartitions(ctx, files, from, *partition, env(envAgentHTTP))
 	if err != nil {
 		return err
 	}

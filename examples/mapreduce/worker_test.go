@@ -92,7 +92,7 @@ func runPipeline(t *testing.T, spec jobSpec, src source) ([][]byte, shuffleStats
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		args := reduceArgs(spec.Kind, r, spec.Reducers, spec.Maps, from)
+		args := reduceArgs(spec.Kind, r, spec.Reducers, spec.Maps, "", from)
 		e := env(map[string]string{envSandbox: dir, envFilesToken: "tok", envAgentHTTP: addrs[0]})
 		if err := runReduce(ctx, args[1:], e, io.Discard); err != nil {
 			t.Fatalf("reduce %d: %v", r, err)

@@ -28,6 +28,11 @@ type Config struct {
 	// MaxRead caps the length of one read and the bytes one tail returns
 	// before following (zero: DefaultMaxRead).
 	MaxRead int64
+	// Shuffle, when set, orders the downloads that name a coflow (the
+	// coflow and dst parameters): each waits for its turn before it is
+	// served, and its end is reported back. Nil serves them at once, the
+	// parameters ignored.
+	Shuffle Shuffle
 	// Logger receives the handler's logs under the name "files" (nil
 	// discards them).
 	Logger hclog.Logger

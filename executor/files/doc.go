@@ -13,6 +13,13 @@
 //	GET /v1/files/tail?path=P&lines=N&follow=1 the last N lines of P as text; with
 //	                                           follow, then whatever is appended to it
 //
+// A download may name the shuffle transfer it is, with
+// coflow=<coflow ID>&dst=<agent ID of the fetching task>: with a Shuffle
+// configured (Config.Shuffle), such a download waits for its turn before it
+// is served, and its outcome (bytes sent, completed or not) is reported to
+// the Shuffle. The coflow's framework is the sandbox's: that of a
+// framework token, else the first element of P up to its first "_".
+//
 // P is a slash-separated path relative to the root, such as
 // "<sandbox>/stdout"; "." is the root itself. Every request must carry
 // Config.Token, as "Authorization: Bearer <token>" or a "token" query
@@ -24,6 +31,7 @@
 // Errors are JSON (ErrorResponse) with a stable Code: 400 for a malformed
 // request, 401 for a missing or wrong token, 403 for a path that leaves the
 // root or a file the agent may not read, 404 for a missing file or an
-// unknown endpoint, 405 for a wrong method. Read, download and tail serve
+// unknown endpoint, 405 for a wrong method, 503 for a shuffle transfer
+// refused because the agent is stopping. Read, download and tail serve
 // regular files only; list serves directories only.
 package files

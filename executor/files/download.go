@@ -1,6 +1,7 @@
 package files
 
 import (
+	"errors"
 	"mime"
 	"net/http"
 )
@@ -10,11 +11,45 @@ import (
 // type is fixed so that nothing in a sandbox is ever rendered as a page.
 // A malformed or unsatisfiable range gets ServeContent's own plain-text
 // error (416).
+//
+// A download naming a coflow waits for its turn at the Shuffle before the
+// file is even opened, so that waiting transfers hold no descriptor; a
+// client that gives up while waiting gets nothing written.
 func (h *handler) serveDownload(w http.ResponseWriter, r *http.Request) *apiError {
 	name, e := sandboxPath(r.URL.Query().Get("path"))
 	if e != nil {
 		return e
 	}
+	t, e := h.shuffleTransfer(r, name, tokenFramework(r))
+	if e != nil {
+		return e
+	}
+	if t == nil {
+		return h.sendFile(w, r, name)
+	}
+	done, err := h.shuffle.Acquire(r.Context(), *t)
+	switch {
+	case err == nil:
+	case r.Context().Err() != nil:
+		return nil
+	case errors.Is(err, ErrShuffleStopped):
+		return &apiError{status: http.StatusServiceUnavailable, code: CodeUnavailable, msg: "the shuffle server is stopping", cause: err}
+	default:
+		return internalError("wait for a shuffle slot", err)
+	}
+	cw := &countingWriter{ResponseWriter: w}
+	ok := false
+	// Deferred, so that even a panicking handler gives its slot back. A
+	// refusal is written by the caller, after this: it carries none of
+	// the file either way.
+	defer func() { done(cw.n, ok) }()
+	e = h.sendFile(cw, r, name)
+	ok = e == nil && cw.complete()
+	return e
+}
+
+// sendFile serves the regular file name.
+func (h *handler) sendFile(w http.ResponseWriter, r *http.Request, name string) *apiError {
 	f, fi, e := h.openFile(name)
 	if e != nil {
 		return e

@@ -15,6 +15,7 @@ const (
 	CodeNotFound         = "not_found"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeInternal         = "internal"
+	CodeUnavailable      = "unavailable"
 )
 
 // ErrorResponse is the JSON body of every error reply.

@@ -19,6 +19,7 @@ type handler struct {
 	token   [sha256.Size]byte // compared as digests, so the length leaks nothing
 	secret  string            // framework tokens' key; empty admits none
 	maxRead int64
+	shuffle Shuffle // nil: downloads are not ordered
 	logger  hclog.Logger
 	routes  map[string]route
 }
@@ -58,6 +59,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		token:   sha256.Sum256([]byte(cfg.Token)),
 		secret:  cfg.Secret,
 		maxRead: cfg.MaxRead,
+		shuffle: cfg.Shuffle,
 		logger:  cfg.Logger.Named("files"),
 	}
 	get := []string{http.MethodGet}
@@ -89,6 +91,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.refuse(w, r, e)
 			return
 		}
+		r = withTokenFramework(r, framework)
 	}
 	rt, ok := h.routes[r.URL.Path]
 	if !ok {
@@ -142,6 +145,8 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, e *apiError) {
 		"remote_addr", r.RemoteAddr, "status", e.status, "error", e.Error(),
 	}
 	switch {
+	case e.code == CodeUnavailable:
+		h.logger.Debug("request refused", kv...) // the agent is stopping: expected
 	case e.status >= http.StatusInternalServerError:
 		h.logger.Error("request failed", kv...)
 	case e.code == CodeUnauthorized || e.code == CodePathEscape:

@@ -1,6 +1,8 @@
 package files
 
 import (
+	"context"
+	"net/http"
 	"path/filepath"
 	"strings"
 
@@ -27,4 +29,22 @@ func frameworkOf(secret, token string) (string, bool) {
 func inScope(framework, name string) bool {
 	first, _, _ := strings.Cut(filepath.ToSlash(name), "/")
 	return strings.HasPrefix(first, framework+"_")
+}
+
+// tokenFrameworkKey keys the framework of the request's token in its
+// context.
+type tokenFrameworkKey struct{}
+
+// withTokenFramework records the framework a framework token admitted r
+// for, so endpoints can tell whose sandbox they serve without guessing it
+// from the path.
+func withTokenFramework(r *http.Request, framework string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), tokenFrameworkKey{}, framework))
+}
+
+// tokenFramework returns the framework recorded by withTokenFramework, ""
+// for a request with the agent's own token.
+func tokenFramework(r *http.Request) string {
+	fw, _ := r.Context().Value(tokenFrameworkKey{}).(string)
+	return fw
 }

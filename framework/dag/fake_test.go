@@ -198,7 +198,7 @@ func mapReduce(id string) Job {
 			{Name: "reduce", Tasks: 1, Demand: cpus(1000), Duration: time.Minute, Parents: []string{"map"}},
 		}, FixedEstimates: true},
 		Task: func(r TaskRef) protocol.TaskInfo {
-			return protocol.TaskInfo{Command: protocol.CommandInfo{Shell: true, Value: "run " + r.Stage}}
+			return protocol.TaskInfo{Command: protocol.CommandInfo{Shell: true, Value: "run " + r.Stage + " on " + string(r.Agent)}}
 		},
 	}
 }

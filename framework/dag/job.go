@@ -40,6 +40,8 @@ type TaskRef struct {
 	Attempt int
 	// Kind is the kind of offer the attempt launches on.
 	Kind protocol.OfferKind
+	// Agent is the agent the attempt launches on.
+	Agent protocol.AgentID
 }
 
 // TaskID returns the attempt's task ID: "<job>.<stage>.<index>.<attempt>".
@@ -165,7 +167,7 @@ func (js *jobState) unstarted(id altruism.TaskID) bool {
 // buildTask builds the next attempt of task id for an offer of kind on
 // agent.
 func (js *jobState) buildTask(id altruism.TaskID, kind protocol.OfferKind, agent protocol.AgentID) (protocol.TaskInfo, TaskRef) {
-	ref := TaskRef{Job: js.spec.ID, Stage: id.Stage, Index: id.Index, Attempt: js.attempts[id] + 1, Kind: kind}
+	ref := TaskRef{Job: js.spec.ID, Stage: id.Stage, Index: id.Index, Attempt: js.attempts[id] + 1, Kind: kind, Agent: agent}
 	t := js.spec.Task(ref)
 	t.TaskID = ref.TaskID()
 	if t.Name == "" {

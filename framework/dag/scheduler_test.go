@@ -46,7 +46,7 @@ func TestScheduler_Lifecycle(t *testing.T) {
 	h.offer("o1", protocol.OfferFair, cpus(3000))
 	tasks := h.d.launched()
 	if len(tasks) != 1 || tasks[0].TaskID != "mr.map.0.1" || !tasks[0].Resources.Equal(cpus(1000)) ||
-		tasks[0].AgentID != "agent-1" || tasks[0].Command.Value != "run map" {
+		tasks[0].AgentID != "agent-1" || tasks[0].Command.Value != "run map on agent-1" {
 		t.Fatalf("launched %+v, want mr.map.0.1 on cpus:1000", tasks)
 	}
 	if st := h.s.Stats(); !st.DeclinedLeftover.Equal(cpus(2000)) || st.FairTasks != 1 {

@@ -247,3 +247,29 @@ type FilesToken struct {
 	FrameworkID protocol.FrameworkID `json:"framework_id"`
 	Token       string               `json:"token"`
 }
+
+// Coflows is GET /v1/coflows: the shuffles frameworks registered with the
+// leader for coflow scheduling, and how many have completed since it was
+// elected.
+type Coflows struct {
+	Coflows   []Coflow `json:"coflows"`
+	Completed uint64   `json:"completed"`
+}
+
+// Coflow is one registered coflow as the coordinator sees it.
+type Coflow struct {
+	FrameworkID string `json:"framework_id"`
+	CoflowID    string `json:"coflow_id"`
+	// Phase is "thin", "pilot" or "queued" (Philae; other schedulers keep
+	// every coflow queued); Queue is its priority queue, -1 when in none.
+	Phase string `json:"phase"`
+	Queue int    `json:"queue"`
+	Flows int    `json:"flows"`
+	// FlowsLeft counts the flows that have not finished.
+	FlowsLeft int   `json:"flows_left"`
+	BytesSent int64 `json:"bytes_sent"`
+	// EstimatedBytes is the size Philae estimates from its pilot flows
+	// (0 before they finish).
+	EstimatedBytes float64 `json:"estimated_bytes"`
+	RegisteredAt   int64   `json:"registered_at"`
+}

@@ -1,0 +1,214 @@
+//go:build linux
+
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/executor/files"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/protocol"
+)
+
+// coflowLeader answers the agent API under its own subject prefix and
+// keeps the coflow reports it gets.
+type coflowLeader struct {
+	nc   *nats.Conn
+	subj protocol.Subjects
+
+	mu      sync.Mutex
+	reports []protocol.CoflowReportRequest
+}
+
+func newCoflowLeader(t *testing.T, c *testcluster.Cluster) *coflowLeader {
+	t.Helper()
+	l := &coflowLeader{nc: c.Connect("coflow-leader"), subj: protocol.Subjects{Prefix: "shuf"}}
+	if _, err := l.nc.Subscribe(l.subj.APIAll(), l.serve); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func (l *coflowLeader) serve(msg *nats.Msg) {
+	env, err := protocol.Decode(msg.Data)
+	var body any
+	if err == nil {
+		body, _ = protocol.NewBody(env.Type)
+		err = protocol.DecodeBody(env, body)
+	}
+	var result any
+	if err == nil {
+		result, err = l.handle(body)
+	}
+	data, _ := protocol.EncodeReply(result, err)
+	_ = msg.Respond(data)
+}
+
+func (l *coflowLeader) handle(body any) (any, error) {
+	switch r := body.(type) {
+	case *protocol.RegisterRequest:
+		return &protocol.RegisterReply{AgentID: "ag-shuf", HeartbeatInterval: 50 * time.Millisecond}, nil
+	case *protocol.ReregisterRequest:
+		return &protocol.RegisterReply{AgentID: r.AgentID, HeartbeatInterval: 50 * time.Millisecond}, nil
+	case *protocol.HeartbeatRequest:
+		return nil, nil
+	case *protocol.StatusUpdateRequest:
+		return &protocol.StatusUpdateReply{}, nil
+	case *protocol.CoflowReportRequest:
+		if err := r.Validate(); err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		l.reports = append(l.reports, *r)
+		l.mu.Unlock()
+		return nil, nil
+	}
+	return nil, protocol.ErrUnknownType
+}
+
+// flows returns every flow reported, in the order reported.
+func (l *coflowLeader) flows() []protocol.FlowProgress {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []protocol.FlowProgress
+	for _, r := range l.reports {
+		out = append(out, r.Flows...)
+	}
+	return out
+}
+
+// waitFlow waits until a report carries want exactly.
+func (l *coflowLeader) waitFlow(t *testing.T, want protocol.FlowProgress) {
+	t.Helper()
+	testutilWaitFor(t, func() error {
+		if !slices.Contains(l.flows(), want) {
+			return fmt.Errorf("reported %+v, want %+v among them", l.flows(), want)
+		}
+		return nil
+	})
+}
+
+// shuffleGet downloads path from the agent as a shuffle transfer.
+func shuffleGet(a *agentProc, path, coflow, dst string) (int, string, error) {
+	q := url.Values{"path": {path}, "coflow": {coflow}, "dst": {dst}}
+	req, err := http.NewRequest(http.MethodGet, "http://"+a.HTTPAddr()+"/v1/files/download?"+q.Encode(), nil)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.FilesToken())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+func TestAgent_ShuffleTransfersReportedAndOrdered(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 1})
+	l := newCoflowLeader(t, c)
+	cfg := testConfig(t, c, t.TempDir())
+	cfg.SubjectPrefix = "shuf"
+	cfg.ShuffleSlots = 1
+	a := startAgent(t, cfg)
+	if a.ID() != "ag-shuf" {
+		t.Fatalf("agent id %s, want ag-shuf", a.ID())
+	}
+	dir := filepath.Join(a.SandboxRoot(), "fw-s_map-0")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := strings.Repeat("k v\n", 250)
+	if err := os.WriteFile(filepath.Join(dir, "part-1"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// A transfer is served and reported with its flow's totals.
+	code, body, err := shuffleGet(a, "fw-s_map-0/part-1", "shuffle-1", "ag-dst")
+	if err != nil || code != http.StatusOK || body != data {
+		t.Fatalf("download: %d, %d bytes, %v; want 200 and the file", code, len(body), err)
+	}
+	l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: "shuffle-1", Src: "ag-shuf", Dst: "ag-dst",
+		BytesSent: int64(len(data)), Transfers: 1})
+
+	// With the only slot held, two transfers wait in arrival order until
+	// the leader's priorities put the later one first.
+	release, err := a.shuffle.gate.acquire(context.Background(), files.Transfer{Framework: "fw-s", Coflow: "hold", Dst: "ag-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan error, 2)
+	get := func(coflow string) {
+		code, body, err := shuffleGet(a, "fw-s_map-0/part-1", coflow, "ag-dst")
+		if err == nil && (code != http.StatusOK || body != data) {
+			err = fmt.Errorf("%s: got %d, %d bytes", coflow, code, len(body))
+		}
+		results <- err
+	}
+	low, high := files.Transfer{Framework: "fw-s", Coflow: "low", Dst: "ag-dst"}, files.Transfer{Framework: "fw-s", Coflow: "high", Dst: "ag-dst"}
+	waitQueue := func(want ...files.Transfer) {
+		t.Helper()
+		testutilWaitFor(t, func() error {
+			if got := a.shuffle.gate.queue(); !slices.Equal(got, want) {
+				return fmt.Errorf("waiting %v, want %v", got, want)
+			}
+			return nil
+		})
+	}
+	go get("low")
+	waitQueue(low)
+	go get("high")
+	waitQueue(low, high)
+	cmd := protocol.CoflowPrioritiesCommand{Epoch: 7, Priorities: []protocol.CoflowPriority{
+		{FrameworkID: "fw-s", CoflowID: "low", Rank: 1},
+		{FrameworkID: "bad framework", CoflowID: "low", Rank: 0}, // dropped, the rest kept
+		{FrameworkID: "fw-s", CoflowID: "high", Dst: "ag-dst", Rank: 0},
+	}}
+	data7, err := protocol.Encode(protocol.MsgCoflowPrioritiesCommand, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject, err := l.subj.AgentCmd(a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.nc.Publish(subject, data7); err != nil {
+		t.Fatal(err)
+	}
+	waitQueue(high, low)
+	release()
+	for range 2 {
+		if err := <-results; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cf := range []string{"high", "low"} {
+		l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: cf, Src: "ag-shuf", Dst: "ag-dst",
+			BytesSent: int64(len(data)), Transfers: 1})
+	}
+	// high ended before low was granted, so it was reported first.
+	flows := l.flows()
+	hi := slices.IndexFunc(flows, func(f protocol.FlowProgress) bool { return f.CoflowID == "high" })
+	lo := slices.IndexFunc(flows, func(f protocol.FlowProgress) bool { return f.CoflowID == "low" })
+	if hi > lo {
+		t.Fatalf("reported %+v: low before high", flows)
+	}
+}

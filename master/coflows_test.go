@@ -1,0 +1,182 @@
+package master
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+var coflowT0 = time.Unix(1_700_000_000, 0)
+
+func newTestCoflowBook(t *testing.T, scheduler string) *coflowBook {
+	t.Helper()
+	b, err := newCoflowBook(scheduler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustRegisterCoflow(t *testing.T, b *coflowBook, fw, id string, flows ...protocol.FlowSpec) {
+	t.Helper()
+	if err := b.register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: protocol.FrameworkID(fw), CoflowID: id, Flows: flows}); err != nil {
+		t.Fatalf("register %s/%s: %v", fw, id, err)
+	}
+}
+
+func flow(src, dst string, transfers int) protocol.FlowSpec {
+	return protocol.FlowSpec{Src: protocol.AgentID(src), Dst: protocol.AgentID(dst), Transfers: transfers}
+}
+
+// pushesByAgent renders a schedule's commands as agent -> "fw/coflow>dst@queue" in rank order.
+func pushesByAgent(t *testing.T, pushes []coflowPush) map[protocol.AgentID][]string {
+	t.Helper()
+	out := map[protocol.AgentID][]string{}
+	for _, p := range pushes {
+		out[p.agent] = []string{}
+		for i, e := range p.cmd.Priorities {
+			if e.Rank != i {
+				t.Fatalf("agent %s entry %d has rank %d", p.agent, i, e.Rank)
+			}
+			out[p.agent] = append(out[p.agent], fmt.Sprintf("%s/%s>%s@%d", e.FrameworkID, e.CoflowID, e.Dst, e.Queue))
+		}
+	}
+	return out
+}
+
+// FIFO: flows leave each agent in coflow registration order.
+func TestCoflowBook_FIFOOrder(t *testing.T) {
+	b := newTestCoflowBook(t, "fifo")
+	mustRegisterCoflow(t, b, "fw1", "c1", flow("a1", "a2", 1))
+	mustRegisterCoflow(t, b, "fw2", "c2", flow("a1", "a3", 1), flow("a2", "a3", 1))
+	pushes, _ := b.schedule(coflowT0)
+	got := pushesByAgent(t, pushes)
+	want := map[protocol.AgentID][]string{
+		"a1": {"fw1/c1>a2@-1", "fw2/c2>a3@-1"},
+		"a2": {"fw2/c2>a3@-1"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	// Nothing changed: nothing to send again.
+	if again, _ := b.schedule(coflowT0.Add(time.Millisecond)); len(again) != 0 {
+		t.Fatalf("an unchanged schedule sent %v", pushesByAgent(t, again))
+	}
+}
+
+// Philae: a wide coflow (8 flows) pilots one flow, from its least busy
+// sender (a1, the first); a thin coflow registered after it still goes
+// first at a1, and the wide coflow's other flows are sent only as work
+// conservation. Once the pilot is reported, the coflow has an estimate and
+// enters a queue.
+func TestCoflowBook_PhilaeOrder(t *testing.T) {
+	b := newTestCoflowBook(t, "philae")
+	var wide []protocol.FlowSpec
+	for i := 1; i <= 8; i++ {
+		wide = append(wide, flow(fmt.Sprintf("a%d", i), "r", 1))
+	}
+	mustRegisterCoflow(t, b, "fw", "wide", wide...)
+	mustRegisterCoflow(t, b, "fw", "thin", flow("a1", "x", 1))
+	pushes, _ := b.schedule(coflowT0)
+	got := pushesByAgent(t, pushes)
+	if want := []string{"fw/thin>x@-1", "fw/wide>r@-1"}; !reflect.DeepEqual(got["a1"], want) {
+		t.Fatalf("a1: got %v, want %v (all: %v)", got["a1"], want, got)
+	}
+	for i := 2; i <= 8; i++ {
+		a := protocol.AgentID(fmt.Sprintf("a%d", i))
+		if want := []string{"fw/wide>r@-1"}; !reflect.DeepEqual(got[a], want) {
+			t.Fatalf("%s: got %v, want %v", a, got[a], want)
+		}
+	}
+	views := b.views()
+	if len(views) != 2 || views[1].key.id != "wide" || views[1].phase != "pilot" {
+		t.Fatalf("views %+v, want wide piloting", views)
+	}
+
+	skipped := b.report(coflowT0.Add(time.Second), &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+		{FrameworkID: "fw", CoflowID: "wide", Src: "a1", Dst: "r", BytesSent: 50 << 20, Transfers: 1},
+	}})
+	if skipped != 0 {
+		t.Fatalf("%d entries skipped", skipped)
+	}
+	pushes, _ = b.schedule(coflowT0.Add(time.Second))
+	if got := pushesByAgent(t, pushes); len(got["a2"]) != 1 || got["a2"][0] == "fw/wide>r@-1" {
+		t.Fatalf("after the pilot a2 got %v, want the wide coflow's flow in a main queue", got)
+	}
+	views = b.views()
+	if views[1].phase != "queued" || views[1].queue < 0 || views[1].estimatedSize != 8*(50<<20) || views[1].left != 7 {
+		t.Fatalf("after the pilot: %+v, want queued with an estimate of 8 x 50 MiB and 7 flows left", views[1])
+	}
+}
+
+// A flow finishes when its sender reports its transfers; a coflow whose
+// flows have all finished is forgotten and its agents get empty lists.
+func TestCoflowBook_CompletionAndMerge(t *testing.T) {
+	b := newTestCoflowBook(t, "philae")
+	mustRegisterCoflow(t, b, "fw", "s", flow("a1", "a2", 2))
+	b.schedule(coflowT0)
+	report := func(src, dst string, transfers int) int {
+		return b.report(coflowT0, &protocol.CoflowReportRequest{AgentID: protocol.AgentID(src), Flows: []protocol.FlowProgress{
+			{FrameworkID: "fw", CoflowID: "s", Src: protocol.AgentID(src), Dst: protocol.AgentID(dst), BytesSent: int64(transfers) * 100, Transfers: transfers},
+		}})
+	}
+	report("a1", "a2", 1)
+	// The shuffle grows: a second consumer on a3, and the first flow's
+	// total is raised; what was sent counts.
+	mustRegisterCoflow(t, b, "fw", "s", flow("a1", "a2", 3), flow("a1", "a3", 1))
+	if v := b.views(); len(v) != 1 || v[0].flows != 2 || v[0].left != 2 || v[0].bytesSent != 100 {
+		t.Fatalf("after the merge: %+v, want 2 flows left and 100 bytes sent", v)
+	}
+	report("a1", "a2", 3)
+	if v := b.views(); v[0].left != 1 {
+		t.Fatalf("after a1>a2 reached its total: %+v, want 1 flow left", v)
+	}
+	// Another agent cannot report a1's flows; unknown coflows are skipped.
+	if n := report("a2", "a3", 1); n != 1 {
+		t.Fatalf("a forged report skipped %d entries, want 1", n)
+	}
+	if n := b.report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+		{FrameworkID: "fw", CoflowID: "other", Src: "a1", Dst: "a2", Transfers: 1}}}); n != 1 {
+		t.Fatalf("a report on an unknown coflow skipped %d entries, want 1", n)
+	}
+	report("a1", "a3", 1)
+	if active, completed := b.stats(); active != 0 || completed != 1 {
+		t.Fatalf("active %d completed %d, want 0 and 1", active, completed)
+	}
+	pushes, _ := b.schedule(coflowT0)
+	if got := pushesByAgent(t, pushes); !reflect.DeepEqual(got, map[protocol.AgentID][]string{"a1": {}}) {
+		t.Fatalf("after completion the agents got %v, want a1 an empty list", got)
+	}
+	if len(b.ports) != 0 || len(b.free) != coflowPorts {
+		t.Fatalf("ports still held: %v (%d free)", b.ports, len(b.free))
+	}
+}
+
+// Withdrawing or removing the framework forgets coflows; a framework may
+// keep only so many registered.
+func TestCoflowBook_WithdrawAndLimits(t *testing.T) {
+	b := newTestCoflowBook(t, "philae")
+	mustRegisterCoflow(t, b, "fw", "s", flow("a1", "a2", 1))
+	if err := b.register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: "s", Withdraw: true}); err != nil {
+		t.Fatal(err)
+	}
+	if active, completed := b.stats(); active != 0 || completed != 0 {
+		t.Fatalf("after withdrawing: active %d completed %d", active, completed)
+	}
+	for i := range maxCoflowsPerFramework {
+		mustRegisterCoflow(t, b, "fw", fmt.Sprintf("c%d", i), flow("a1", "a2", 1))
+	}
+	err := b.register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: "one-more", Flows: []protocol.FlowSpec{flow("a1", "a2", 1)}})
+	if !errors.Is(err, protocol.ErrInvalidArgument) {
+		t.Fatalf("coflow %d: got %v, want ErrInvalidArgument", maxCoflowsPerFramework+1, err)
+	}
+	mustRegisterCoflow(t, b, "other", "c0", flow("a1", "a2", 1))
+	b.removeFramework(coflowT0, "fw")
+	if active, _ := b.stats(); active != 1 {
+		t.Fatalf("after removing fw: %d coflows, want other's 1", active)
+	}
+}

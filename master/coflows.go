@@ -66,7 +66,10 @@ type coflowBook struct {
 	completed uint64
 }
 
-func newCoflowBook(scheduler string) (*coflowBook, error) {
+// newCoflowBook returns the coflow state of a leader elected in term:
+// its commands' epochs start above every earlier leader's, since agents
+// drop a command older than the last they applied.
+func newCoflowBook(scheduler string, term uint64) (*coflowBook, error) {
 	cfg := coflow.DefaultConfig(coflowPorts)
 	if scheduler != "" {
 		s, err := coflow.ParseScheduler(scheduler)
@@ -83,6 +86,7 @@ func newCoflowBook(scheduler string) (*coflowBook, error) {
 		co: co, ports: map[protocol.AgentID]coflow.Port{},
 		coflows: map[coflowKey]*coflowRec{}, byID: map[coflow.CoflowID]*coflowRec{},
 		perFramework: map[protocol.FrameworkID]int{}, sent: map[protocol.AgentID]protocol.CoflowPrioritiesCommand{},
+		epoch: term << 32,
 	}
 	for p := coflowPorts - 1; p >= 0; p-- {
 		b.free = append(b.free, coflow.Port(p))

@@ -14,7 +14,7 @@ var coflowT0 = time.Unix(1_700_000_000, 0)
 
 func newTestCoflowBook(t *testing.T, scheduler string) *coflowBook {
 	t.Helper()
-	b, err := newCoflowBook(scheduler)
+	b, err := newCoflowBook(scheduler, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +61,21 @@ func TestCoflowBook_FIFOOrder(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+	for _, p := range pushes {
+		if p.cmd.Epoch <= 7<<32 {
+			t.Fatalf("epoch %d is not above term 7's base", p.cmd.Epoch)
+		}
+	}
+	later, err := newCoflowBook("fifo", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := later.register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw1", CoflowID: "c1", Flows: []protocol.FlowSpec{flow("a1", "a2", 1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if next, _ := later.schedule(coflowT0); len(next) != 1 || next[0].cmd.Epoch <= pushes[0].cmd.Epoch {
+		t.Fatalf("the next term's first command %+v does not supersede %+v", next, pushes[0].cmd)
 	}
 	// Nothing changed: nothing to send again.
 	if again, _ := b.schedule(coflowT0.Add(time.Millisecond)); len(again) != 0 {

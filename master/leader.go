@@ -81,7 +81,8 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 	if err != nil {
 		return nil, err
 	}
-	cb, err := newCoflowBook(m.cfg.CoflowScheduler)
+	term, _ := strconv.ParseUint(m.node.Stats()["term"], 10, 64)
+	cb, err := newCoflowBook(m.cfg.CoflowScheduler, term)
 	if err != nil {
 		return nil, err
 	}

@@ -119,12 +119,18 @@ func TestMaster_Coflows(t *testing.T) {
 	if got := getCoflows(t, m); len(got.Coflows) != 1 || got.Coflows[0].BytesSent != 1000 {
 		t.Fatalf("after one transfer: %+v, want the shuffle with 1000 bytes sent", got)
 	}
+	if sc := httpTestScrape(t, m); sc["allot_coflows"] != 1 {
+		t.Fatalf("metrics: allot_coflows %v, want 1", sc["allot_coflows"])
+	}
 	if err := report(progress(2)); err != nil {
 		t.Fatal(err)
 	}
 	inbox.wait(t, "")
 	if got := getCoflows(t, m); len(got.Coflows) != 0 || got.Completed != 1 {
 		t.Fatalf("after the last transfer: %+v, want none left and one completed", got)
+	}
+	if sc := httpTestScrape(t, m); sc["allot_coflows"] != 0 || sc["allot_coflows_completed"] != 1 {
+		t.Fatalf("metrics: allot_coflows %v, allot_coflows_completed %v; want 0 and 1", sc["allot_coflows"], sc["allot_coflows_completed"])
 	}
 }
 

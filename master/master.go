@@ -46,7 +46,7 @@ func New(cfg Config) (*Master, error) {
 	}
 	logger := cfg.Logger.Named("master").With("node_id", cfg.Raft.NodeID)
 	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{}), rebuild: make(chan struct{}, 1)}
-	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers))
+	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts))
 	return m, nil
 }
 
@@ -253,6 +253,18 @@ func (m *Master) outstandingOffers() (int, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.alloc.Outstanding()), true
+}
+
+// coflowCounts returns the leader's registered and completed coflows.
+func (m *Master) coflowCounts() (int, uint64, bool) {
+	m.mu.Lock()
+	l := m.leader
+	m.mu.Unlock()
+	if l == nil {
+		return 0, 0, false
+	}
+	active, completed := l.coflows.stats()
+	return active, completed, true
 }
 
 // IsLeader reports whether this master currently serves as the leader.

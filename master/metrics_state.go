@@ -9,17 +9,25 @@ import (
 // stateCollector reports gauges of the replicated state at every scrape,
 // the counterparts of Mesos's master/* gauges: frameworks by connection,
 // suppressed frameworks, agents and tasks by state, what each role's
-// frameworks hold, and (on the leader) the outstanding offers.
+// frameworks hold, and (on the leader) the outstanding offers and the
+// coflows it schedules.
 type stateCollector struct {
 	view        func() *state.View // nil before the master started
 	outstanding func() (int, bool) // the leader's outstanding offers; false on a follower
+	// coflows returns the leader's registered and completed coflows;
+	// false on a follower.
+	coflows func() (int, uint64, bool)
 
 	frameworks, suppressed, agents, tasks, roleAllocated, offers *prometheus.Desc
+	coflowsActive, coflowsCompleted                              *prometheus.Desc
 }
 
-func newStateCollector(view func() *state.View, outstanding func() (int, bool)) *stateCollector {
+func newStateCollector(view func() *state.View, outstanding func() (int, bool), coflows func() (int, uint64, bool)) *stateCollector {
 	return &stateCollector{
-		view: view, outstanding: outstanding,
+		view: view, outstanding: outstanding, coflows: coflows,
+		coflowsActive: prometheus.NewDesc("allot_coflows", "Coflows registered with the leader and not finished (leader only).", nil, nil),
+		coflowsCompleted: prometheus.NewDesc("allot_coflows_completed",
+			"Coflows whose flows all finished since this master was elected (leader only).", nil, nil),
 		frameworks: prometheus.NewDesc("allot_frameworks", "Registered frameworks, by connection.", []string{"connection"}, nil),
 		suppressed: prometheus.NewDesc("allot_frameworks_suppressed", "Frameworks that want no offers.", nil, nil),
 		agents:     prometheus.NewDesc("allot_agents", "Agents, by state.", []string{"state"}, nil),
@@ -32,7 +40,8 @@ func newStateCollector(view func() *state.View, outstanding func() (int, bool)) 
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.frameworks, c.suppressed, c.agents, c.tasks, c.roleAllocated, c.offers} {
+	for _, d := range []*prometheus.Desc{c.frameworks, c.suppressed, c.agents, c.tasks, c.roleAllocated, c.offers,
+		c.coflowsActive, c.coflowsCompleted} {
 		ch <- d
 	}
 }
@@ -40,6 +49,10 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if n, ok := c.outstanding(); ok {
 		ch <- prometheus.MustNewConstMetric(c.offers, prometheus.GaugeValue, float64(n))
+	}
+	if active, completed, ok := c.coflows(); ok {
+		ch <- prometheus.MustNewConstMetric(c.coflowsActive, prometheus.GaugeValue, float64(active))
+		ch <- prometheus.MustNewConstMetric(c.coflowsCompleted, prometheus.GaugeValue, float64(completed))
 	}
 	v := c.view()
 	if v == nil {

@@ -100,7 +100,7 @@ func operatorCommands() []*cobra.Command {
 	}
 	o.register(status)
 	return []*cobra.Command{status, agentOpsCommand(), frameworkOpsCommand(), roleOpsCommand(), eventsCommand(), operatorCommand(),
-		taskOpsCommand(),
+		taskOpsCommand(), coflowOpsCommand(),
 		listingCommand("offer", "List outstanding offers", "List the outstanding offers", func(st api.State) any { return st.Offers }, printOffers)}
 }
 
@@ -165,6 +165,21 @@ failing constraints, too few free resources), and roles at their quota limit.`,
 		},
 	}
 	cmd.AddCommand(listCommand(o, "List the frameworks", func(st api.State) any { return st.Frameworks }, printFrameworks), explain)
+	return cmd
+}
+
+func coflowOpsCommand() *cobra.Command {
+	o := &operatorFlags{}
+	cmd := &cobra.Command{Use: "coflows", Aliases: []string{"coflow"}, Short: "List the shuffles the leader orders as coflows"}
+	o.register(cmd)
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the coflows frameworks registered, as the leader's coflow scheduler sees them",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.Coflows, error) { return c.Coflows(ctx) }, printCoflows)
+		},
+	})
 	return cmd
 }
 

@@ -125,6 +125,23 @@ func printOffers(w io.Writer, st api.State) {
 	})
 }
 
+func printCoflows(w io.Writer, cs api.Coflows) {
+	table(w, "FRAMEWORK\tCOFLOW\tPHASE\tQUEUE\tFLOWS LEFT\tSENT\tESTIMATE", func(tw io.Writer) {
+		for _, c := range cs.Coflows {
+			queue, estimate := "-", "-"
+			if c.Queue >= 0 {
+				queue = fmt.Sprint(c.Queue)
+			}
+			if c.EstimatedBytes > 0 {
+				estimate = fmt.Sprintf("%.0f B", c.EstimatedBytes)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%d B\t%s\n", c.FrameworkID, c.CoflowID, c.Phase, queue,
+				c.FlowsLeft, c.Flows, c.BytesSent, estimate)
+		}
+	})
+	fmt.Fprintf(w, "%d coflow(s) completed since the leader was elected\n", cs.Completed)
+}
+
 func printRoles(w io.Writer, st api.State) {
 	quota := func(r *protocol.Resources) string {
 		if r == nil {

@@ -109,6 +109,12 @@ func TestOperatorCommands(t *testing.T) {
 	if out := run("operator", "raft", "list-peers"); strings.Count(out, "\n") != 4 || strings.Count(out, "true") != 1 {
 		t.Fatalf("operator raft list-peers: %q, want three members, one the leader", out)
 	}
+	if err := fw.RegisterCoflow("shuffle-1", protocol.FlowSpec{Src: agent, Dst: agent, Transfers: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("coflows", "list"); !strings.Contains(out, string(fw.ID())+"  shuffle-1  thin") || !strings.Contains(out, "1/1") {
+		t.Fatalf("coflows list: %q, want shuffle-1, thin, with its one flow left", out)
+	}
 	for _, cmd := range [][]string{{"tasks", "list"}, {"offers", "list"}} {
 		if out := run(cmd...); !strings.Contains(out, "FRAMEWORK") {
 			t.Fatalf("allot %s: %q lacks its header", strings.Join(cmd, " "), out)

@@ -167,6 +167,14 @@ func (f *TestFramework) Kill(task protocol.TaskID) error {
 		protocol.KillRequest{FrameworkID: f.ID(), TaskID: task}, nil)
 }
 
+// RegisterCoflow registers (or grows) one of the framework's coflows.
+func (f *TestFramework) RegisterCoflow(id string, flows ...protocol.FlowSpec) error {
+	ctx, cancel := context.WithTimeout(context.Background(), f.opts.RetryTimeout)
+	defer cancel()
+	return f.req.retry(ctx, f.subj.APIFramework(protocol.VerbCoflowRegister), protocol.MsgCoflowRegisterRequest,
+		protocol.CoflowRegisterRequest{FrameworkID: f.ID(), CoflowID: id, Flows: flows}, nil)
+}
+
 // Launched counts auto-launched tasks known to run.
 func (f *TestFramework) Launched() int {
 	f.mu.Lock()

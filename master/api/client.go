@@ -101,6 +101,12 @@ func (c *Client) Explain(ctx context.Context, id protocol.FrameworkID) (Explanat
 	return out, c.call(ctx, http.MethodGet, "/v1/frameworks/"+url.PathEscape(string(id))+"/explain", nil, &out)
 }
 
+// Coflows lists the coflows the leader schedules.
+func (c *Client) Coflows(ctx context.Context) (Coflows, error) {
+	var out Coflows
+	return out, c.call(ctx, http.MethodGet, "/v1/coflows", nil, &out)
+}
+
 // FilesToken returns the token that reads framework id's sandboxes on the
 // agents' file servers (the operator token needed).
 func (c *Client) FilesToken(ctx context.Context, id protocol.FrameworkID) (FilesToken, error) {

@@ -15,7 +15,8 @@ import (
 // state as GET /v1/state, that reloads itself every few seconds: the
 // cluster at a glance, the role tree with its shares and quotas, the
 // frameworks (each with a link to its explanation), agents, outstanding
-// offers and the tasks that have not ended. GET / redirects to it.
+// offers, the shuffles ordered as coflows and the tasks that have not
+// ended. GET / redirects to it.
 
 //go:embed ui.html
 var uiSource string
@@ -50,10 +51,11 @@ type uiPage struct {
 	Active     []api.Task // tasks that have not ended
 	TaskCounts map[protocol.FrameworkID]int
 	AgentTasks map[protocol.AgentID]int
+	Coflows    api.Coflows
 }
 
 func (m *Master) serveUI(w http.ResponseWriter, _ *http.Request, l *leader) {
-	p := uiPage{Leader: m.leaderInfo(), State: m.currentState(l),
+	p := uiPage{Leader: m.leaderInfo(), State: m.currentState(l), Coflows: l.coflowsJSON(),
 		TaskCounts: map[protocol.FrameworkID]int{}, AgentTasks: map[protocol.AgentID]int{}}
 	for _, t := range p.State.Tasks {
 		if !t.State.Terminal() {

@@ -22,6 +22,11 @@ func TestMaster_UI(t *testing.T) {
 		t.Fatalf("PUT role: %d %s", code, body)
 	}
 
+	if err := apiTestCall(t, nc, protocol.Subjects{Prefix: "allot"}.APIFramework(protocol.VerbCoflowRegister), protocol.MsgCoflowRegisterRequest,
+		protocol.CoflowRegisterRequest{FrameworkID: fw.FrameworkID, CoflowID: "shuffle-7", Flows: []protocol.FlowSpec{{Src: agent.AgentID, Dst: agent.AgentID, Transfers: 4}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+
 	code, hdr, body := httpTestGet(t, "http://"+m.HTTPAddr()+"/ui/")
 	page := string(body)
 	if code != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
@@ -32,6 +37,7 @@ func TestMaster_UI(t *testing.T) {
 		string(fw.FrameworkID), "&lt;script&gt;alert(1)&lt;/script&gt;",
 		"<code>eng</code>", "<code>eng/batch</code>", "cpus 0.25", "<code>rack != &#34;r9&#34;</code>",
 		`href="/v1/frameworks/` + string(fw.FrameworkID) + `/explain"`,
+		"<code>shuffle-7</code></td><td>thin</td>", "<td>1 of 1</td>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)

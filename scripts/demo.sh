@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # demo.sh: start a local cluster with `allot dev` (three masters, three agents, an embedded NATS
 # server, all on free ports under a fresh data directory), run the MapReduce and MPI examples
-# against it to a verified result, and stop the cluster. `make demo` builds the binaries into
-# bin/ and runs it. Exits non-zero if the cluster does not come up or an example fails.
+# against it to a verified result (and check that the shuffles ran as coflows), and stop the
+# cluster. `make demo` builds the binaries into bin/ and runs it. Exits non-zero if the cluster
+# does not come up or an example fails.
 #
 # The agents pretend to have 2 CPUs and 4 GiB each, whatever this machine has, so the examples'
 # task sizes fit on a small machine (allot dev --agent-resources).
@@ -57,6 +58,16 @@ cat "$out"
 echo
 echo "==> MapReduce: word counts and sorts as altruistic DAG jobs in two roles"
 bin/mapreduce run --nats "$nats" --quiet
+
+echo
+echo "==> the shuffles, ordered by the agents as Philae coflows: allot coflows list"
+masters=$(awk '$1 == "allot" && $2 == "status" { print $4 }' "$out")
+bin/allot coflows list --masters "$masters" | tail -n 1
+completed=$(bin/allot coflows list --masters "$masters" --json | awk -F': ' '/"completed"/ { print $2 + 0 }')
+if ((completed == 0)); then
+	echo "no shuffle completed as a coflow" >&2
+	exit 1
+fi
 
 echo
 echo "==> MPI: a gang of 3 ranks, one per agent: ring allreduce and pi"

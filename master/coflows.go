@@ -18,6 +18,12 @@ const (
 	coflowPorts            = 4096
 )
 
+// coflowSlot is δ, the length of a slot of the coordinator's weighted
+// rotation between queues. The paper's 8 ms suits flows paced by a
+// switch; the agents order whole downloads, and every rotation is a
+// command to each sending agent, so the leader rotates more slowly.
+const coflowSlot = 100 * time.Millisecond
+
 // coflowKey names a coflow: coflow IDs are unique within a framework.
 type coflowKey struct {
 	fw protocol.FrameworkID
@@ -71,6 +77,7 @@ type coflowBook struct {
 // drop a command older than the last they applied.
 func newCoflowBook(scheduler string, term uint64) (*coflowBook, error) {
 	cfg := coflow.DefaultConfig(coflowPorts)
+	cfg.Slot = coflowSlot
 	if scheduler != "" {
 		s, err := coflow.ParseScheduler(scheduler)
 		if err != nil {

@@ -82,7 +82,7 @@ func FuzzAPI(f *testing.F) {
 		Resources: protocol.Scalars(map[string]int64{"cpus": 1000}),
 		Tasks:     []protocol.TaskStatus{{TaskID: "t", FrameworkID: forged, State: protocol.TaskRunning}}})
 	seed(15, protocol.MsgCoflowReportRequest, protocol.CoflowReportRequest{AgentID: "ag-forged",
-		Flows: []protocol.FlowProgress{{CoflowID: "c", Src: "ag-x", Dst: "ag-y", BytesSent: 1}}})
+		Flows: []protocol.FlowProgress{{FrameworkID: forged, CoflowID: "c", Src: "ag-x", Dst: "ag-y", BytesSent: 1, Transfers: 1}}})
 	seed(16, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: "ag-forged"})
 
 	// The fuzz harness forbids f.Log while fuzzing; the master logs from

@@ -27,6 +27,12 @@ func (b *coflowBook) schedule(now time.Time) ([]coflowPush, time.Time) {
 	if err != nil {
 		return nil, time.Time{}
 	}
+	if d.Epoch == b.decided && !b.flowsChanged {
+		// Progress alone moved nothing: the lists stand (reports come
+		// after every transfer, so this is the common case).
+		return nil, d.NextChange
+	}
+	b.decided, b.flowsChanged = d.Epoch, false
 	lists := map[protocol.AgentID][]protocol.CoflowPriority{}
 	for _, g := range d.Grants {
 		rec := b.byID[g.Coflow]

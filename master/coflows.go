@@ -70,6 +70,11 @@ type coflowBook struct {
 	sent      map[protocol.AgentID]protocol.CoflowPrioritiesCommand
 	epoch     uint64
 	completed uint64
+	// decided is the epoch of the decision the lists last sent were built
+	// from; flowsChanged says a flow finished or a coflow came or went
+	// since, which changes the lists even under the same decision.
+	decided      uint64
+	flowsChanged bool
 }
 
 // newCoflowBook returns the coflow state of a leader elected in term:
@@ -227,6 +232,7 @@ func (b *coflowBook) enter(now time.Time, rec *coflowRec) error {
 	}
 	b.coflows[rec.key], b.byID[rec.cid] = rec, rec
 	b.perFramework[rec.key.fw]++
+	b.flowsChanged = true
 	rec.left = len(rec.flows)
 	for i := range rec.flows {
 		if rec.flows[i].done {
@@ -249,6 +255,7 @@ func reached(f flowRec) bool {
 
 // complete tells the coordinator that flow i of rec has finished.
 func (b *coflowBook) complete(now time.Time, rec *coflowRec, i int) {
+	b.flowsChanged = true
 	rec.flows[i].done = true
 	rec.left--
 	pilot := false
@@ -269,6 +276,7 @@ func (b *coflowBook) finish(now time.Time, rec *coflowRec) {
 
 // drop forgets rec.
 func (b *coflowBook) drop(now time.Time, rec *coflowRec) {
+	b.flowsChanged = true
 	_ = b.co.Deregister(now, rec.cid)
 	delete(b.coflows, rec.key)
 	delete(b.byID, rec.cid)

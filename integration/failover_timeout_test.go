@@ -20,8 +20,11 @@ func TestCluster_FailoverTimeoutSurvivesLeaderFailover(t *testing.T) {
 	t.Parallel()
 	const (
 		failover = 3 * time.Second
-		killAt   = failover / 2           // leader killed this long after the disconnect
-		late     = 900 * time.Millisecond // removal may trail the deadline by this much
+		killAt   = failover / 2 // leader killed this long after the disconnect
+		// Removal may trail the deadline by this much: a check every
+		// heartbeat, then a Raft commit that takes most of a second on
+		// a loaded two-core machine.
+		late = 2 * time.Second
 	)
 	c := testcluster.New(t, testcluster.Options{Masters: 3, Agents: 1})
 	agent := c.Agents()[0]

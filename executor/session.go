@@ -308,6 +308,7 @@ func (a *Agent) onLeader(m *nats.Msg) {
 	}
 	a.mu.Unlock()
 	a.log.Debug("new leader", "leader", ann.ID, "term", ann.Term)
+	a.shuffle.report.leaderChanged()
 	a.kick()
 	a.pokeSession()
 }

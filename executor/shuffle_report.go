@@ -120,6 +120,28 @@ func (r *shuffleReporter) prune(now time.Time) {
 	}
 }
 
+// leaderChanged marks every flow unreported and wakes the sender: the
+// coflow state is the leader's memory only, so a new leader learns what
+// was sent from the agents (it keeps what arrives before the frameworks
+// register their coflows again).
+func (r *shuffleReporter) leaderChanged() {
+	r.mu.Lock()
+	n := 0
+	for _, f := range r.flows {
+		if f.reported > 0 {
+			f.reported = 0
+			n++
+		}
+	}
+	r.mu.Unlock()
+	if n > 0 {
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // pending returns the flows changed since their last report, in a fixed
 // order.
 func (r *shuffleReporter) pending() []flowReport {

@@ -37,6 +37,18 @@ func TestShuffleReporter_Totals(t *testing.T) {
 	if pend := r.pending(); len(pend) != 0 {
 		t.Fatalf("pending after every report %+v, want none", pend)
 	}
+
+	// A new leader knows nothing: every flow is reported again.
+	<-r.wake
+	r.leaderChanged()
+	select {
+	case <-r.wake:
+	default:
+		t.Fatal("a leader change did not wake the sender")
+	}
+	if pend := r.pending(); len(pend) != 2 || pend[0].key != y || pend[1].key != x || pend[1].bytes != 200 {
+		t.Fatalf("pending after a leader change %+v, want y and x again with their totals", pend)
+	}
 }
 
 func TestShuffleReporter_Forgets(t *testing.T) {

@@ -22,7 +22,24 @@ import (
 // was served (and not before).
 func TestCluster_CoflowCompletes(t *testing.T) {
 	t.Parallel()
-	c := testcluster.New(t, testcluster.Options{Masters: 1})
+	runCoflow(t, false)
+}
+
+// TestCluster_CoflowSurvivesLeaderChange: the coflow state is the leader's
+// memory only; after a leader change the framework registers the coflow
+// again and the agents report again what they sent, so the new leader
+// knows the finished flow and completes the coflow with the last transfer.
+func TestCluster_CoflowSurvivesLeaderChange(t *testing.T) {
+	t.Parallel()
+	runCoflow(t, true)
+}
+
+func runCoflow(t *testing.T, killLeader bool) {
+	masters := 1
+	if killLeader {
+		masters = 3
+	}
+	c := testcluster.New(t, testcluster.Options{Masters: masters})
 	for i := range 2 {
 		executors.New(t, c, executors.Options{Hostname: fmt.Sprint("shuffle-", i)})
 	}
@@ -94,6 +111,15 @@ func TestCluster_CoflowCompletes(t *testing.T) {
 		}
 		return nil
 	})
+	if killLeader {
+		c.KillLeader()
+		testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
+			if left, done := coflows(); left != 1 || done != 0 {
+				return fmt.Errorf("the new leader has %d flows left, %d coflows completed; want 1 and 0", left, done)
+			}
+			return nil
+		})
+	}
 	get(addr0, out0, tagged(a1))
 	testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
 		if left, done := coflows(); left != 0 || done != 1 {

@@ -18,6 +18,21 @@ const (
 	coflowPorts            = 4096
 )
 
+// Bounds on progress kept for coflows not registered yet.
+const (
+	orphanTTL  = 30 * time.Second
+	maxOrphans = 10000
+)
+
+// orphanProgress is what a sender reported of a flow of a coflow the
+// leader does not know (yet).
+type orphanProgress struct {
+	bytes     int64
+	transfers int
+	done      bool
+	at        time.Time
+}
+
 // coflowSlot is δ, the length of a slot of the coordinator's weighted
 // rotation between queues. The paper's 8 ms suits flows paced by a
 // switch; the agents order whole downloads, and every rotation is a
@@ -70,6 +85,14 @@ type coflowBook struct {
 	sent      map[protocol.AgentID]protocol.CoflowPrioritiesCommand
 	epoch     uint64
 	completed uint64
+	// orphans is progress reported for coflows not registered (yet): a
+	// new leader hears from the agents, which report again what they sent
+	// on a leader change, before the frameworks register their coflows
+	// again. It is applied when the coflow is registered, and forgotten
+	// after orphanTTL.
+	orphans     map[coflowKey]map[[2]protocol.AgentID]orphanProgress
+	orphanCount int
+	orphanPrune time.Time
 	// decided is the epoch of the decision the lists last sent were built
 	// from; flowsChanged says a flow finished or a coflow came or went
 	// since, which changes the lists even under the same decision.
@@ -98,7 +121,8 @@ func newCoflowBook(scheduler string, term uint64) (*coflowBook, error) {
 		co: co, ports: map[protocol.AgentID]coflow.Port{},
 		coflows: map[coflowKey]*coflowRec{}, byID: map[coflow.CoflowID]*coflowRec{},
 		perFramework: map[protocol.FrameworkID]int{}, sent: map[protocol.AgentID]protocol.CoflowPrioritiesCommand{},
-		epoch: term << 32,
+		orphans: map[coflowKey]map[[2]protocol.AgentID]orphanProgress{},
+		epoch:   term << 32,
 	}
 	for p := coflowPorts - 1; p >= 0; p-- {
 		b.free = append(b.free, coflow.Port(p))
@@ -154,6 +178,7 @@ func (b *coflowBook) register(now time.Time, r *protocol.CoflowRegisterRequest) 
 		rec.index[pair] = len(rec.flows)
 		rec.flows = append(rec.flows, flowRec{spec: f})
 	}
+	b.adoptOrphans(rec)
 	if err := b.acquirePorts(rec, old); err != nil {
 		return err
 	}
@@ -296,8 +321,13 @@ func (b *coflowBook) report(now time.Time, r *protocol.CoflowReportRequest) (ski
 	now = b.clock(now)
 	var progress []coflow.FlowProgress
 	for _, p := range r.Flows {
+		if p.Src != r.AgentID {
+			skipped++
+			continue
+		}
 		rec := b.coflows[coflowKey{p.FrameworkID, p.CoflowID}]
-		if rec == nil || p.Src != r.AgentID {
+		if rec == nil {
+			b.keepOrphan(now, p)
 			skipped++
 			continue
 		}

@@ -195,3 +195,32 @@ func TestCoflowBook_WithdrawAndLimits(t *testing.T) {
 		t.Fatalf("after removing fw: %d coflows, want other's 1", active)
 	}
 }
+
+// Agents report again what they sent when a leader is elected, which may
+// be before the framework registers its coflows with it: the progress is
+// kept and applied when the coflow is registered.
+func TestCoflowBook_ProgressBeforeRegistration(t *testing.T) {
+	b := newTestCoflowBook(t, "philae")
+	if n := b.report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+		{FrameworkID: "fw", CoflowID: "s", Src: "a1", Dst: "a2", BytesSent: 300, Transfers: 3},
+		{FrameworkID: "fw", CoflowID: "s", Src: "a9", Dst: "a2", BytesSent: 100, Transfers: 1}, // not a1's to report
+	}}); n != 2 {
+		t.Fatalf("%d entries skipped, want 2 (unknown coflow, forged sender)", n)
+	}
+	mustRegisterCoflow(t, b, "fw", "s", flow("a1", "a2", 3), flow("a1", "a3", 1), flow("a9", "a2", 1))
+	v := b.views()
+	if len(v) != 1 || v[0].left != 2 || v[0].bytesSent != 300 {
+		t.Fatalf("after registration: %+v, want a1>a2 finished from the early report (300 bytes), 2 flows left", v)
+	}
+	if b.orphanCount != 0 || len(b.orphans) != 0 {
+		t.Fatalf("orphans left: %d %v", b.orphanCount, b.orphans)
+	}
+	// Unclaimed reports are forgotten after a while.
+	b.report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+		{FrameworkID: "fw", CoflowID: "never", Src: "a1", Dst: "a2", Transfers: 1}}})
+	b.report(coflowT0.Add(2*orphanTTL), &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+		{FrameworkID: "fw", CoflowID: "other", Src: "a1", Dst: "a2", Transfers: 1}}})
+	if _, ok := b.orphans[coflowKey{"fw", "never"}]; ok || b.orphanCount != 1 {
+		t.Fatalf("after the TTL: orphans %v (%d), want only the fresh one", b.orphans, b.orphanCount)
+	}
+}

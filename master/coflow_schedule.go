@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/allot-project/allot/coflow"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -27,31 +28,20 @@ func (b *coflowBook) schedule(now time.Time) ([]coflowPush, time.Time) {
 	if err != nil {
 		return nil, time.Time{}
 	}
-	if d.Epoch == b.decided && !b.flowsChanged {
-		// Progress alone moved nothing: the lists stand (reports come
-		// after every transfer, so this is the common case).
-		return nil, d.NextChange
+	if d.Epoch == b.decided && !b.rebuild {
+		// Under the same decision only finished flows change the lists:
+		// reports come after every transfer, so this is the common case.
+		return b.dropFinished(), d.NextChange
 	}
-	b.decided, b.flowsChanged = d.Epoch, false
-	lists := map[protocol.AgentID][]protocol.CoflowPriority{}
-	for _, g := range d.Grants {
-		rec := b.byID[g.Coflow]
-		if rec == nil {
-			continue
-		}
-		for _, f := range g.Flows {
-			if f < 0 || f >= len(rec.flows) || rec.flows[f].done {
-				continue
-			}
-			spec := rec.flows[f].spec
-			l := lists[spec.Src]
-			lists[spec.Src] = append(l, protocol.CoflowPriority{FrameworkID: rec.key.fw, CoflowID: rec.key.id,
-				Dst: spec.Dst, Rank: len(l), Queue: g.Queue})
-		}
-	}
+	b.decided, b.rebuild, b.finished = d.Epoch, false, b.finished[:0]
+	lists := b.egressLists(d)
 	var pushes []coflowPush
 	b.epoch++
-	for a, l := range lists {
+	for p, l := range lists {
+		if len(l) == 0 {
+			continue
+		}
+		a := b.agents[p]
 		if prev, ok := b.sent[a]; ok && slices.Equal(prev.Priorities, l) {
 			continue
 		}
@@ -60,13 +50,93 @@ func (b *coflowBook) schedule(now time.Time) ([]coflowPush, time.Time) {
 		pushes = append(pushes, coflowPush{agent: a, cmd: cmd})
 	}
 	for a := range b.sent {
-		if _, ok := lists[a]; !ok {
+		if p, ok := b.ports[a]; !ok || len(lists[p]) == 0 {
 			delete(b.sent, a)
 			pushes = append(pushes, coflowPush{agent: a, cmd: protocol.CoflowPrioritiesCommand{Epoch: b.epoch}})
 		}
 	}
 	sort.Slice(pushes, func(i, j int) bool { return pushes[i].agent < pushes[j].agent })
 	return pushes, d.NextChange
+}
+
+// egressLists returns every port's list under decision d: the unfinished
+// flows it sends, in the decision's order, ranked. Two passes, so that
+// each list is allocated once at its size.
+func (b *coflowBook) egressLists(d *coflow.Decision) [][]protocol.CoflowPriority {
+	n := make([]int, coflowPorts)
+	each := func(visit func(rec *coflowRec, g *coflow.Grant, f int)) {
+		for gi := range d.Grants {
+			g := &d.Grants[gi]
+			rec := b.byID[g.Coflow]
+			if rec == nil {
+				continue
+			}
+			for _, f := range g.Flows {
+				if f >= 0 && f < len(rec.flows) && !rec.flows[f].done {
+					visit(rec, g, f)
+				}
+			}
+		}
+	}
+	each(func(_ *coflowRec, g *coflow.Grant, f int) { n[g.Links[f].Src]++ })
+	lists := make([][]protocol.CoflowPriority, coflowPorts)
+	each(func(rec *coflowRec, g *coflow.Grant, f int) {
+		p := g.Links[f].Src
+		if lists[p] == nil {
+			lists[p] = make([]protocol.CoflowPriority, 0, n[p])
+		}
+		lists[p] = append(lists[p], protocol.CoflowPriority{FrameworkID: rec.key.fw, CoflowID: rec.key.id,
+			Dst: rec.flows[f].spec.Dst, Rank: len(lists[p]), Queue: g.Queue})
+	})
+	return lists
+}
+
+// dropFinished takes the flows finished since the last schedule out of
+// their senders' lists and returns the commands of the agents whose list
+// changed. Lists that were sent are never modified: a command may still be
+// on its way out.
+func (b *coflowBook) dropFinished() []coflowPush {
+	if len(b.finished) == 0 {
+		return nil
+	}
+	changed := map[protocol.AgentID]bool{}
+	for _, f := range b.finished {
+		cmd, ok := b.sent[f.src]
+		if !ok {
+			continue
+		}
+		i := slices.IndexFunc(cmd.Priorities, func(p protocol.CoflowPriority) bool {
+			return p.FrameworkID == f.key.fw && p.CoflowID == f.key.id && p.Dst == f.dst
+		})
+		if i < 0 {
+			continue
+		}
+		l := slices.Concat(cmd.Priorities[:i], cmd.Priorities[i+1:])
+		for j := i; j < len(l); j++ {
+			l[j].Rank = j
+		}
+		cmd.Priorities = l
+		b.sent[f.src] = cmd
+		changed[f.src] = true
+	}
+	b.finished = b.finished[:0]
+	if len(changed) == 0 {
+		return nil
+	}
+	b.epoch++
+	pushes := make([]coflowPush, 0, len(changed))
+	for a := range changed {
+		cmd := b.sent[a]
+		cmd.Epoch = b.epoch
+		if len(cmd.Priorities) == 0 {
+			delete(b.sent, a) // nothing left to repeat
+		} else {
+			b.sent[a] = cmd
+		}
+		pushes = append(pushes, coflowPush{agent: a, cmd: cmd})
+	}
+	sort.Slice(pushes, func(i, j int) bool { return pushes[i].agent < pushes[j].agent })
+	return pushes
 }
 
 // current returns the commands last sent to agents that have flows to

@@ -94,10 +94,20 @@ type coflowBook struct {
 	orphanCount int
 	orphanPrune time.Time
 	// decided is the epoch of the decision the lists last sent were built
-	// from; flowsChanged says a flow finished or a coflow came or went
-	// since, which changes the lists even under the same decision.
-	decided      uint64
-	flowsChanged bool
+	// from. Since then, rebuild says a coflow came or went, and finished
+	// lists the flows that finished: under the same decision those only
+	// leave their sender's list.
+	decided  uint64
+	rebuild  bool
+	finished []finishedFlow
+}
+
+// finishedFlow names a flow that finished: by its sender, and its entry
+// in the sender's list.
+type finishedFlow struct {
+	src protocol.AgentID
+	key coflowKey
+	dst protocol.AgentID
 }
 
 // newCoflowBook returns the coflow state of a leader elected in term:
@@ -257,7 +267,7 @@ func (b *coflowBook) enter(now time.Time, rec *coflowRec) error {
 	}
 	b.coflows[rec.key], b.byID[rec.cid] = rec, rec
 	b.perFramework[rec.key.fw]++
-	b.flowsChanged = true
+	b.rebuild = true
 	rec.left = len(rec.flows)
 	for i := range rec.flows {
 		if rec.flows[i].done {
@@ -280,7 +290,7 @@ func reached(f flowRec) bool {
 
 // complete tells the coordinator that flow i of rec has finished.
 func (b *coflowBook) complete(now time.Time, rec *coflowRec, i int) {
-	b.flowsChanged = true
+	b.finished = append(b.finished, finishedFlow{src: rec.flows[i].spec.Src, key: rec.key, dst: rec.flows[i].spec.Dst})
 	rec.flows[i].done = true
 	rec.left--
 	pilot := false
@@ -301,7 +311,7 @@ func (b *coflowBook) finish(now time.Time, rec *coflowRec) {
 
 // drop forgets rec.
 func (b *coflowBook) drop(now time.Time, rec *coflowRec) {
-	b.flowsChanged = true
+	b.rebuild = true
 	_ = b.co.Deregister(now, rec.cid)
 	delete(b.coflows, rec.key)
 	delete(b.byID, rec.cid)

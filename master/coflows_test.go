@@ -3,7 +3,10 @@ package master
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -222,5 +225,61 @@ func TestCoflowBook_ProgressBeforeRegistration(t *testing.T) {
 		{FrameworkID: "fw", CoflowID: "other", Src: "a1", Dst: "a2", Transfers: 1}}})
 	if _, ok := b.orphans[coflowKey{"fw", "never"}]; ok || b.orphanCount != 1 {
 		t.Fatalf("after the TTL: orphans %v (%d), want only the fresh one", b.orphans, b.orphanCount)
+	}
+}
+
+// The lists kept up to date as flows finish are the lists a rebuild from
+// the coordinator's decision gives, after every event of a random run.
+func TestCoflowBook_IncrementalListsMatchRebuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	b := newTestCoflowBook(t, "philae")
+	now := coflowT0
+	agents := []string{"a0", "a1", "a2", "a3", "a4", "a5"}
+	type pair struct{ src, dst string }
+	left := map[string][]pair{}
+	for step := range 400 {
+		now = now.Add(10 * time.Millisecond)
+		if len(left) < 4 || rng.IntN(8) == 0 {
+			id := fmt.Sprint("c", step)
+			var flows []protocol.FlowSpec
+			seen := map[pair]bool{}
+			for range 1 + rng.IntN(12) {
+				p := pair{agents[rng.IntN(len(agents))], agents[rng.IntN(len(agents))]}
+				if !seen[p] {
+					seen[p] = true
+					flows = append(flows, flow(p.src, p.dst, 1))
+					left[id] = append(left[id], p)
+				}
+			}
+			if err := b.register(now, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: id, Flows: flows}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			ids := slices.Sorted(maps.Keys(left))
+			id := ids[rng.IntN(len(ids))]
+			i := rng.IntN(len(left[id]))
+			p := left[id][i]
+			left[id] = slices.Delete(left[id], i, i+1)
+			if len(left[id]) == 0 {
+				delete(left, id)
+			}
+			b.report(now, &protocol.CoflowReportRequest{AgentID: protocol.AgentID(p.src), Flows: []protocol.FlowProgress{
+				{FrameworkID: "fw", CoflowID: id, Src: protocol.AgentID(p.src), Dst: protocol.AgentID(p.dst), BytesSent: 1 << 20, Transfers: 1}}})
+		}
+		b.schedule(now)
+		kept := map[protocol.AgentID][]protocol.CoflowPriority{}
+		for a, cmd := range b.sent {
+			kept[a] = cmd.Priorities
+		}
+		b.rebuild = true
+		b.sent = map[protocol.AgentID]protocol.CoflowPrioritiesCommand{}
+		b.schedule(now)
+		rebuilt := map[protocol.AgentID][]protocol.CoflowPriority{}
+		for a, cmd := range b.sent {
+			rebuilt[a] = cmd.Priorities
+		}
+		if !reflect.DeepEqual(kept, rebuilt) {
+			t.Fatalf("step %d: kept lists %v, rebuilt %v", step, kept, rebuilt)
+		}
 	}
 }

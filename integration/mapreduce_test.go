@@ -27,7 +27,9 @@ const mapReduceWait = 60 * time.Second
 
 // mapReduceAgents starts three real agents of two CPUs each: with tasks
 // of one CPU, a job's four map tasks need two agents at least, so the
-// shuffle crosses agents.
+// shuffle crosses agents. The tests' tasks ask for 64 MiB: the workers
+// are built with the race detector, and a reducer of a 2 MB word count
+// reached 33 MiB resident.
 func mapReduceAgents(t *testing.T, c *testcluster.Cluster) {
 	t.Helper()
 	for i := range 3 {
@@ -169,7 +171,7 @@ func TestMapReduce_WordCountAndSort(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Masters: 1})
 	mapReduceAgents(t, c)
 	r := startMapReduce(t, c, "--jobs", "wordcount:256KB@analytics,sort:128KB@batch",
-		"--maps", "4", "--reducers", "2", "--cpus", "1000", "--mem", "32")
+		"--maps", "4", "--reducers", "2", "--cpus", "1000", "--mem", "64")
 	out := r.wait(t)
 	total, remote := checkVerified(t, out, "wordcount-1", "sort-2")
 	if total != 2*4*2 {
@@ -213,7 +215,7 @@ func TestMapReduce_WordCountAndSort(t *testing.T) {
 		}
 	}
 	r = startMapReduce(t, c, "--input", dir, "--jobs", "wordcount,sort", "--maps", "3", "--reducers", "2",
-		"--cpus", "1000", "--mem", "32")
+		"--cpus", "1000", "--mem", "64")
 	out = r.wait(t)
 	checkVerified(t, out, "wordcount-1", "sort-2")
 }
@@ -226,7 +228,7 @@ func TestMapReduce_LeaderKilled(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Masters: 3})
 	mapReduceAgents(t, c)
 	r := startMapReduce(t, c, "--jobs", "wordcount:2MB@analytics", "--maps", "8", "--reducers", "2",
-		"--cpus", "1000", "--mem", "32")
+		"--cpus", "1000", "--mem", "64")
 	mapsDone := regexp.MustCompile(`\] wordcount-1: map \d+ finished on .* \((\d+)/8\)`)
 	killed := false
 	for line := range r.lines {

@@ -123,13 +123,13 @@ func (s *shuffles) send(ctx context.Context, d *framework.Driver, job string) {
 		delete(s.flows, job)
 	}
 	s.mu.Unlock()
-	var err error
 	if ended {
-		err = d.WithdrawCoflow(ctx, job)
-	} else {
-		err = d.RegisterCoflow(ctx, job, flows)
+		// A withdrawal that fails (the run is ending, say) costs nothing:
+		// the master forgets a framework's coflows with the framework.
+		_ = d.WithdrawCoflow(ctx, job)
+		return
 	}
-	if err != nil && ctx.Err() == nil {
+	if err := d.RegisterCoflow(ctx, job, flows); err != nil && ctx.Err() == nil {
 		s.out.printf("[%s] %s: shuffle coflow not registered: %v\n", s.role, job, err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -22,7 +24,9 @@ import (
 // protocol.ReasonTaskUnknown for a launch that never committed) settle it.
 // A refused accept changes nothing: its error wraps the leader's sentinel
 // (protocol.ErrUnknownOffer for an offer rescinded or never made,
-// protocol.ErrInsufficient, ...).
+// protocol.ErrInsufficient, ...). An accept no leader received (during an
+// election) changed nothing either: its error wraps protocol.ErrUnavailable
+// and nats.ErrNoResponders, and its offers are gone.
 func (d *Driver) Launch(ctx context.Context, offerIDs []protocol.OfferID, tasks ...protocol.TaskInfo) error {
 	return d.accept(ctx, offerIDs, nil, protocol.Operation{Type: protocol.OperationLaunch, Tasks: tasks})
 }
@@ -90,7 +94,9 @@ func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, filter
 			d.unsettled[t.TaskID] = t.AgentID
 		}
 		d.dropOffersLocked(offerIDs)
-	case isUnknownOffer(err):
+	case isUnknownOffer(err), errors.Is(err, nats.ErrNoResponders):
+		// No leader took it: its offers died with the leader that made
+		// them, or are unknown to the one elected next.
 		d.dropOffersLocked(offerIDs)
 	}
 	d.mu.Unlock()
@@ -112,7 +118,18 @@ func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, filter
 		})
 		return fmt.Errorf("accept: %w: %w", ErrAmbiguous, err)
 	}
-	return d.checkFatal(fmt.Errorf("accept: %w", err))
+	return d.checkFatal(refusedAccept(err))
+}
+
+// refusedAccept is the error of an accept that was refused or that no
+// leader received. Nobody receiving it (an election) launched nothing
+// either, and its offers are gone: it is typed as unavailable, so that
+// schedulers take it as the stale offers it is, not as their tasks' fault.
+func refusedAccept(err error) error {
+	if errors.Is(err, nats.ErrNoResponders) {
+		return fmt.Errorf("accept: %w: %w", protocol.ErrUnavailable, err)
+	}
+	return fmt.Errorf("accept: %w", err)
 }
 
 func (d *Driver) dropOffersLocked(ids []protocol.OfferID) {

@@ -35,6 +35,8 @@ type fakeMaster struct {
 	// poison refuses whole every status request with an update of this
 	// task.
 	poison protocol.TaskID
+	// coflows are the flows of every coflow report, in the order reported.
+	coflows []protocol.FlowProgress
 }
 
 func newFakeMaster(t *testing.T, c *testcluster.Cluster) *fakeMaster {
@@ -94,6 +96,12 @@ func (m *fakeMaster) handle(body any) (any, error) {
 		}
 		m.updates = append(m.updates, r.Updates...)
 		return &protocol.StatusUpdateReply{}, nil
+	case *protocol.CoflowReportRequest:
+		if err := r.Validate(); err != nil {
+			return nil, err
+		}
+		m.coflows = append(m.coflows, r.Flows...)
+		return nil, nil
 	}
 	return nil, protocol.ErrUnknownType
 }

@@ -12,93 +12,26 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/protocol"
 )
 
-// coflowLeader answers the agent API under its own subject prefix and
-// keeps the coflow reports it gets.
-type coflowLeader struct {
-	nc   *nats.Conn
-	subj protocol.Subjects
-
-	mu      sync.Mutex
-	reports []protocol.CoflowReportRequest
-}
-
-func newCoflowLeader(t *testing.T, c *testcluster.Cluster) *coflowLeader {
-	t.Helper()
-	l := &coflowLeader{nc: c.Connect("coflow-leader"), subj: protocol.Subjects{Prefix: "shuf"}}
-	if _, err := l.nc.Subscribe(l.subj.APIAll(), l.serve); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
-func (l *coflowLeader) serve(msg *nats.Msg) {
-	env, err := protocol.Decode(msg.Data)
-	var body any
-	if err == nil {
-		body, _ = protocol.NewBody(env.Type)
-		err = protocol.DecodeBody(env, body)
-	}
-	var result any
-	if err == nil {
-		result, err = l.handle(body)
-	}
-	data, _ := protocol.EncodeReply(result, err)
-	_ = msg.Respond(data)
-}
-
-func (l *coflowLeader) handle(body any) (any, error) {
-	switch r := body.(type) {
-	case *protocol.RegisterRequest:
-		return &protocol.RegisterReply{AgentID: "ag-shuf", HeartbeatInterval: 50 * time.Millisecond}, nil
-	case *protocol.ReregisterRequest:
-		return &protocol.RegisterReply{AgentID: r.AgentID, HeartbeatInterval: 50 * time.Millisecond}, nil
-	case *protocol.HeartbeatRequest:
-		return nil, nil
-	case *protocol.StatusUpdateRequest:
-		return &protocol.StatusUpdateReply{}, nil
-	case *protocol.CoflowReportRequest:
-		if err := r.Validate(); err != nil {
-			return nil, err
-		}
-		l.mu.Lock()
-		l.reports = append(l.reports, *r)
-		l.mu.Unlock()
-		return nil, nil
-	}
-	return nil, protocol.ErrUnknownType
-}
-
-// flows returns every flow reported, in the order reported.
-func (l *coflowLeader) flows() []protocol.FlowProgress {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []protocol.FlowProgress
-	for _, r := range l.reports {
-		out = append(out, r.Flows...)
-	}
-	return out
+// flows returns every coflow flow reported, in the order reported.
+func (m *fakeMaster) flows() []protocol.FlowProgress {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.coflows)
 }
 
 // waitFlow waits until a report carries want exactly.
-func (l *coflowLeader) waitFlow(t *testing.T, want protocol.FlowProgress) {
+func (m *fakeMaster) waitFlow(t *testing.T, want protocol.FlowProgress) {
 	t.Helper()
 	testutilWaitFor(t, func() error {
-		if !slices.Contains(l.flows(), want) {
-			return fmt.Errorf("reported %+v, want %+v among them", l.flows(), want)
+		if !slices.Contains(m.flows(), want) {
+			return fmt.Errorf("reported %+v, want %+v among them", m.flows(), want)
 		}
 		return nil
 	})
@@ -124,13 +57,13 @@ func shuffleGet(a *agentProc, path, coflow, dst string) (int, string, error) {
 func TestAgent_ShuffleTransfersReportedAndOrdered(t *testing.T) {
 	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{Masters: 1})
-	l := newCoflowLeader(t, c)
+	l := newFakeMaster(t, c)
 	cfg := testConfig(t, c, t.TempDir())
-	cfg.SubjectPrefix = "shuf"
+	cfg.SubjectPrefix = "fake"
 	cfg.ShuffleSlots = 1
 	a := startAgent(t, cfg)
-	if a.ID() != "ag-shuf" {
-		t.Fatalf("agent id %s, want ag-shuf", a.ID())
+	if a.ID() != "ag-fake-1" {
+		t.Fatalf("agent id %s, want ag-fake-1", a.ID())
 	}
 	dir := filepath.Join(a.SandboxRoot(), "fw-s_map-0")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -146,7 +79,7 @@ func TestAgent_ShuffleTransfersReportedAndOrdered(t *testing.T) {
 	if err != nil || code != http.StatusOK || body != data {
 		t.Fatalf("download: %d, %d bytes, %v; want 200 and the file", code, len(body), err)
 	}
-	l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: "shuffle-1", Src: "ag-shuf", Dst: "ag-dst",
+	l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: "shuffle-1", Src: "ag-fake-1", Dst: "ag-dst",
 		BytesSent: int64(len(data)), Transfers: 1})
 
 	// With the only slot held, two transfers wait in arrival order until
@@ -201,7 +134,7 @@ func TestAgent_ShuffleTransfersReportedAndOrdered(t *testing.T) {
 		}
 	}
 	for _, cf := range []string{"high", "low"} {
-		l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: cf, Src: "ag-shuf", Dst: "ag-dst",
+		l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: cf, Src: "ag-fake-1", Dst: "ag-dst",
 			BytesSent: int64(len(data)), Transfers: 1})
 	}
 	// high ended before low was granted, so it was reported first.

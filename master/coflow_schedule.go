@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"time"
@@ -55,8 +56,7 @@ func (b *coflowBook) schedule(now time.Time) ([]coflowPush, time.Time) {
 			pushes = append(pushes, coflowPush{agent: a, cmd: protocol.CoflowPrioritiesCommand{Epoch: b.epoch}})
 		}
 	}
-	sort.Slice(pushes, func(i, j int) bool { return pushes[i].agent < pushes[j].agent })
-	return pushes, d.NextChange
+	return byAgent(pushes), d.NextChange
 }
 
 // egressLists returns every port's list under decision d: the unfinished
@@ -135,8 +135,7 @@ func (b *coflowBook) dropFinished() []coflowPush {
 		}
 		pushes = append(pushes, coflowPush{agent: a, cmd: cmd})
 	}
-	sort.Slice(pushes, func(i, j int) bool { return pushes[i].agent < pushes[j].agent })
-	return pushes
+	return byAgent(pushes)
 }
 
 // current returns the commands last sent to agents that have flows to
@@ -149,8 +148,13 @@ func (b *coflowBook) current() []coflowPush {
 	for a, cmd := range b.sent {
 		out = append(out, coflowPush{agent: a, cmd: cmd})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].agent < out[j].agent })
-	return out
+	return byAgent(out)
+}
+
+// byAgent sorts pushes by agent, so agents are told in a fixed order.
+func byAgent(pushes []coflowPush) []coflowPush {
+	slices.SortFunc(pushes, func(a, b coflowPush) int { return cmp.Compare(a.agent, b.agent) })
+	return pushes
 }
 
 // coflowView is one coflow as the HTTP API shows it.

@@ -33,6 +33,12 @@ type orphanProgress struct {
 	at        time.Time
 }
 
+// coflowRepeat is how often the leader sends every agent its current
+// list again: commands are fire-and-forget, and an agent that restarted
+// or lost its connection has missed the last one. A list that changes is
+// sent at once.
+const coflowRepeat = 10 * time.Second
+
 // coflowSlot is δ, the length of a slot of the coordinator's weighted
 // rotation between queues. The paper's 8 ms suits flows paced by a
 // switch; the agents order whole downloads, and every rotation is a

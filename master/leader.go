@@ -259,6 +259,8 @@ func (l *leader) loop() {
 	defer alloc.Stop()
 	health := time.NewTicker(l.m.cfg.AgentHeartbeat)
 	defer health.Stop()
+	coflowRefresh := time.NewTicker(coflowRepeat)
+	defer coflowRefresh.Stop()
 	for {
 		select {
 		case <-l.done:
@@ -278,6 +280,7 @@ func (l *leader) loop() {
 				}()
 			}
 			l.announce() // periodic, as protocol.LeaderAnnouncement promises
+		case <-coflowRefresh.C:
 			l.sendCoflowPriorities(l.coflows.current())
 		}
 	}

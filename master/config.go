@@ -81,6 +81,10 @@ type Config struct {
 	// actions (draining agents) need. Empty: they are open to anyone who
 	// reaches HTTPAddr (loopback by default).
 	OperatorToken string
+	// StatusRetryInterval is how long a connected framework has to
+	// acknowledge a status update before the leader sends it again; each
+	// further resend waits twice as long, up to ten minutes. Zero: 10 s.
+	StatusRetryInterval time.Duration
 	// RequestTimeout bounds the work behind one API request.
 	RequestTimeout time.Duration
 	// Logger receives the master's logs (nil discards them).
@@ -105,6 +109,7 @@ func DefaultConfig() Config {
 		DefaultRefuse:       5 * time.Second,
 		AgentHeartbeat:      time.Second,
 		AgentTimeout:        15 * time.Second,
+		StatusRetryInterval: defaultStatusRetryInterval,
 		RequestTimeout:      10 * time.Second,
 	}
 }
@@ -142,8 +147,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: %s must be positive", ErrConfig, name)
 		}
 	}
-	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.ShareUpdateInterval < 0 {
-		return fmt.Errorf("%w: negative offer timeout, refuse filter or share update interval", ErrConfig)
+	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.ShareUpdateInterval < 0 || c.StatusRetryInterval < 0 {
+		return fmt.Errorf("%w: negative offer timeout, refuse filter, share update or status retry interval", ErrConfig)
 	}
 	for principal, secret := range c.Credentials {
 		if principal == "" || len(principal) > protocol.MaxNameLen || secret == "" || len(secret) > protocol.MaxNameLen {
@@ -171,3 +176,13 @@ func (c Config) Validate() error {
 }
 
 func (c Config) subjects() protocol.Subjects { return protocol.Subjects{Prefix: c.SubjectPrefix} }
+
+// defaultStatusRetryInterval is Mesos's first status update retry.
+const defaultStatusRetryInterval = 10 * time.Second
+
+func (c Config) statusRetryInterval() time.Duration {
+	if c.StatusRetryInterval == 0 {
+		return defaultStatusRetryInterval
+	}
+	return c.StatusRetryInterval
+}

@@ -99,14 +99,19 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 // acknowledged yet, so updates survive master failovers and reconnects.
 func (l *leader) resendUnacked(id protocol.FrameworkID) {
 	for _, t := range l.m.View().UnackedTasks(id) {
-		l.sendStatus(t.Status)
+		l.publishStatus(t.Status)
 	}
 }
 
 // sendStatus forwards a task status to its framework.
 func (l *leader) sendStatus(st protocol.TaskStatus) {
-	l.publishFramework(st.FrameworkID, protocol.MsgStatusUpdateEvent, protocol.StatusUpdateEvent{Status: st, UUID: st.UUID})
+	l.publishStatus(st)
 	l.taskEvent(st)
+}
+
+// publishStatus sends a framework a status update event.
+func (l *leader) publishStatus(st protocol.TaskStatus) {
+	l.publishFramework(st.FrameworkID, protocol.MsgStatusUpdateEvent, protocol.StatusUpdateEvent{Status: st, UUID: st.UUID})
 }
 
 // teardown removes a framework: its agents are told to shut its tasks

@@ -53,8 +53,12 @@ type leader struct {
 	coflowTimerMu sync.Mutex
 	coflowTimer   *time.Timer
 
+	// retries is the status updates' retry memory (status_retry.go).
+	retries statusRetries
+
 	sub      *nats.Subscription
 	checking atomic.Bool   // a framework check is running
+	retrying atomic.Bool   // a status retry scan is running
 	work     chan struct{} // bounds concurrent request handlers
 	trigger  chan struct{}
 	done     chan struct{}
@@ -97,6 +101,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		subscribedAt: map[protocol.FrameworkID]time.Time{},
 		shares:       shareUpdates{sent: map[protocol.FrameworkID]protocol.Resources{}},
 		joining:      map[protocol.AgentID]offers.AgentInfo{},
+		retries:      statusRetries{first: m.cfg.statusRetryInterval()},
 		work:         make(chan struct{}, maxConcurrentRequests),
 		trigger:      make(chan struct{}, 1),
 		done:         make(chan struct{}),
@@ -261,6 +266,8 @@ func (l *leader) loop() {
 	defer health.Stop()
 	coflowRefresh := time.NewTicker(coflowRepeat)
 	defer coflowRefresh.Stop()
+	retry := time.NewTicker(statusRetryScan(l.retries.first))
+	defer retry.Stop()
 	for {
 		select {
 		case <-l.done:
@@ -282,6 +289,15 @@ func (l *leader) loop() {
 			l.announce() // periodic, as protocol.LeaderAnnouncement promises
 		case <-coflowRefresh.C:
 			l.sendCoflowPriorities(l.coflows.current())
+		case now := <-retry.C:
+			if l.retrying.CompareAndSwap(false, true) {
+				l.wg.Add(1)
+				go func() {
+					defer l.wg.Done()
+					defer l.retrying.Store(false)
+					l.retryStatuses(now)
+				}()
+			}
 		}
 	}
 }

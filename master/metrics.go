@@ -27,6 +27,7 @@ type metrics struct {
 	raftApply  prometheus.Histogram
 	requests   *prometheus.CounterVec
 	held       prometheus.Gauge
+	resent     prometheus.Counter
 }
 
 // newMetrics registers the master's metrics; isLeader backs the
@@ -69,6 +70,10 @@ func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 			Name: "allot_agent_removals_held",
 			Help: "1 while more agents missed their heartbeats than the agent removal limit allows, so none is marked unreachable.",
 		}),
+		resent: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_status_updates_resent_total",
+			Help: "Status updates sent again to connected frameworks that had not acknowledged them in time.",
+		}),
 	}
 	isLeaderGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "allot_is_leader",
@@ -80,7 +85,7 @@ func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 		return 0
 	})
 	m.registry.MustRegister(
-		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held,
+		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held, m.resent,
 		isLeaderGauge, states,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -113,6 +118,14 @@ func (m *metrics) removalHeld(held bool) {
 	} else {
 		m.held.Set(0)
 	}
+}
+
+// statusesResent records n status updates sent again.
+func (m *metrics) statusesResent(n int) {
+	if m == nil {
+		return
+	}
+	m.resent.Add(float64(n))
 }
 
 // rescinds records n rescinded offers.

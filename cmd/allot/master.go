@@ -44,6 +44,7 @@ type masterFlags struct {
 	AllocationInterval  time.Duration      `json:"allocation_interval"`
 	ShareUpdateInterval time.Duration      `json:"share_update_interval"`
 	OfferTimeout        time.Duration      `json:"offer_timeout"`
+	StatusRetry         time.Duration      `json:"status_retry_interval"`
 	FilesSecret         string             `json:"files_secret"`
 	CredentialsFile     string             `json:"credentials_file"`
 	RoleACLsFile        string             `json:"role_acls_file"`
@@ -59,7 +60,8 @@ func masterCommand() *cobra.Command {
 	f := masterFlags{
 		RaftBind: def.Raft.BindAddr, NATSListen: "0.0.0.0:4222", NATSCluster: "0.0.0.0:6222",
 		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, CoflowScheduler: def.CoflowScheduler, AllocationInterval: def.AllocationInterval,
-		ShareUpdateInterval: def.ShareUpdateInterval, OfferTimeout: def.OfferTimeout, LogLevel: "info",
+		ShareUpdateInterval: def.ShareUpdateInterval, OfferTimeout: def.OfferTimeout, StatusRetry: def.StatusRetryInterval,
+		LogLevel: "info",
 	}
 	var configFile string
 	cmd := &cobra.Command{
@@ -123,6 +125,7 @@ Example, first of three:
 	fl.Float64Var(&f.FrameworkQPS, "framework-qps", 0, "calls per second each principal's frameworks may make together (0: no limit); more are refused as rate limited")
 	fl.IntVar(&f.FrameworkBurst, "framework-burst", 0, "calls a principal may make at once above --framework-qps (default: one second's worth)")
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
+	fl.DurationVar(&f.StatusRetry, "status-retry-interval", f.StatusRetry, "send a status update again when a connected framework has not acknowledged it this long (then twice as long each time, up to 10m)")
 	fl.Float64Var(&f.AgentRemovalLimit, "agent-removal-limit", 0, "when more than this fraction of the agents miss their heartbeats at once, mark none unreachable until fewer do (0: no limit)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
@@ -170,6 +173,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.CoflowScheduler = f.CoflowScheduler
 	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
 	cfg.ShareUpdateInterval = f.ShareUpdateInterval
+	cfg.StatusRetryInterval = f.StatusRetry
 	cfg.FilesSecret = f.FilesSecret
 	cfg.Roles = map[string]float64{}
 	for k, v := range f.Roles {

@@ -27,6 +27,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info", CredentialsFile: creds,
 		NATSToken: "tok", OperatorToken: "op", FrameworkQPS: 50, RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
 		NATSTLSCert: "c.pem", NATSTLSKey: "k.pem", NATSTLSCA: "ca.pem", NATSTLSVerify: true, AgentRemovalLimit: 0.3,
+		StatusRetry: 20e9,
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -61,6 +62,9 @@ func TestMasterFlags_Config(t *testing.T) {
 	}
 	if cfg.AgentRemovalLimit != 0.3 {
 		t.Errorf("agent removal limit: got %v, want 0.3", cfg.AgentRemovalLimit)
+	}
+	if cfg.StatusRetryInterval != 20e9 {
+		t.Errorf("status retry interval: got %s, want 20s", cfg.StatusRetryInterval)
 	}
 	if cfg.NATS.Token != "tok" {
 		t.Errorf("nats token: got %q, want tok", cfg.NATS.Token)
@@ -100,6 +104,7 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		"bad acl":              func(f *masterFlags) { f.RoleACLsFile = writeTemp(t, `{"p": ["eng/**"]}`) },
 		"bad qps":              func(f *masterFlags) { f.FrameworkQPS = -1 },
 		"bad removal":          func(f *masterFlags) { f.AgentRemovalLimit = 1.5 },
+		"negative retry":       func(f *masterFlags) { f.StatusRetry = -1 },
 		"tls no key":           func(f *masterFlags) { f.NATSTLSCert = "c.pem" },
 	} {
 		f := base

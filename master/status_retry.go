@@ -1,0 +1,82 @@
+package master
+
+import (
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// This file holds the retries of status updates to frameworks. A NATS
+// event is delivered at most once: an update published while a connection
+// blinks, or while a route between NATS servers is down, is gone, and the
+// framework would otherwise see it only at its next subscribe or
+// reconciliation. So the leader resends every status a connected framework
+// has not acknowledged, first Config.StatusRetryInterval after it saw it
+// unacknowledged and then with doubling waits up to maxStatusRetryWait, as
+// a Mesos agent retries its updates until the scheduler acknowledges them.
+// The SDK drops the duplicates (and acknowledges them again).
+
+// maxStatusRetryWait caps the wait between two resends of one status
+// (unless the first wait is longer).
+const maxStatusRetryWait = 10 * time.Minute
+
+// statusRetry is when one unacknowledged status is resent next.
+type statusRetry struct {
+	uuid protocol.StatusUUID
+	next time.Time
+	wait time.Duration
+}
+
+// frameworkTask names a task of a framework.
+type frameworkTask struct {
+	framework protocol.FrameworkID
+	task      protocol.TaskID
+}
+
+// statusRetries is the leader's memory of the unacknowledged statuses it
+// watches; only retryStatuses, never two at once, touches it.
+type statusRetries struct {
+	first time.Duration
+	due   map[frameworkTask]statusRetry
+}
+
+// statusRetryScan is how often the leader looks for statuses due again.
+func statusRetryScan(first time.Duration) time.Duration {
+	return max(first/4, 10*time.Millisecond)
+}
+
+// retryStatuses resends the statuses due again at now and returns how many
+// it sent. A status seen unacknowledged for the first time (just sent, or
+// replaced by a newer one) waits a whole first interval. Disconnected
+// frameworks are skipped: a subscribe sends them all (resendUnacked).
+func (l *leader) retryStatuses(now time.Time) int {
+	r := &l.retries
+	v := l.m.View()
+	next := make(map[frameworkTask]statusRetry, len(r.due))
+	sent := 0
+	for _, f := range v.Frameworks() {
+		if !f.Connected {
+			continue
+		}
+		for _, t := range v.UnackedTasks(f.ID) {
+			k := frameworkTask{f.ID, t.ID}
+			e, ok := r.due[k]
+			switch {
+			case !ok || e.uuid != t.Status.UUID:
+				e = statusRetry{uuid: t.Status.UUID, next: now.Add(r.first), wait: r.first}
+			case !now.Before(e.next):
+				l.publishStatus(t.Status)
+				sent++
+				e.wait = min(2*e.wait, max(maxStatusRetryWait, r.first))
+				e.next = now.Add(e.wait)
+			}
+			next[k] = e
+		}
+	}
+	r.due = next
+	if sent > 0 {
+		l.logger.Debug("status updates resent", "count", sent)
+		l.m.metrics.statusesResent(sent)
+	}
+	return sent
+}

@@ -1,0 +1,126 @@
+package master
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/protocol"
+)
+
+// statusInbox counts the status update events a framework receives, by
+// UUID, and keeps its offers.
+type statusInbox struct {
+	offerInbox
+	smu sync.Mutex
+	got map[protocol.StatusUUID]int
+}
+
+func (b *statusInbox) receive(msg *nats.Msg) {
+	if ev, ok := decodeEvent[protocol.StatusUpdateEvent](msg, protocol.MsgStatusUpdateEvent); ok {
+		b.smu.Lock()
+		b.got[ev.UUID]++
+		b.smu.Unlock()
+		return
+	}
+	b.offerInbox.receive(msg)
+}
+
+// waitCount waits until uuid has arrived n times.
+func (b *statusInbox) waitCount(t *testing.T, uuid protocol.StatusUUID, n int) {
+	t.Helper()
+	testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+		b.smu.Lock()
+		defer b.smu.Unlock()
+		if b.got[uuid] < n {
+			return fmt.Errorf("status %s arrived %d times, want %d", uuid, b.got[uuid], n)
+		}
+		return nil
+	})
+}
+
+// TestMaster_StatusRetries: a status the framework does not acknowledge is
+// sent again after the retry interval, then after doubling waits capped at
+// ten minutes; a newer status starts over; an acknowledged one is not sent
+// again. The scans run by hand at chosen times (the interval is long
+// enough that the leader's own scan never runs during the test).
+func TestMaster_StatusRetries(t *testing.T) {
+	t.Parallel()
+	const first = 3 * time.Minute
+	m, nc := apiTestMaster(t, func(c *Config) { c.StatusRetryInterval = first })
+	subj := protocol.Subjects{Prefix: "allot"}
+	agent := registerTestAgent(t, nc)
+	inbox := &statusInbox{got: map[protocol.StatusUUID]int{}}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
+	offer := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{offer.ID},
+		Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
+			TaskID: "t1", AgentID: agent.AgentID, Resources: protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100}),
+			Command: protocol.CommandInfo{Shell: true, Value: "true"},
+		}}}},
+	}, nil)
+	update := func(uuid protocol.StatusUUID, st protocol.TaskState) {
+		t.Helper()
+		httpTestRequest(t, nc, subj.APIAgent(protocol.VerbStatus), protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{
+			AgentID: agent.AgentID, Updates: []protocol.StatusUpdate{{UUID: uuid, Status: protocol.TaskStatus{
+				TaskID: "t1", FrameworkID: fw.FrameworkID, AgentID: agent.AgentID, State: st, UUID: uuid}}},
+		}, nil)
+	}
+	update("u-running", protocol.TaskRunning)
+	inbox.waitCount(t, "u-running", 1)
+
+	m.mu.Lock()
+	l := m.leader
+	m.mu.Unlock()
+	if l == nil {
+		t.Fatal("no leader")
+	}
+	t0 := time.Now()
+	scan := func(at time.Duration, want int) {
+		t.Helper()
+		if got := l.retryStatuses(t0.Add(at)); got != want {
+			t.Fatalf("scan at +%s resent %d statuses, want %d", at, got, want)
+		}
+	}
+	scan(0, 0)                        // seen unacknowledged: due a whole interval later
+	scan(first-1, 0)                  // not yet
+	scan(first, 1)                    // 3m: the first resend
+	scan(3*first-1, 0)                // the next waits twice as long (6m)
+	scan(3*first, 1)                  // 9m
+	scan(3*first+10*time.Minute-1, 0) // 12m would pass the cap: 10m
+	scan(3*first+10*time.Minute, 1)   // 19m
+	scan(3*first+20*time.Minute, 1)   // 29m: still 10m
+	inbox.waitCount(t, "u-running", 5)
+
+	// A newer status replaces the old one and waits a whole interval.
+	update("u-finished", protocol.TaskFinished)
+	inbox.waitCount(t, "u-finished", 1)
+	base := 3*first + 20*time.Minute
+	scan(base+time.Second, 0)
+	scan(base+time.Second+first, 1)
+	inbox.waitCount(t, "u-finished", 2)
+
+	// Acknowledged: never sent again, and forgotten.
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAcknowledge), protocol.MsgAcknowledgeRequest,
+		protocol.AcknowledgeRequest{FrameworkID: fw.FrameworkID, Acks: []protocol.Acknowledgement{{
+			AgentID: agent.AgentID, TaskID: "t1", UUID: "u-finished"}}}, nil)
+	scan(base+time.Hour, 0)
+	if n := len(l.retries.due); n != 0 {
+		t.Errorf("%d statuses still watched after the acknowledgement", n)
+	}
+	if got := gatherSamples(t, m)["allot_status_updates_resent_total"]; got != 5 {
+		t.Errorf("allot_status_updates_resent_total %v, want 5", got)
+	}
+	inbox.smu.Lock()
+	defer inbox.smu.Unlock()
+	if inbox.got["u-running"] != 5 || inbox.got["u-finished"] != 2 {
+		t.Errorf("deliveries %v, want u-running 5 and u-finished 2", inbox.got)
+	}
+}

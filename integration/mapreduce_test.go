@@ -249,3 +249,48 @@ func TestMapReduce_LeaderKilled(t *testing.T) {
 	out := r.wait(t)
 	checkVerified(t, out, "wordcount-1")
 }
+
+// TestMapReduce_AgentLost stops an agent as soon as a map task of a word
+// count has finished on it: that map's output is gone, so the reducers
+// cannot fetch it, the framework runs the map again elsewhere (as Hadoop
+// re-runs the maps of a lost node), the reducers retry once it has
+// finished, and the job still finishes with the right answer.
+func TestMapReduce_AgentLost(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 1})
+	agents := map[protocol.AgentID]*executors.Executor{}
+	for i := range 3 {
+		e := executors.New(t, c, executors.Options{
+			Hostname:  fmt.Sprint("mr-", i),
+			Resources: protocol.Scalars(map[string]int64{protocol.ResCPUs: 2000, protocol.ResMem: 1024}),
+		})
+		agents[e.ID()] = e
+	}
+	r := startMapReduce(t, c, "--jobs", "wordcount:2MB@analytics", "--maps", "8", "--reducers", "2",
+		"--cpus", "1000", "--mem", "64")
+	mapDone := regexp.MustCompile(`\] wordcount-1: map (\d+) finished on (\S+) \((\d+)/8\)`)
+	var stopped protocol.AgentID
+	for line := range r.lines {
+		m := mapDone.FindStringSubmatch(line)
+		if m == nil || stopped != "" {
+			continue
+		}
+		stopped = protocol.AgentID(m[2])
+		e, ok := agents[stopped]
+		if !ok {
+			t.Fatalf("map %s finished on unknown agent %s", m[1], stopped)
+		}
+		e.Stop()
+		t.Logf("map %s finished on %s (%s/8 maps done): agent stopped", m[1], stopped, m[3])
+	}
+	if stopped == "" {
+		t.Fatal("no map task finished")
+	}
+	out := r.wait(t)
+	checkVerified(t, out, "wordcount-1")
+	rerun := regexp.MustCompile(`wordcount-1: map \d+ runs again: reducer \d+ could not fetch its output from ` +
+		regexp.QuoteMeta(string(stopped)))
+	if !rerun.MatchString(out) {
+		t.Errorf("no map ran again for its output on the stopped agent %s:\n%s", stopped, out)
+	}
+}

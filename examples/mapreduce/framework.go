@@ -29,6 +29,12 @@ const (
 	reduceEstimate = time.Second
 )
 
+// maxAttempts is how often a task may fail before its job fails, as
+// Hadoop's default: a reducer whose input was on a lost agent fails once
+// for the shuffle, and may be lost once more if it was launched there
+// before the master noticed.
+const maxAttempts = 4
+
 // roleFramework is the framework of one role: a dag.Scheduler running
 // its jobs, plus what the shuffle needs to know. It watches the offers
 // for the agents' file server addresses, and the statuses for where each
@@ -116,14 +122,19 @@ func (f *roleFramework) Offers(d *framework.Driver, offers []protocol.Offer) {
 	f.Scheduler.Offers(d, offers)
 }
 
-// StatusUpdate notes where a task finished and hands the status on.
+// StatusUpdate notes where a task finished, runs again the maps whose
+// output a failed reducer could not fetch (lost.go), and hands the status
+// on.
 // Statuses come at least once, and an earlier attempt may report
 // FINISHED after a later one ran (it was thought lost in a leader
 // change): the latest attempt that finished wins, and any finished
 // attempt's output is as good as another's.
 func (f *roleFramework) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
-	if st.State == protocol.TaskFinished {
+	switch st.State {
+	case protocol.TaskFinished:
 		f.finished(st)
+	case protocol.TaskFailed:
+		f.rerunLost(d, st)
 	}
 	f.Scheduler.StatusUpdate(d, st)
 }

@@ -244,7 +244,7 @@ func startRoles(ctx context.Context, cfg runConfig, roles []string, out *printer
 	}
 	for _, role := range roles {
 		f, err := newRoleFramework(role, cfg.workerPath, cfg.demand, progress, dag.WithLogger(logger.Named(role)),
-			dag.WithAltruism(cfg.altruism), dag.WithSeed(cfg.seed))
+			dag.WithAltruism(cfg.altruism), dag.WithSeed(cfg.seed), dag.WithMaxAttempts(maxAttempts))
 		if err != nil {
 			return runs, stop, err
 		}

@@ -33,7 +33,19 @@ const (
 	// statistics (shuffleStats as JSON).
 	outputFile  = "output"
 	shuffleFile = "shuffle.json"
+	// lostFile is what a reducer that could not fetch some map outputs
+	// leaves (lostOutputs as JSON), for the framework to run those maps
+	// again.
+	lostFile = "lost.json"
 )
+
+// lostOutputs names the map outputs a reducer could not fetch: map
+// indexes, and the sandboxes it tried them in (a map that has run again
+// since has another).
+type lostOutputs struct {
+	Maps      []int    `json:"maps"`
+	Sandboxes []string `json:"sandboxes"`
+}
 
 // fetchParallel bounds a reducer's concurrent fetches.
 const fetchParallel = 4
@@ -204,8 +216,18 @@ func runReduce(ctx context.Context, argv []string, env getenv, stdout io.Writer)
 		return fmt.Errorf("reduce: no %s: the agents need a files secret for the shuffle", envFilesToken)
 	}
 	files := newFileClient(token).inCoflow(*coflow, env(envAgentID))
-	parts, stats, err := fetchPartitions(ctx, files, from, *partition, env(envAgentHTTP))
+	parts, stats, lost, err := fetchPartitions(ctx, files, from, *partition, env(envAgentHTTP))
 	if err != nil {
+		if len(lost) > 0 {
+			rep := lostOutputs{Maps: lost}
+			for _, i := range lost {
+				rep.Sandboxes = append(rep.Sandboxes, from[i].Sandbox)
+			}
+			js, _ := json.Marshal(rep)
+			if werr := writeFileAtomic(filepath.Join(sandboxDir(env), lostFile), js); werr != nil {
+				err = errors.Join(err, werr)
+			}
+		}
 		return err
 	}
 	var out bytes.Buffer
@@ -258,8 +280,11 @@ func runReduce(ctx context.Context, argv []string, env getenv, stdout io.Writer)
 }
 
 // fetchPartitions fetches partition part from every map output, a few at
-// a time; own is the file server of the reducer's agent.
-func fetchPartitions(ctx context.Context, c *fileClient, from []mapOutput, part int, own string) ([][]byte, shuffleStats, error) {
+// a time; own is the file server of the reducer's agent. When some fetches
+// fail it returns, with the error, the indexes of the outputs that are
+// gone as far as it can tell (not refused for the token, and not cut short
+// by ctx).
+func fetchPartitions(ctx context.Context, c *fileClient, from []mapOutput, part int, own string) ([][]byte, shuffleStats, []int, error) {
 	stats := shuffleStats{Agent: own}
 	parts := make([][]byte, len(from))
 	errs := make([]error, len(from))
@@ -275,7 +300,13 @@ func fetchPartitions(ctx context.Context, c *fileClient, from []mapOutput, part 
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, stats, fmt.Errorf("shuffle: %w", err)
+		var lost []int
+		for i, e := range errs {
+			if e != nil && !errors.Is(e, errPermanent) && ctx.Err() == nil {
+				lost = append(lost, i)
+			}
+		}
+		return nil, stats, lost, fmt.Errorf("shuffle: %w", err)
 	}
 	for i, m := range from {
 		stats.Partitions++
@@ -285,7 +316,7 @@ func fetchPartitions(ctx context.Context, c *fileClient, from []mapOutput, part 
 			stats.RemoteBytes += int64(len(parts[i]))
 		}
 	}
-	return parts, stats, nil
+	return parts, stats, nil, nil
 }
 
 // sandboxDir is where a worker writes its files: its sandbox, or the

@@ -196,3 +196,49 @@ func TestReduce_BadArgs(t *testing.T) {
 		t.Errorf("no token: %v", err)
 	}
 }
+
+// TestReduce_LostOutputs: a reducer that cannot fetch a map's output (its
+// agent is gone) fails and names that map in lost.json, and only that
+// one.
+func TestReduce_LostOutputs(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	root := t.TempDir()
+	alive := httptest.NewServer(&fakeFiles{root: root, token: "tok"})
+	t.Cleanup(alive.Close)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	src := source{kind: wordCount, seed: 7, size: 192 << 10}
+	var from []mapOutput
+	for i, srv := range []*httptest.Server{alive, gone, alive} {
+		sandbox := "fw_j.map." + strconv.Itoa(i) + ".1"
+		dir := filepath.Join(root, sandbox)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		args := mapArgs{kind: wordCount, src: src, split: i, splits: 3, reducers: 1}.args()
+		if err := runMap(args[1:], env(map[string]string{envSandbox: dir}), io.Discard); err != nil {
+			t.Fatalf("map %d: %v", i, err)
+		}
+		from = append(from, mapOutput{Addr: strings.TrimPrefix(srv.URL, "http://"), Sandbox: sandbox})
+	}
+	dir := t.TempDir()
+	args := reduceArgs(wordCount, 0, 1, 3, "", from)
+	e := env(map[string]string{envSandbox: dir, envFilesToken: "tok", envAgentHTTP: from[0].Addr})
+	if err := runReduce(ctx, args[1:], e, io.Discard); err == nil {
+		t.Fatal("reduce succeeded without map 1's output")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, lostFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost lostOutputs
+	if err := json.Unmarshal(data, &lost); err != nil || len(lost.Maps) != 1 || lost.Maps[0] != 1 ||
+		len(lost.Sandboxes) != 1 || lost.Sandboxes[0] != from[1].Sandbox {
+		t.Fatalf("lost.json %s (%v), want map 1 in %s only", data, err, from[1].Sandbox)
+	}
+	if _, err := os.Stat(filepath.Join(dir, outputFile)); !os.IsNotExist(err) {
+		t.Fatalf("a failed reducer wrote output: %v", err)
+	}
+}

@@ -195,3 +195,82 @@ func TestTaskState_String(t *testing.T) {
 		t.Errorf("TaskID: got %q", got)
 	}
 }
+
+// TestJob_TaskLost: a finished map whose output is lost runs again, and
+// the reducers not started yet wait for it; the reducer already running
+// goes on; the plans stay valid throughout.
+func TestJob_TaskLost(t *testing.T) {
+	t.Parallel()
+	t0 := propStart
+	j, err := NewJob(JobSpec{Stages: []StageSpec{stageSpec("map"), stageSpec("reduce", "map")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.ShareChanged(cpus(400)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlanner(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m0, m1, r0, r1 := TaskID{"map", 0}, TaskID{"map", 1}, TaskID{"reduce", 0}, TaskID{"reduce", 1}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.TaskLost(m0); !errors.Is(err, ErrTaskState) {
+		t.Fatalf("losing a pending task's output: %v, want ErrTaskState", err)
+	}
+	for _, id := range []TaskID{m0, m1} {
+		must(j.TaskStarted(id, t0))
+		must(j.TaskFinished(id, t0.Add(time.Second)))
+	}
+	must(j.TaskStarted(r0, t0.Add(time.Second)))
+	must(j.TaskLost(m0))
+	if err := j.TaskLost(m0); !errors.Is(err, ErrTaskState) {
+		t.Fatalf("losing it twice: %v, want ErrTaskState", err)
+	}
+	if info, _ := j.Task(m0); info.State != Pending || info.Failures != 0 || !info.Runnable {
+		t.Fatalf("lost map = %+v, want pending and runnable, no failure counted", info)
+	}
+	if info, _ := j.Task(r1); info.Runnable {
+		t.Fatal("an unstarted reducer is runnable while a map runs again")
+	}
+	if err := j.TaskStarted(r1, t0.Add(time.Second)); !errors.Is(err, ErrNotRunnable) {
+		t.Fatalf("starting a reducer before the map ran again: %v, want ErrNotRunnable", err)
+	}
+	if j.Done() {
+		t.Fatal("done with a map to run again")
+	}
+	d, err := p.Plan(j, t0.Add(2*time.Second), 0)
+	must(err)
+	if !slices.Contains(d.MustStart, m0) || slices.Contains(d.MustStart, r1) || slices.Contains(d.Optional, r1) {
+		t.Fatalf("plan must-start %v optional %v: want map/0 to start and reduce/1 to wait", d.MustStart, d.Optional)
+	}
+	// The running reducer had fetched its input: it may finish.
+	must(j.TaskFinished(r0, t0.Add(3*time.Second)))
+	must(j.TaskStarted(m0, t0.Add(3*time.Second)))
+	must(j.TaskFinished(m0, t0.Add(4*time.Second)))
+	if info, _ := j.Task(r1); !info.Runnable {
+		t.Fatal("reducer not runnable once the map finished again")
+	}
+	must(j.TaskStarted(r1, t0.Add(4*time.Second)))
+	// No unfinished task reads map output any more.
+	if err := j.TaskLost(m1); err != nil {
+		t.Fatalf("losing map/1 while reduce/1 runs: %v", err)
+	}
+	must(j.TaskStarted(m1, t0.Add(5*time.Second)))
+	must(j.TaskFinished(m1, t0.Add(6*time.Second)))
+	must(j.TaskFinished(r1, t0.Add(6*time.Second)))
+	if err := j.TaskLost(m1); !errors.Is(err, ErrTaskState) {
+		t.Fatalf("losing output nobody reads: %v, want ErrTaskState", err)
+	}
+	if err := j.TaskLost(r1); !errors.Is(err, ErrTaskState) {
+		t.Fatalf("losing the last stage's output: %v, want ErrTaskState", err)
+	}
+	if !j.Done() {
+		t.Fatal("not done")
+	}
+}

@@ -170,3 +170,35 @@ func (j *Job) TaskFailed(id TaskID, at time.Time) error {
 	s.unstarted++
 	return nil
 }
+
+// TaskLost records that a finished task's output is gone (the machine that
+// held it died) while a child stage still needs it: the task is unstarted
+// again, planned like a new one, and its child stages wait for it once
+// more. Their tasks already running or finished are left alone; the ones
+// not started yet start only after it finishes again. Losing an output
+// that no unfinished task reads is refused with ErrTaskState.
+func (j *Job) TaskLost(id TaskID) error {
+	s, t, err := j.lookup(id)
+	if err != nil {
+		return err
+	}
+	if t.state != Finished {
+		return fmt.Errorf("%w: lose the output of %v, which is %v", ErrTaskState, id, t.state)
+	}
+	needed := false
+	for _, c := range s.children {
+		needed = needed || j.stages[c].unfinished() > 0
+	}
+	if !needed {
+		return fmt.Errorf("%w: the output of %v: no unfinished task reads it", ErrTaskState, id)
+	}
+	if s.unfinished() == 0 {
+		for _, c := range s.children {
+			j.stages[c].waiting++
+		}
+	}
+	t.state = Pending
+	s.finished--
+	s.unstarted++
+	return nil
+}

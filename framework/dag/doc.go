@@ -37,7 +37,9 @@
 // optional tasks, those closest to their latest start first (must-start
 // tasks that found no fair room go before them). A task that fails, or is
 // lost, runs again, up to WithMaxAttempts attempts; then its job fails
-// and the job's running tasks are killed.
+// and the job's running tasks are killed. Rerun runs a finished task
+// again when its output was lost (a MapReduce map whose machine died):
+// tasks of its child stages that have not started wait for it again.
 //
 // # Shares
 //

@@ -15,6 +15,8 @@ var (
 	// ErrUnknownJob is returned by Wait and Result for a job ID never
 	// submitted.
 	ErrUnknownJob = errors.New("unknown job")
+	// ErrJobEnded is returned by Rerun for a job that has ended.
+	ErrJobEnded = errors.New("job ended")
 	// ErrJobFailed is a failed job's Result.Err: one of its tasks failed
 	// WithMaxAttempts times.
 	ErrJobFailed = errors.New("job failed")

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -61,7 +62,14 @@ func (s *sandboxWriter) Offers(d *framework.Driver, offers []protocol.Offer) {
 		}
 		task := framework.NewTask(id, `echo "from $ALLOT_AGENT_ID" > out; printf %s "$ALLOT_FILES_TOKEN" > token`).
 			Shell().CPUs(100).Mem(32).Build()
-		_ = d.Launch(ctx, []protocol.OfferID{o.ID}, task)
+		if err := d.Launch(ctx, []protocol.OfferID{o.ID}, task); err != nil && !errors.Is(err, framework.ErrAmbiguous) {
+			// Refused (an offer rescinded by a leader change, say): the
+			// writer goes on a later offer. An unanswered launch may have
+			// run; reconciliation settles it.
+			s.mu.Lock()
+			delete(s.addrOf, id)
+			s.mu.Unlock()
+		}
 	}
 }
 

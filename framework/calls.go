@@ -23,7 +23,9 @@ import (
 // driver then reconciles the tasks, and their status updates (LOST with
 // protocol.ReasonTaskUnknown for a launch that never committed) settle it.
 // A refused accept changes nothing: its error wraps the leader's sentinel
-// (protocol.ErrUnknownOffer for an offer rescinded or never made,
+// (protocol.ErrUnknownOffer for an offer rescinded or never made, also
+// without asking the leader when a task names no agent and the driver no
+// longer holds the offer it would take the agent from,
 // protocol.ErrInsufficient, ...). An accept no leader received (during an
 // election) changed nothing either: its error wraps protocol.ErrUnavailable
 // and nats.ErrNoResponders, and its offers are gone.
@@ -65,14 +67,25 @@ func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, filter
 	op.Tasks = slices.Clone(op.Tasks)
 	d.mu.Lock()
 	var agent protocol.AgentID
+	held := false
 	if len(offerIDs) > 0 {
-		agent = d.outstanding[offerIDs[0]].AgentID
+		var o protocol.Offer
+		o, held = d.outstanding[offerIDs[0]]
+		agent = o.AgentID
 	}
 	d.mu.Unlock()
 	for i := range op.Tasks {
-		if op.Tasks[i].AgentID == "" {
-			op.Tasks[i].AgentID = agent
+		if op.Tasks[i].AgentID != "" {
+			continue
 		}
+		if len(offerIDs) > 0 && !held {
+			// The driver dropped the offer (rescinded, or voided by a
+			// leader change) and with it the agent the task would name:
+			// the leader would refuse the tasks as invalid and fail them.
+			return fmt.Errorf("%w: offer %s is not held any more (rescinded, or made by a former leader)",
+				protocol.ErrUnknownOffer, offerIDs[0])
+		}
+		op.Tasks[i].AgentID = agent
 	}
 	// Not validated here: the leader refuses an invalid accept with a
 	// typed error and reports each of its tasks as TASK_ERROR, so the

@@ -170,7 +170,13 @@ func TestDriver_AcceptOfUnknownOrRescindedOffer(t *testing.T) {
 			t.Fatal("rescinded offer still listed")
 		}
 	}
+	// A task that names no agent takes it from the offer; the driver no
+	// longer holds this one, so it refuses the launch itself, as the
+	// leader would refuse the offer (not the task).
 	t2 := task("t2", unit(), testcluster.RunUntilKilled())
+	if err := d.Launch(ctxT(t), []protocol.OfferID{o.ID}, t2); !errors.Is(err, protocol.ErrUnknownOffer) {
+		t.Fatalf("launch of an agentless task on a rescinded offer: %v, want ErrUnknownOffer", err)
+	}
 	t2.AgentID = ag // the driver forgot the offer, and its agent
 	err = d.Launch(ctxT(t), []protocol.OfferID{o.ID}, t2)
 	if !errors.Is(err, protocol.ErrUnknownOffer) {

@@ -21,3 +21,21 @@ func TestRefusedAccept(t *testing.T) {
 		t.Fatalf("unknown offer: %v, want only ErrUnknownOffer", err)
 	}
 }
+
+// A leader that had stepped down refuses an accept before proposing it
+// (ErrNotLeader): nothing launched, not ambiguous. One that lost
+// leadership after proposing it answers ErrUnavailable: ambiguous.
+func TestNotLeaderIsDefinite(t *testing.T) {
+	notLeader := refusedAccept(protocol.Errorf(protocol.ErrNotLeader, "not applied"))
+	if ambiguous(notLeader) || !launchedNothing(notLeader) || !retryable(notLeader) {
+		t.Fatalf("not the leader: ambiguous %v, launched nothing %v, retryable %v; want false, true, true",
+			ambiguous(notLeader), launchedNothing(notLeader), retryable(notLeader))
+	}
+	lost := protocol.Errorf(protocol.ErrUnavailable, "the outcome is unknown")
+	if !ambiguous(lost) || launchedNothing(lost) {
+		t.Fatalf("leadership lost: ambiguous %v, launched nothing %v; want true, false", ambiguous(lost), launchedNothing(lost))
+	}
+	if !launchedNothing(refusedAccept(nats.ErrNoResponders)) || !launchedNothing(protocol.Errorf(protocol.ErrOfferRescinded, "x")) {
+		t.Fatal("no responders or a rescinded offer: want launched nothing")
+	}
+}

@@ -28,7 +28,8 @@ import (
 // longer holds the offer it would take the agent from,
 // protocol.ErrInsufficient, ...). An accept no leader received (during an
 // election) changed nothing either: its error wraps protocol.ErrUnavailable
-// and nats.ErrNoResponders, and its offers are gone.
+// and nats.ErrNoResponders, and its offers are gone; so does one answered
+// protocol.ErrNotLeader by a leader that had just stepped down.
 func (d *Driver) Launch(ctx context.Context, offerIDs []protocol.OfferID, tasks ...protocol.TaskInfo) error {
 	return d.accept(ctx, offerIDs, nil, protocol.Operation{Type: protocol.OperationLaunch, Tasks: tasks})
 }
@@ -107,7 +108,7 @@ func (d *Driver) accept(ctx context.Context, offerIDs []protocol.OfferID, filter
 			d.unsettled[t.TaskID] = t.AgentID
 		}
 		d.dropOffersLocked(offerIDs)
-	case isUnknownOffer(err), errors.Is(err, nats.ErrNoResponders):
+	case launchedNothing(err):
 		// No leader took it: its offers died with the leader that made
 		// them, or are unknown to the one elected next.
 		d.dropOffersLocked(offerIDs)

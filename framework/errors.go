@@ -49,7 +49,17 @@ func retryable(err error) bool {
 // ambiguous reports errors after which a request that is not idempotent
 // may or may not have taken effect: the leader may have committed it and
 // then failed to answer. "No responders" is not one: nobody received it;
-// nor is a rate limit: the leader refused the call before acting on it.
+// nor is a rate limit: the leader refused the call before acting on it;
+// nor is "not the leader": the node answering had stopped leading and
+// proposed nothing (a leader that lost leadership after proposing answers
+// ErrUnavailable).
 func ambiguous(err error) bool {
-	return !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, protocol.ErrRateLimited) && retryable(err)
+	return !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, protocol.ErrRateLimited) &&
+		!errors.Is(err, protocol.ErrNotLeader) && retryable(err)
+}
+
+// launchedNothing reports a refused accept that launched nothing and
+// whose offers are gone: stale offers, or no leader to take it.
+func launchedNothing(err error) bool {
+	return isUnknownOffer(err) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, protocol.ErrNotLeader)
 }

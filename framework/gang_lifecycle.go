@@ -33,12 +33,11 @@ func (g *Gang) launch(ctx context.Context, p Placement) error {
 	if failure == nil {
 		return nil
 	}
-	if !slices.ContainsFunc(errs, func(err error) bool {
-		return !errors.Is(err, protocol.ErrUnknownOffer) && !errors.Is(err, protocol.ErrOfferRescinded)
-	}) {
+	if !slices.ContainsFunc(errs, func(err error) bool { return err == nil || !launchedNothing(err) }) {
 		// Every accept was refused for a stale offer (an agent that
-		// reregistered, an offer that timed out): nothing ran, and the
-		// gang may go on acquiring with the same task IDs.
+		// reregistered, an offer that timed out) or found no leader
+		// to take it: nothing ran, and the gang may go on acquiring
+		// with the same task IDs.
 		return fmt.Errorf("%w: %w", errStaleOffers, failure)
 	}
 	for i, ap := range p.Agents {

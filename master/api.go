@@ -163,13 +163,17 @@ func (l *leader) reply(msg *nats.Msg, body any, err error) {
 	}
 }
 
-// raftError maps a failure to commit into the wire's codes: leadership
-// moved (ErrNotLeader, so clients retry elsewhere) or a timeout.
+// raftError maps a failure to commit into the wire's codes. ErrNotLeader
+// says the command was never proposed (this node no longer leads), so a
+// client knows it did not apply; leadership lost after the command was
+// proposed, or a shutdown, leaves the outcome unknown (ErrUnavailable), as
+// does a timeout (ErrTimeout).
 func raftError(err error) error {
 	switch {
-	case errors.Is(err, raftstore.ErrNotLeader), errors.Is(err, raftstore.ErrLeadershipLost),
-		errors.Is(err, raftstore.ErrShutdown):
-		return fmt.Errorf("%w: %v", protocol.ErrNotLeader, err)
+	case errors.Is(err, raftstore.ErrNotLeader):
+		return fmt.Errorf("%w: not applied: %v", protocol.ErrNotLeader, err)
+	case errors.Is(err, raftstore.ErrLeadershipLost), errors.Is(err, raftstore.ErrShutdown):
+		return fmt.Errorf("%w: the outcome is unknown: %v", protocol.ErrUnavailable, err)
 	case errors.Is(err, raftstore.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w: %v", protocol.ErrTimeout, err)
 	}

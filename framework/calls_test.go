@@ -108,10 +108,23 @@ func TestDriver_KillAndReconcile(t *testing.T) {
 	reconciled := func(st protocol.TaskStatus) bool { return st.UUID == "" }
 	// Explicit: only the named task, plus LOST for one the master never
 	// heard of.
+	// (A leader change may have had the driver reconcile on its own
+	// already, while a was still STAGING: only statuses after this call
+	// count.)
+	beforeA := len(rec.statusesOf("a"))
 	if err := d.Reconcile(ctxT(t), protocol.ReconcileTask{TaskID: "a"}, protocol.ReconcileTask{TaskID: "ghost"}); err != nil {
 		t.Fatal(err)
 	}
-	st := rec.waitStatus(t, "a", reconciled)
+	var st protocol.TaskStatus
+	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+		for _, s := range rec.statusesOf("a")[beforeA:] {
+			if reconciled(s) {
+				st = s
+				return nil
+			}
+		}
+		return errors.New("no reconciled status of a yet")
+	})
 	if st.State != protocol.TaskRunning || st.UUID != "" {
 		t.Fatalf("reconciled status %+v", st)
 	}

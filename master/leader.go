@@ -315,7 +315,10 @@ func (l *leader) allocate(now time.Time) {
 	l.mu.Lock()
 	d := l.alloc.Allocate(now)
 	l.mu.Unlock()
-	defer func() { l.m.metrics.round(time.Since(now), len(d.Offers)) }()
+	// Offers are counted before they go out, so that anyone who received
+	// one finds it counted.
+	l.m.metrics.offered(len(d.Offers))
+	defer func() { l.m.metrics.round(time.Since(now)) }()
 	l.sendRescinds(d.Rescinds)
 	// Shares go out before the offers, so a planner sees its new share
 	// before it decides what to do with them.

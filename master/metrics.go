@@ -98,13 +98,20 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
-// round records one allocation round that took d and made n offers.
-func (m *metrics) round(d time.Duration, n int) {
+// round records one allocation round that took d.
+func (m *metrics) round(d time.Duration) {
 	if m == nil {
 		return
 	}
 	m.rounds.Inc()
 	m.roundTime.Observe(d.Seconds())
+}
+
+// offered records n offers about to be sent.
+func (m *metrics) offered(n int) {
+	if m == nil || n == 0 {
+		return
+	}
 	m.offersMade.Add(float64(n))
 }
 

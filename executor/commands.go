@@ -111,5 +111,11 @@ func (a *Agent) shutdownFramework(fw protocol.FrameworkID) {
 			n++
 		}
 	}
+	if n == 0 {
+		// A new leader sends again the shutdowns of the removed frameworks
+		// it remembers; most find nothing left.
+		a.log.Debug("framework shut down: nothing of it runs here", "framework_id", fw)
+		return
+	}
 	a.log.Info("framework shut down", "framework_id", fw, "tasks", n)
 }

@@ -166,6 +166,7 @@ func (l *leader) start() error {
 	}
 	l.announce()
 	l.resendStagingLaunches()
+	l.resendFrameworkShutdowns()
 	l.wg.Add(1)
 	go l.loop()
 	return nil

@@ -1,0 +1,64 @@
+package master
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/protocol"
+)
+
+// TestMaster_NewLeaderResendsFrameworkShutdowns: a removed framework's
+// agents are told to shut it down when it is removed and again by every
+// new leader, which may be the only one to tell them (the one that
+// committed the removal may have lost leadership before sending).
+func TestMaster_NewLeaderResendsFrameworkShutdowns(t *testing.T) {
+	t.Parallel()
+	m, nc := apiTestMaster(t, nil)
+	subj := protocol.Subjects{Prefix: "allot"}
+	agent := registerTestAgent(t, nc)
+	var shutdowns atomic.Int32
+	cmdSubject, err := subj.AgentCmd(agent.AgentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := nc.Subscribe(cmdSubject, func(msg *nats.Msg) {
+		if _, ok := decodeEvent[protocol.ShutdownFrameworkCommand](msg, protocol.MsgShutdownFrameworkCommand); ok {
+			shutdowns.Add(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	inbox := &offerInbox{}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
+	offer := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{offer.ID},
+		Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
+			TaskID: "t1", AgentID: agent.AgentID, Resources: protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100}),
+			Command: protocol.CommandInfo{Shell: true, Value: "true"},
+		}}}},
+	}, nil)
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbTeardown), protocol.MsgTeardownRequest,
+		protocol.TeardownRequest{FrameworkID: fw.FrameworkID}, nil)
+	waitShutdowns := func(n int32) {
+		t.Helper()
+		testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+			if got := shutdowns.Load(); got < n {
+				return fmt.Errorf("%d shutdown commands, want %d", got, n)
+			}
+			return nil
+		})
+	}
+	waitShutdowns(1)
+	m.rebuildLeader() // the leader services start over, as on a new leader
+	waitShutdowns(2)
+}

@@ -63,14 +63,16 @@ func TestAgent_ShellTasks(t *testing.T) {
 		if raftTerm(c) != term {
 			// A new leader resends the latest unacknowledged status when the
 			// framework subscribes again, which may overtake the earlier
-			// ones still on their way: delivery is at least once, and in
-			// order only within one leader's term.
-			got = slices.Clone(got)
-			slices.Sort(got)
-			want = slices.Clone(want)
-			slices.Sort(want)
-		}
-		if !slices.Equal(got, want) {
+			// ones still on their way, and an earlier one committed but
+			// not sent before the leader changed is not resent once a later
+			// one replaced it: across leaders only the latest status is
+			// delivered for sure (docs/architecture.md).
+			for _, st := range got {
+				if !slices.Contains(want, st) {
+					t.Errorf("updates %v: %s is none of %v", got, st, want)
+				}
+			}
+		} else if !slices.Equal(got, want) {
 			t.Errorf("updates %v, want %v", got, want)
 		}
 		if out := readSandbox(t, e, sandboxOf(t, e, f.d.ID(), "hello"), "stdout"); out != "hello\n" {

@@ -163,6 +163,22 @@ func (r *sdkRecorder) waitStatus(t *testing.T, id protocol.TaskID, what string, 
 	return found
 }
 
+// waitStatusAfter waits for a status of task id beyond the first skip
+// and returns it.
+func (r *sdkRecorder) waitStatusAfter(t *testing.T, id protocol.TaskID, skip int) arrival {
+	t.Helper()
+	var found arrival
+	testutil.WaitFor(t, sdkWait, 5*time.Millisecond, func() error {
+		sts := r.statusesOf(id)
+		if len(sts) <= skip {
+			return fmt.Errorf("task %s: no status after %d", id, skip)
+		}
+		found = sts[skip]
+		return nil
+	})
+	return found
+}
+
 // waitState waits for task id to reach state and returns the first such
 // status.
 func (r *sdkRecorder) waitState(t *testing.T, id protocol.TaskID, state protocol.TaskState) arrival {
@@ -332,11 +348,23 @@ func (f *sdkFramework) launchWith(t *testing.T, id protocol.AgentID, tasks []pro
 		need.AddInPlace(ti.Resources)
 	}
 	for range 10 {
+		before := len(f.rec.statusesOf(tasks[0].TaskID))
 		err := accept(f.offerOn(t, id, need))
 		// A stale offer, or none leading to take the accept (nobody
 		// received it): try a fresh offer.
-		if errors.Is(err, protocol.ErrUnknownOffer) || errors.Is(err, protocol.ErrOfferRescinded) || errors.Is(err, nats.ErrNoResponders) {
+		if errors.Is(err, protocol.ErrUnknownOffer) || errors.Is(err, protocol.ErrOfferRescinded) ||
+			errors.Is(err, nats.ErrNoResponders) || errors.Is(err, protocol.ErrNotLeader) {
 			continue
+		}
+		if errors.Is(err, framework.ErrAmbiguous) {
+			// The leader changed while committing: the driver reconciles,
+			// and a launch that never committed comes back LOST
+			// (task_unknown); the tasks of one accept commit together.
+			st := f.rec.waitStatusAfter(t, tasks[0].TaskID, before)
+			if st.State == protocol.TaskLost && st.Reason == protocol.ReasonTaskUnknown {
+				continue
+			}
+			return
 		}
 		if err != nil {
 			t.Fatalf("launch: %v", err)

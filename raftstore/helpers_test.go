@@ -6,11 +6,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/allot-project/allot/internal/testutil"
 )
 
 // waitFor polls cond every few milliseconds until it returns nil, and fails the test
@@ -67,18 +70,9 @@ func testLogger(t testing.TB, name string) hclog.Logger {
 // freeAddrs returns n loopback addresses with ports that were free a moment ago.
 func freeAddrs(t testing.TB, n int) []string {
 	t.Helper()
-	addrs := make([]string, n)
-	var ls []net.Listener
-	for i := range addrs {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		addrs[i] = l.Addr().String()
-	}
-	for _, l := range ls {
-		_ = l.Close()
+	var addrs []string
+	for _, p := range testutil.FreePorts(t, n) {
+		addrs = append(addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 	}
 	return addrs
 }

@@ -152,7 +152,7 @@ func New(t testing.TB, opts Options) *Cluster {
 	c.masters = make([]*masterProc, opts.Masters)
 	var ports []int
 	if opts.TCPRaft {
-		ports = freePorts(t, opts.Masters)
+		ports = testutil.FreePorts(t, opts.Masters)
 	}
 	for i := range c.masters {
 		port := 0

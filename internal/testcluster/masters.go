@@ -7,7 +7,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/allot-project/allot/internal/testutil"
@@ -44,22 +43,6 @@ func (c *Cluster) newMasterProc(i int, raftPort int) *masterProc {
 		p.raftAddr = p.id
 	}
 	return p
-}
-
-// freePorts returns n distinct loopback TCP ports that were free a moment
-// ago (the peer list needs every Raft address before any master starts).
-func freePorts(t testing.TB, n int) []int {
-	t.Helper()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			fatalf(t, "free port: %v", err)
-		}
-		defer l.Close()
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports
 }
 
 // config builds master i's configuration. first is false for a restart:

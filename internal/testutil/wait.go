@@ -4,7 +4,6 @@ package testutil
 
 import (
 	"fmt"
-	"net"
 	"testing"
 	"time"
 )
@@ -32,15 +31,4 @@ func Poll(total, interval time.Duration, check func() error) error {
 		}
 		time.Sleep(interval)
 	}
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

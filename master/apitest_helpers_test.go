@@ -51,3 +51,21 @@ func subscribeTestFramework(t *testing.T, nc *nats.Conn, req protocol.SubscribeR
 	}
 	return fw
 }
+
+// launchOnFirstOffer revives framework fw, waits for its first fair offer
+// in inbox and launches on it task id (100 milli-CPUs, 100 MiB, "true") on
+// agent.
+func launchOnFirstOffer(t *testing.T, nc *nats.Conn, fw protocol.FrameworkID, inbox *offerInbox, agent protocol.AgentID, id protocol.TaskID) {
+	t.Helper()
+	subj := protocol.Subjects{Prefix: "allot"}
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw}, nil)
+	offer := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+		FrameworkID: fw, OfferIDs: []protocol.OfferID{offer.ID},
+		Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
+			TaskID: id, AgentID: agent, Resources: protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100}),
+			Command: protocol.CommandInfo{Shell: true, Value: "true"},
+		}}}},
+	}, nil)
+}

@@ -279,28 +279,28 @@ func (l *leader) loop() {
 			l.allocate(time.Now())
 		case now := <-health.C:
 			l.checkAgents(now)
-			if l.checking.CompareAndSwap(false, true) {
-				l.wg.Add(1)
-				go func() {
-					defer l.wg.Done()
-					defer l.checking.Store(false)
-					l.checkFrameworks(now)
-				}()
-			}
+			l.runAlone(&l.checking, func() { l.checkFrameworks(now) })
 			l.announce() // periodic, as protocol.LeaderAnnouncement promises
 		case <-coflowRefresh.C:
 			l.sendCoflowPriorities(l.coflows.current())
 		case now := <-retry.C:
-			if l.retrying.CompareAndSwap(false, true) {
-				l.wg.Add(1)
-				go func() {
-					defer l.wg.Done()
-					defer l.retrying.Store(false)
-					l.retryStatuses(now)
-				}()
-			}
+			l.runAlone(&l.retrying, func() { l.retryStatuses(now) })
 		}
 	}
+}
+
+// runAlone runs f on its own goroutine unless the previous run that
+// running guards has not ended: a slow check is skipped, not queued.
+func (l *leader) runAlone(running *atomic.Bool, f func()) {
+	if !running.CompareAndSwap(false, true) {
+		return
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		defer running.Store(false)
+		f()
+	}()
 }
 
 // kick asks for an allocation round soon; kicks coalesce.

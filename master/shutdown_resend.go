@@ -19,14 +19,15 @@ func (l *leader) resendFrameworkShutdowns() {
 		framework protocol.FrameworkID
 	}
 	seen := map[target]bool{}
-	for _, cf := range l.m.View().CompletedFrameworks() {
+	v := l.m.View()
+	for _, cf := range v.CompletedFrameworks() {
 		for _, t := range cf.Tasks {
 			k := target{t.AgentID, cf.Framework.ID}
 			if t.Reason != protocol.ReasonFrameworkRemoved || seen[k] {
 				continue
 			}
 			seen[k] = true
-			if ag, ok := l.m.View().Agent(t.AgentID); !ok || ag.State == state.AgentGone {
+			if ag, ok := v.Agent(t.AgentID); !ok || ag.State == state.AgentGone {
 				continue
 			}
 			if subject, err := l.subj.AgentCmd(t.AgentID); err == nil {

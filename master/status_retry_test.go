@@ -56,16 +56,7 @@ func TestMaster_StatusRetries(t *testing.T) {
 	agent := registerTestAgent(t, nc)
 	inbox := &statusInbox{got: map[protocol.StatusUUID]int{}}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
-		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
-	offer := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
-		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{offer.ID},
-		Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
-			TaskID: "t1", AgentID: agent.AgentID, Resources: protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100}),
-			Command: protocol.CommandInfo{Shell: true, Value: "true"},
-		}}}},
-	}, nil)
+	launchOnFirstOffer(t, nc, fw.FrameworkID, &inbox.offerInbox, agent.AgentID, "t1")
 	update := func(uuid protocol.StatusUUID, st protocol.TaskState) {
 		t.Helper()
 		httpTestRequest(t, nc, subj.APIAgent(protocol.VerbStatus), protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{

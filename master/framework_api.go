@@ -31,6 +31,12 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	} else {
 		id = protocol.NewFrameworkID()
 	}
+	// The grace period starts before the commit: a disconnect check that
+	// reads the committed framework must find it too, or it would take a
+	// framework that has not opened its event stream yet for gone.
+	l.mu.Lock()
+	l.subscribedAt[id] = time.Unix(0, now)
+	l.mu.Unlock()
 	res, err := l.apply(ctx, state.CmdRegisterFramework, state.RegisterFramework{
 		ID: id, Name: r.Name, Principal: r.Principal, Role: r.Role, Weight: r.Weight,
 		FailoverTimeout: r.FailoverTimeout, Capabilities: r.Capabilities, Suppressed: r.Suppressed,
@@ -46,6 +52,9 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	if f.ID != id {
 		// A new registration sent again (same nonce): the framework the
 		// first one registered, subscribing again.
+		l.mu.Lock()
+		delete(l.subscribedAt, id)
+		l.mu.Unlock()
 		id, resubscribe = f.ID, true
 	}
 	if resubscribe && before != 0 && f.Session != before {

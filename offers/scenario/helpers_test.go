@@ -413,6 +413,15 @@ func guarantees(s Spec, demanding func(leaf Node) bool) []guaranteeNode {
 // sibling group (a group's rescaled share lags its plain sum by up to one
 // task of a child that is ahead). It returns one message per violation.
 func guaranteeViolations(s Spec, r *Run, siblingTask bool) []string {
+	out, _ := guaranteeShortfall(s, r, siblingTask)
+	return out
+}
+
+// guaranteeShortfall is guaranteeViolations that also returns the largest
+// shortfall below a guarantee in units of the node's tolerance (0 when
+// every node reaches its guarantee; above 1 exactly when there are
+// violations).
+func guaranteeShortfall(s Spec, r *Run, siblingTask bool) ([]string, float64) {
 	byPath := map[string]offers.NodeShare{}
 	for _, ns := range r.Alloc.Shares() {
 		byPath[ns.Path] = ns
@@ -445,6 +454,7 @@ func guaranteeViolations(s Spec, r *Run, siblingTask bool) []string {
 		familyTask[p] = max(familyTask[p], g.taskDom)
 	}
 	var out []string
+	worst := 0.0
 	for _, g := range gs {
 		if !g.demand {
 			continue
@@ -462,12 +472,15 @@ func guaranteeViolations(s Spec, r *Run, siblingTask bool) []string {
 		if siblingTask {
 			tol = familyTask[parentOf[g.path]]
 		}
+		if tol > 0 {
+			worst = max(worst, (g.g-dom)/tol)
+		}
 		if dom < g.g-tol-1e-9 {
 			out = append(out, fmt.Sprintf("node %s dominant share %.4f < guarantee %.4f - one task %.4f (counts %s)",
 				g.path, dom, g.g, tol, r.Counts()))
 		}
 	}
-	return out
+	return out, worst
 }
 
 // depth is the number of levels below the root.

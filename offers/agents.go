@@ -33,6 +33,7 @@ func (a *Allocator) AddAgent(info AgentInfo) error {
 	a.agents[info.ID] = ag
 	a.agentList = append(a.agentList, ag)
 	a.capacity = a.capacity.add(ag.total)
+	a.capSeq++
 	a.avail.agentAdded(ag)
 	a.crvAgentAdded(ag)
 	a.ver++
@@ -60,6 +61,7 @@ func (a *Allocator) RemoveAgent(id protocol.AgentID) ([]Rescind, error) {
 	}
 	a.crvAgentRemoved(ag)
 	a.capacity = a.capacity.sub(ag.total)
+	a.capSeq++
 	delete(a.agents, id)
 	last := a.agentList[len(a.agentList)-1]
 	a.agentList[ag.idx] = last
@@ -239,7 +241,7 @@ func (a *Allocator) frameworksOn(ag *agent) []*framework {
 
 // toVec converts scalars to a vector, registering resource names it has not
 // seen. A new name lengthens every vector, so it invalidates every cached
-// evaluation (a node's vector and growth curve have one entry per name).
+// evaluation (a node's vector and its whole-task states have one entry per name).
 func (a *Allocator) toVec(res protocol.Resources) vec {
 	n := len(a.reg.names)
 	v := a.reg.toVec(res)

@@ -41,7 +41,8 @@ type Allocator struct {
 	ver      uint64 // bumped when capacity or availability changes
 	avail    availability
 	stamp    uint64 // walk stamp: marks subtrees found empty for an agent
-	evalSeq  uint64 // counts node evaluations; versions growth curves
+	evalSeq  uint64 // counts evaluations that changed a node; versions whole-task walks
+	capSeq   uint64 // counts capacity changes
 
 	shapes    shapeIndex
 	static    staticTargets

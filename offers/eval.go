@@ -1,6 +1,9 @@
 package offers
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // tieTolerance is the relative difference below which two weighted shares
 // count as equal, so that rescaling round-off never decides a tie.
@@ -59,13 +62,15 @@ func (a *Allocator) eval(n *node) {
 	if !n.dirty && n.ver == a.ver {
 		return
 	}
+	prev, prevS, prevLevel, prevStep := n.v, n.s, n.level, n.step
 	m := len(a.reg.names)
-	if cap(n.v) < m {
+	if cap(n.spare) < m {
 		n.v = make([]float64, m)
 	} else {
-		n.v = n.v[:m]
+		n.v = n.spare[:m]
 		clear(n.v)
 	}
+	n.spare = prev
 	mode := a.cfg.Policy.rescale()
 	if n.isLeaf() {
 		f := n.fw
@@ -74,6 +79,7 @@ func (a *Allocator) eval(n *node) {
 		}
 		n.s = a.share(n.v, mode == rescaleLiteral)
 		n.nb = mode != rescalePlain && a.leafNonBlocked(f)
+		n.step = a.taskShare(f, n.s)
 	} else {
 		for _, c := range n.children {
 			a.eval(c)
@@ -93,16 +99,36 @@ func (a *Allocator) eval(n *node) {
 	n.key = n.s / a.weightOf(n)
 	n.dirty = false
 	n.ver = a.ver
-	a.evalSeq++
-	n.evalSeq = a.evalSeq
+	if a.contentChanged(n, prev, prevS, prevLevel, prevStep) {
+		a.evalSeq++
+		n.evalSeq, n.capSeq = a.evalSeq, a.capSeq
+	}
+}
+
+// contentChanged reports whether a re-evaluation changed what n's
+// whole-task fill is made of (view.go): its vector, share, level or task,
+// a child's content, or the cluster's capacity. Re-evaluations that change
+// none of them (Y changed elsewhere in the tree) keep n's walk.
+func (a *Allocator) contentChanged(n *node, prev []float64, s, level, step float64) bool {
+	if n.evalSeq == 0 || n.capSeq != a.capSeq || n.s != s || n.step != step ||
+		(n.level != level && !(math.IsNaN(n.level) && math.IsNaN(level))) || !slices.Equal(n.v, prev) {
+		return true
+	}
+	for _, c := range n.children {
+		if c.evalSeq > n.evalSeq {
+			return true
+		}
+	}
+	return false
 }
 
 // combineRescaled builds n's vector from its children with a rescaling
 // rule. t is the lowest weighted share among non-blocked children.
 //
 // Under scale-down every child above t (blocked or not) is replaced by the
-// vector it held when its weighted share was t: a leaf's vector scaled down,
-// a group's read off its growth curve (curve.go). Children at or below t,
+// vector it held, in whole tasks, when its weighted share first reached t
+// (view.go): a leaf at the fewest of its tasks that reach t, a group at that
+// state of its own whole-task fill. Children at or below t,
 // which blocked earlier, count as they are. Under the paper's literal rule
 // only non-blocked children are scaled, by a scalar, and blocked ones enter
 // unscaled.
@@ -121,7 +147,7 @@ func (a *Allocator) combineRescaled(n *node, mode rescale) {
 			case mode == rescaleScaleDown:
 				// The product is rounded first so no fused multiply-add
 				// can make two replicas differ.
-				a.addAt(c, float64(t*a.weightOf(c)), n.v)
+				a.addView(c, float64(t*a.weightOf(c)), n.v)
 				continue
 			case mode == rescaleLiteral && c.nb:
 				f := float64(t*a.weightOf(c)) / c.s

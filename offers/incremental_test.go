@@ -157,7 +157,7 @@ func scaleDown(r protocol.Resources, n int64) protocol.Resources {
 
 // TestAllocator_NewResourceNameInvalidatesCaches: a demand naming a
 // resource no agent or demand named before lengthens every vector; the
-// cached evaluations (and growth curves) of the old length must not be
+// cached evaluations (and whole-task walks) of the old length must not be
 // combined with new ones. The sequence comes from FuzzAllocator.
 func TestAllocator_NewResourceNameInvalidatesCaches(t *testing.T) {
 	for _, p := range Policies() {

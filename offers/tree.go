@@ -26,13 +26,18 @@ type node struct {
 	dirty bool
 	ver   uint64
 
-	// Scale-down rescaling: the node's level (its lowest non-blocked child's
-	// key, +Inf when blocked) and its growth curve (curve.go), valid while
-	// curveVer equals evalSeq, which changes on every re-evaluation.
-	level    float64
-	evalSeq  uint64
-	curve    *curve
-	curveVer uint64
+	// Scale-down rescaling (view.go): the node's level (its lowest
+	// non-blocked child's key, +Inf when blocked), a leaf's share of one
+	// task, and a group's walk back through its whole-task fill, valid while
+	// its version equals evalSeq, which changes when a re-evaluation changes
+	// the node's content (eval.go contentChanged). spare is the vector
+	// buffer of the evaluation before.
+	level   float64
+	step    float64
+	evalSeq uint64
+	capSeq  uint64
+	walk    walkCache
+	spare   []float64
 
 	// Children kept sorted by (key, seq) for wide nodes (see order.go).
 	order    []int32 // indices into children

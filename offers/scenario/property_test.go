@@ -136,19 +136,9 @@ func TestP3_PaperFollowsItsRule(t *testing.T) {
 // TestP3_DynamicTracksStatic: after the initial fill and random churn,
 // dynamic stays within 2 tasks per leaf of static H-DRF on unit-demand
 // trees (spec §6, P3), at small and at large capacities.
-//
-// On some depth-3 trees static H-DRF is itself ill-conditioned: a group
-// that is dominated by one resource takes another "for free" (without its
-// share rising), so one task more or less of the first resource anywhere
-// reroutes many tasks of the second. On the seed-74 tree at capacities
-// up to 900, static moves a leaf by 21 tasks when the cluster loses two
-// CPUs (TestP3_StaticIsIllConditioned). No whole-task rule can stay within
-// two tasks of such a target, so where dynamic is further off, the test
-// accepts it only if it is no further than static itself moves when one
-// resource's capacity changes by two units, plus two, and logs the case.
 func TestP3_DynamicTracksStatic(t *testing.T) {
 	for _, capRange := range [][2]int64{{60, 90}, {60, 900}} {
-		worst, sensitive := int64(0), 0
+		worst := int64(0)
 		for seed := uint64(0); seed < propTreesP3; seed++ {
 			s := randomSpec(newRNG(seed), genOpts{unit: true, minCap: capRange[0], maxCap: capRange[1], maxDepth: 3})
 			w := oracleCounts(s)
@@ -157,26 +147,22 @@ func TestP3_DynamicTracksStatic(t *testing.T) {
 			got := counts(r)
 			d := maxDiff(got, w)
 			worst = max(worst, d)
-			if d <= 2 {
-				continue
+			if d > 2 {
+				t.Errorf("capacities %v seed %d (depth %d): dynamic after %d completions got %s, static %s: off by %d > 2",
+					capRange, seed, depth(s.Root), propChurn, fmtCounts(got), fmtCounts(w), d)
 			}
-			msg := fmt.Sprintf("capacities %v seed %d (depth %d): dynamic after %d completions got %s, static %s: off by %d > 2",
-				capRange, seed, depth(s.Root), propChurn, fmtCounts(got), fmtCounts(w), d)
-			if spread := staticSpread(s, 2); d <= spread+2 {
-				sensitive++
-				t.Logf("%s; static itself moves %d tasks when one resource changes by two units", msg, spread)
-				continue
-			}
-			t.Error(msg)
 		}
-		t.Logf("capacities %v: dynamic vs static over %d unit trees: max per-leaf difference %d; %d further than 2 only where static is ill-conditioned",
-			capRange, propTreesP3, worst, sensitive)
+		t.Logf("capacities %v: dynamic vs static over %d unit trees: max per-leaf difference %d", capRange, propTreesP3, worst)
 	}
 }
 
-// TestP3_StaticIsIllConditioned pins the example behind the tolerance in
-// TestP3_DynamicTracksStatic: on the seed-74 tree, static H-DRF at 127 and
-// at 129 CPUs differ by at least 20 tasks on one leaf.
+// TestP3_StaticIsIllConditioned pins why TestP3_Distribution sorts trees by
+// static's own sensitivity: on the seed-74 tree, static H-DRF at 127 and at
+// 129 CPUs differ by at least 20 tasks on one leaf. On some depth-3 trees a
+// group dominated by one resource takes another "for free" (without its
+// share rising), so one task more or less of the first resource anywhere
+// reroutes many tasks of the second, and no whole-task rule can promise two
+// tasks of such a target.
 func TestP3_StaticIsIllConditioned(t *testing.T) {
 	s := randomSpec(newRNG(74), genOpts{unit: true, minCap: 60, maxCap: 900, maxDepth: 3})
 	if s.Capacity["cpus"] != 129 {
@@ -250,8 +236,8 @@ func deepDove(c int64) Spec {
 // group n1,1 = <100, 17> down by a scalar to n1,2's level c would give
 // <c, 0.17c> instead of the <33, 17> it held when GPUs saturated, so n1
 // would look like 1.17c on GPU and n1,2 would take GPUs from n2 until n2
-// fell below its guarantee of 0.5 (16/84/39/45). Growth curves (offers
-// curve.go) rebuild the <33, 17>.
+// fell below its guarantee of 0.5 (16/84/39/45). Whole-task views (offers
+// view.go) rebuild the <33, 17> from n1,1's own fill.
 func TestP3_ScaleDownDeepDovetail(t *testing.T) {
 	s := deepDove(100)
 	w := []int64{17, 83, 33, 50}
@@ -619,15 +605,14 @@ func TestP3_Distribution(t *testing.T) {
 // siblings) below its guarantee, static after its fill and dynamic after
 // fill and churn, and the largest shortfall in units of that task. Whole
 // tasks that no longer fit the idle fragments, and ties, leave static
-// itself short on a few trees; dynamic's fill, which sees a group at its
-// laggard child's level, adds more. It fails if a node falls more than
-// three tasks short (a rule that lets churn wander starves leaves far
-// beyond that). It is long, so it runs only with ALLOT_LONG=1.
+// itself short on a few trees. It fails if a node falls more than two
+// tasks short (a rule that lets churn wander starves nodes far beyond
+// that). It is long, so it runs only with ALLOT_LONG=1.
 func TestP4_Distribution(t *testing.T) {
 	if os.Getenv("ALLOT_LONG") == "" {
 		t.Skip("set ALLOT_LONG=1 to run")
 	}
-	const trees, bound = 1000, 3.0
+	const trees, bound = 1000, 2.0
 	for _, p := range []offers.Policy{offers.PolicyStatic, offers.PolicyDynamic} {
 		short, worst, worstSeed := 0, 0.0, uint64(0)
 		for seed := uint64(0); seed < trees; seed++ {

@@ -1,8 +1,8 @@
 package offers
 
 import (
-	"container/heap"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -47,7 +47,8 @@ func (a *Allocator) addView(c *node, y float64, out []float64) {
 		}
 		return
 	}
-	for j, x := range a.walkState(c, a.walkTo(c, y)) {
+	r, i := a.walkTo(c, y)
+	for j, x := range r.state(c, i) {
 		out[j] += x
 	}
 }
@@ -66,260 +67,156 @@ func leafPrev(x, step float64) float64 {
 	return math.Max(0, wholeTasks(x, step)-step)
 }
 
-// walkCache is a group's walk back through its whole-task fill: the states
-// passed so far, from the group's vector down (the first is read from the
-// node, whose vector buffer is reused on re-evaluation), and the fill that
-// goes on.
+// A group's walk is kept in runs. A run is a stretch of consecutive states
+// of the fill, walked back from its first; the first run starts at the
+// group's vector. A view far below every run (a role that saturated one
+// resource long ago, viewed at its siblings' level in another) starts a new
+// run at the level found by bisection instead of walking every state in
+// between.
 type walkCache struct {
-	ver    uint64
-	fill   *groupFill
+	ver  uint64
+	runs []*walkRun // by first share, highest first
+}
+
+// walkRun is a stretch of consecutive states: shares[i] and vecs[i] are
+// the i-th (vecs[0] of the first run is nil: the node's vector, whose
+// buffer is reused on re-evaluation), fill stands at the last.
+type walkRun struct {
 	shares []float64
 	vecs   [][]float64
+	fill   *groupFill
 }
+
+// maxWalk is how many states a view walks on from the nearest run before
+// it jumps.
+const maxWalk = 8
 
 // walkOf returns c's walk, started afresh when c's content changed.
 func (a *Allocator) walkOf(c *node) *walkCache {
 	w := &c.walk
-	if w.ver != c.evalSeq || w.fill == nil {
-		*w = walkCache{ver: c.evalSeq, fill: a.newGroupFill(c)}
-		w.shares = append(w.shares, c.s)
-		w.vecs = append(w.vecs, nil)
+	if w.ver != c.evalSeq || len(w.runs) == 0 {
+		*w = walkCache{ver: c.evalSeq}
+		w.runs = append(w.runs, &walkRun{shares: []float64{c.s}, vecs: [][]float64{nil}, fill: a.newGroupFill(c, math.Inf(1))})
 	}
 	return w
 }
 
-// walkState is the vector of c's i-th state back from its vector.
-func (a *Allocator) walkState(c *node, i int) []float64 {
-	if i == 0 {
+// state is the vector of state i of run r of c.
+func (r *walkRun) state(c *node, i int) []float64 {
+	if r.vecs[i] == nil {
 		return c.v
 	}
-	return a.walkOf(c).vecs[i]
+	return r.vecs[i]
 }
 
-// stateBefore returns the share of c's state after state i, walking one
+// before returns the share of the state after state i of r, walking one
 // step further when needed; -1 when state i is the empty one.
-func (a *Allocator) stateBefore(c *node, i int) float64 {
-	w := a.walkOf(c)
-	if i+1 < len(w.shares) {
-		return w.shares[i+1]
+func (r *walkRun) before(i int) float64 {
+	if i+1 < len(r.shares) {
+		return r.shares[i+1]
 	}
-	p := w.fill.prev()
+	p := r.fill.prev()
 	if p < 0 {
 		return -1
 	}
-	w.fill.drop()
-	w.shares = append(w.shares, p)
-	w.vecs = append(w.vecs, w.fill.cur)
+	r.fill.drop()
+	r.shares = append(r.shares, p)
+	r.vecs = append(r.vecs, r.fill.cur)
 	return p
 }
 
-// walkTo returns the index of c's first state (from the empty one up)
-// whose share reaches y.
-func (a *Allocator) walkTo(c *node, y float64) int {
+// walkTo returns the run and index of c's first state (from the empty one
+// up) whose share reaches y.
+func (a *Allocator) walkTo(c *node, y float64) (*walkRun, int) {
 	w := a.walkOf(c)
-	i := sort.Search(len(w.shares), func(i int) bool { return w.shares[i] < y*(1-viewTie) }) - 1
+	floor := y * (1 - viewTie)
+	// The nearest run that starts at or above y.
+	k := sort.Search(len(w.runs), func(k int) bool { return w.runs[k].shares[0] < floor }) - 1
+	r := w.runs[max(k, 0)]
+	i := sort.Search(len(r.shares), func(i int) bool { return r.shares[i] < floor }) - 1
 	i = max(i, 0)
-	for i == len(w.shares)-1 {
-		if p := a.stateBefore(c, i); p < 0 || p < y*(1-viewTie) {
-			break
+	for steps := 0; i == len(r.shares)-1; steps++ {
+		p := r.before(i)
+		if p < 0 || p < floor {
+			return r, i
+		}
+		if steps == maxWalk {
+			return a.jump(c, y)
 		}
 		i++
 	}
-	return i
+	return r, i
 }
 
-// plainBelow is the share of the state before n's vector in n's fill.
-func (a *Allocator) plainBelow(n *node) float64 { return a.stateBefore(n, 0) }
-
-// fill steps back through one child's whole-task fill.
-type fill interface {
-	vec() []float64 // the current state's vector
-	prev() float64  // the share of the state before, -1 at the empty state
-	drop()          // step back to the state before
+// jump starts a run at c's first state whose share reaches y: the state
+// of the fill at the lowest group level whose state reaches y, found by
+// bisection (states change only where a child's does, so the level found
+// sits just above one of those changes).
+func (a *Allocator) jump(c *node, y float64) (*walkRun, int) {
+	floor := y * (1 - viewTie)
+	lo, hi := 0.0, 0.0
+	for _, d := range c.children {
+		if d.s > 0 {
+			hi = math.Max(hi, d.s/a.weightOf(d))
+		}
+	}
+	for it := 0; it < 64 && hi-lo > viewTie*hi; it++ {
+		mid := lo + (hi-lo)/2
+		if a.share(a.stateAt(c, mid), false) >= floor {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	g := a.newGroupFill(c, hi)
+	r := &walkRun{shares: []float64{a.share(g.cur, false)}, vecs: [][]float64{g.cur}, fill: g}
+	w := a.walkOf(c)
+	k := sort.Search(len(w.runs), func(k int) bool { return w.runs[k].shares[0] < r.shares[0] })
+	w.runs = slices.Insert(w.runs, k, r)
+	i := 0
+	for p := r.before(i); p >= 0 && p >= floor; p = r.before(i) {
+		i++
+	}
+	return r, i
 }
 
-// leafFill is a leaf's fill at share x.
-type leafFill struct {
-	n *node
-	x float64
-}
-
-func (l *leafFill) vec() []float64 {
-	out := make([]float64, len(l.n.v))
-	f := l.x / l.n.s
-	for j, x := range l.n.v {
-		out[j] = float64(f * x)
+// stateAt is c's state when its level was tau: each child at the state
+// it stood at then.
+func (a *Allocator) stateAt(c *node, tau float64) []float64 {
+	out := make([]float64, len(c.v))
+	for _, d := range c.children {
+		if d.s <= 0 {
+			continue
+		}
+		var v []float64
+		switch sh := a.shareAtLevel(c, d, tau); {
+		case sh >= d.s:
+			v = d.v
+		case d.isLeaf():
+			v = (&leafFill{n: d, x: math.Min(d.s, wholeTasks(sh, d.step))}).vec()
+		default:
+			r, i := a.walkTo(d, sh)
+			v = r.state(d, i)
+		}
+		for j, x := range v {
+			out[j] += x
+		}
 	}
 	return out
 }
 
-func (l *leafFill) prev() float64 { return leafPrev(l.x, l.n.step) }
-func (l *leafFill) drop()         { l.x = l.prev() }
-
-// walkCursor is a child group's fill, read from the group's own walk.
-type walkCursor struct {
-	a *Allocator
-	n *node
-	i int
+// shareAtLevel is the share child d of n stood at when n's level was tau:
+// children n counts whole climb to their own share, the others stop at n's
+// level.
+func (a *Allocator) shareAtLevel(n, d *node, tau float64) float64 {
+	if d.key > n.level {
+		tau = math.Min(tau, n.level)
+	}
+	return math.Min(d.s, float64(tau*a.weightOf(d)))
 }
 
-func (c *walkCursor) vec() []float64 { return c.a.walkState(c.n, c.i) }
-func (c *walkCursor) prev() float64  { return c.a.stateBefore(c.n, c.i) }
-
-func (c *walkCursor) drop() {
-	if c.prev() >= 0 {
-		c.i++
-	}
-}
-
-// groupFill is a group's fill. Its children stand one state ahead of it:
-// cur is the group's current state, next the one before it, which the
-// children already stand at.
-type groupFill struct {
-	a         *Allocator
-	kids      []kidFill
-	byTrigger triggerHeap
-	cur, next []float64
-	nextShare float64
-}
-
-// kidFill is one child in a group's fill; f is nil while the child stands
-// at its vector.
-type kidFill struct {
-	n *node
-	f fill
-	w float64
-}
-
-func (k *kidFill) vec() []float64 {
-	if k.f == nil {
-		return k.n.v
-	}
-	return k.f.vec()
-}
-
-// trigger is the group level below which the child steps back.
-func (k *kidFill) trigger(a *Allocator) float64 {
-	var p float64
-	switch {
-	case k.f != nil:
-		p = k.f.prev()
-	case k.n.isLeaf():
-		p = leafPrev(k.n.s, k.n.step)
-	default:
-		p = a.plainBelow(k.n)
-	}
-	if p < 0 {
-		return -1
-	}
-	return p / k.w
-}
-
-func (a *Allocator) fillOf(n *node) fill {
-	if n.isLeaf() {
-		return &leafFill{n: n, x: n.s}
-	}
-	return &walkCursor{a: a, n: n}
-}
-
-// newGroupFill starts n's fill at n's vector: children n counts whole at
-// their vectors, children above n's level at their views there (exactly
-// what combineRescaled summed).
-func (a *Allocator) newGroupFill(n *node) *groupFill {
-	g := &groupFill{a: a, cur: n.v}
-	for _, d := range n.children {
-		if d.s <= 0 {
-			continue
-		}
-		k := kidFill{n: d, w: a.weightOf(d)}
-		if d.key > n.level {
-			y := float64(n.level * k.w)
-			if d.isLeaf() {
-				k.f = &leafFill{n: d, x: math.Min(d.s, wholeTasks(y, d.step))}
-			} else {
-				k.f = &walkCursor{a: a, n: d, i: a.walkTo(d, y)}
-			}
-		}
-		g.kids = append(g.kids, k)
-	}
-	for i := range g.kids {
-		if t := g.kids[i].trigger(a); t >= 0 {
-			g.byTrigger = append(g.byTrigger, trig{t, i})
-		}
-	}
-	heap.Init(&g.byTrigger)
-	g.advance()
-	return g
-}
-
-// advance computes the state before cur: every child triggered at the
-// highest level steps back.
-func (g *groupFill) advance() {
-	if len(g.byTrigger) == 0 {
-		g.next, g.nextShare = nil, -1
-		return
-	}
-	g.next = append([]float64(nil), g.cur...)
-	top := g.byTrigger[0].level
-	var tied []int
-	for len(g.byTrigger) > 0 && g.byTrigger[0].level >= top*(1-viewTie) {
-		tied = append(tied, heap.Pop(&g.byTrigger).(trig).kid)
-	}
-	for _, i := range tied {
-		k := &g.kids[i]
-		for j, x := range k.vec() {
-			g.next[j] -= x
-		}
-		if k.f == nil {
-			k.f = g.a.fillOf(k.n)
-		}
-		k.f.drop()
-		for j, x := range k.vec() {
-			g.next[j] += x
-		}
-		if t := k.trigger(g.a); t >= 0 {
-			heap.Push(&g.byTrigger, trig{t, i})
-		}
-	}
-	for j, x := range g.next {
-		g.next[j] = math.Max(0, x)
-	}
-	g.nextShare = g.a.share(g.next, false)
-}
-
-func (g *groupFill) prev() float64 { return g.nextShare }
-
-func (g *groupFill) drop() {
-	if g.next != nil {
-		g.cur = g.next
-		g.advance()
-	}
-}
-
-// trig is a child's trigger level in a group's fill.
-type trig struct {
-	level float64
-	kid   int
-}
-
-// triggerHeap orders triggers highest first.
-type triggerHeap []trig
-
-func (h triggerHeap) Len() int { return len(h) }
-func (h triggerHeap) Less(i, j int) bool {
-	if h[i].level != h[j].level {
-		return h[i].level > h[j].level
-	}
-	return h[i].kid < h[j].kid
-}
-func (h triggerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *triggerHeap) Push(x any)   { *h = append(*h, x.(trig)) }
-func (h *triggerHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
+// plainBelow is the share of the state before n's vector in n's fill.
+func (a *Allocator) plainBelow(n *node) float64 { return a.walkOf(n).runs[0].before(0) }
 
 // taskShare is the share of f's largest task (declared shapes first, else
 // what it runs); a framework with neither holds one task, of share s.

@@ -27,9 +27,9 @@ import (
 // drop the latest-triggered tasks until the state before would fall below
 // the share asked for. Each group keeps its walk (the states passed so far)
 // until its content changes, and a parent's walk reads its child groups'
-// states from theirs, so every state of every group is computed once per
-// change. Fills usually stand within a state or two of their parent's
-// level, so walks are short.
+// states from theirs, so no state of a group is computed twice per change.
+// Fills usually stand within a state or two of their parent's level, so
+// walks are short; a view far below jumps there (jump).
 
 // viewTie is the relative tolerance under which trigger levels and shares
 // count as equal, so that round-off never splits one level's tasks.
@@ -54,8 +54,10 @@ func (a *Allocator) addView(c *node, y float64, out []float64) {
 }
 
 // wholeTasks is the share of the fewest tasks of share step that reach y.
+// The product is rounded explicitly so that no fused multiply-add, where a
+// caller subtracts from it, can make two replicas differ.
 func wholeTasks(y, step float64) float64 {
-	return math.Ceil(y/step-viewTie) * step
+	return float64(math.Ceil(y/step-viewTie) * step)
 }
 
 // leafPrev is the share of the whole-task state before a leaf's state at

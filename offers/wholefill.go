@@ -5,6 +5,10 @@ import (
 	"math"
 )
 
+// Whole-task fills stepped backwards: the states a subtree passed through
+// as static H-DRF filled it one whole task at a time, read from the newest
+// back (view.go says what the states are and why views use them).
+
 // fill steps back through one child's whole-task fill.
 type fill interface {
 	vec() []float64 // the current state's vector

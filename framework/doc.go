@@ -31,7 +31,8 @@
 //     the driver reconciles its tasks.
 //   - Status updates are acknowledged after StatusUpdate returns, in
 //     batches (WithManualAcks hands that to the scheduler); duplicates of
-//     an update are dropped within a window of recent updates.
+//     an update are dropped within a window of recent updates. A task's
+//     updates arrive in order, each once the one before is acknowledged.
 //   - A framework the master no longer knows (removed after its failover
 //     timeout) ends Run with an error wrapping protocol.ErrUnknownFramework.
 //

@@ -183,6 +183,12 @@ func TestDriver_ManualAcksAndDuplicates(t *testing.T) {
 	if err := d.Launch(ctxT(t), []protocol.OfferID{o.ID}, task("a", unit(), testcluster.RunUntilKilled())); err != nil {
 		t.Fatal(err)
 	}
+	// Updates come one at a time: RUNNING only once STARTING is
+	// acknowledged.
+	starting := rec.waitState(t, "a", protocol.TaskStarting)
+	if err := d.Acknowledge(ctxT(t), starting); err != nil {
+		t.Fatal(err)
+	}
 	running := rec.waitState(t, "a", protocol.TaskRunning)
 	acked := func() bool {
 		tk, ok := c.WaitForLeader().View().Task(d.ID(), "a")

@@ -241,6 +241,8 @@ func WithRequestTimeout(d time.Duration) Option {
 // WithManualAcks turns automatic acknowledgements off: the scheduler calls
 // Driver.Acknowledge for every status update that carries a UUID. By
 // default the driver acknowledges each update once StatusUpdate returns.
+// A task's updates come one at a time, in order: the next is sent only
+// once the one before is acknowledged (as with Mesos).
 func WithManualAcks() Option {
 	return func(c *config) error { c.manualAcks = true; return nil }
 }

@@ -38,7 +38,9 @@ type Scheduler interface {
 	// on the wire; the driver drops duplicates of an update (same UUID)
 	// within a window of its last updates. Statuses from reconciliation
 	// carry no UUID and are always delivered. Unless WithManualAcks was
-	// given, the driver acknowledges an update after StatusUpdate returns.
+	// given, the driver acknowledges an update after StatusUpdate returns;
+	// the master sends a task's next update only once this one is
+	// acknowledged, so a task's updates arrive in order.
 	StatusUpdate(d *Driver, st protocol.TaskStatus)
 	// ShareUpdate tells the framework where it stands in the fairness
 	// hierarchy.

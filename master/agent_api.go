@@ -122,21 +122,29 @@ func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateReque
 	}
 	ur, _ := res.(state.UpdateResult)
 	l.recoverFinished(r.AgentID, ur.Applied)
-	for _, st := range ur.Applied {
-		l.sendStatus(st)
+	// Each task's oldest unacknowledged status goes to its framework once
+	// per batch. A duplicate is an update resent after its commit's reply
+	// was lost (say, to a leader change); its task's pending status is sent
+	// again too.
+	v := l.m.View()
+	sent := map[state.TaskKey]bool{}
+	send := func(st protocol.TaskStatus) {
+		k := state.TaskKey{FrameworkID: st.FrameworkID, TaskID: st.TaskID}
+		if t, ok := v.Task(k.FrameworkID, k.TaskID); ok && !sent[k] {
+			sent[k] = true
+			l.sendPending(t)
+		}
 	}
-	// A duplicate is an update resent after its commit's reply was lost
-	// (say, to a leader change); forward it again while the framework has
-	// not acknowledged it.
+	for _, st := range ur.Applied {
+		l.taskEvent(st)
+		send(st)
+	}
 	byUUID := make(map[protocol.StatusUUID]protocol.TaskStatus, len(ur.Duplicates))
 	for _, u := range ups {
 		byUUID[u.UUID] = u.Status
 	}
 	for _, uuid := range ur.Duplicates {
-		st := byUUID[uuid]
-		if t, ok := l.m.View().Task(st.FrameworkID, st.TaskID); ok && t.StatusUUID == uuid && !t.Acked {
-			l.sendStatus(t.Status)
-		}
+		send(byUUID[uuid])
 	}
 	acks := make([]protocol.StatusAck, len(ups))
 	for i, u := range ups {

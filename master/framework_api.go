@@ -104,18 +104,41 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	return reply, nil
 }
 
-// resendUnacked sends a framework every status update it has not
-// acknowledged yet, so updates survive master failovers and reconnects.
+// resendUnacked sends a framework, for every task, the oldest status update
+// it has not acknowledged yet, so updates survive master failovers and
+// reconnects.
 func (l *leader) resendUnacked(id protocol.FrameworkID) {
 	for _, t := range l.m.View().UnackedTasks(id) {
-		l.publishStatus(t.Status)
+		if st, ok := t.Pending(); ok {
+			l.publishStatus(st)
+		}
 	}
 }
 
-// sendStatus forwards a task status to its framework.
+// sendStatus reports a task status to the cluster's event stream and
+// forwards it to its framework. A status the framework must acknowledge
+// goes out only once those before it are acknowledged: while its task has
+// an older one pending, that one is sent instead (again), and the
+// acknowledgement sends the next (sendPending). A status that needs no
+// acknowledgement (reconciliation, a launch refused before its task
+// existed) goes out as it is.
 func (l *leader) sendStatus(st protocol.TaskStatus) {
-	l.publishStatus(st)
 	l.taskEvent(st)
+	if st.UUID != "" {
+		if t, ok := l.m.View().Task(st.FrameworkID, st.TaskID); ok {
+			l.sendPending(t)
+			return
+		}
+	}
+	l.publishStatus(st)
+}
+
+// sendPending sends the oldest status of t its framework has not
+// acknowledged, if any.
+func (l *leader) sendPending(t *state.Task) {
+	if st, ok := t.Pending(); ok {
+		l.publishStatus(st)
+	}
 }
 
 // publishStatus sends a framework a status update event.
@@ -382,9 +405,16 @@ func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest
 		return nil, err
 	}
 	reply := &protocol.AcknowledgeReply{}
+	v := l.m.View()
 	for i, o := range res.(state.AckResult) {
-		if o.Err != nil {
+		switch {
+		case o.Err != nil:
 			reply.Refused = append(reply.Refused, protocol.Refusal{TaskID: r.Acks[i].TaskID, UUID: r.Acks[i].UUID, Error: protocol.ToWire(o.Err)})
+		case !o.Removed:
+			// The next status of the task, now that this one is through.
+			if t, ok := v.Task(r.FrameworkID, r.Acks[i].TaskID); ok {
+				l.sendPending(t)
+			}
 		}
 	}
 	return reply, nil

@@ -14,6 +14,8 @@ import (
 // has not acknowledged, first Config.StatusRetryInterval after it saw it
 // unacknowledged and then with doubling waits up to maxStatusRetryWait, as
 // a Mesos agent retries its updates until the scheduler acknowledges them.
+// Of a task's unacknowledged statuses only the oldest is resent: they go
+// out in order, one at a time.
 // The SDK drops the duplicates (and acknowledges them again).
 
 // maxStatusRetryWait caps the wait between two resends of one status
@@ -59,13 +61,14 @@ func (l *leader) retryStatuses(now time.Time) int {
 			continue
 		}
 		for _, t := range v.UnackedTasks(f.ID) {
+			st, _ := t.Pending()
 			k := frameworkTask{f.ID, t.ID}
 			e, ok := r.due[k]
 			switch {
-			case !ok || e.uuid != t.Status.UUID:
-				e = statusRetry{uuid: t.Status.UUID, next: now.Add(r.first), wait: r.first}
+			case !ok || e.uuid != st.UUID:
+				e = statusRetry{uuid: st.UUID, next: now.Add(r.first), wait: r.first}
 			case !now.Before(e.next):
-				l.publishStatus(t.Status)
+				l.publishStatus(st)
 				sent++
 				e.wait = min(2*e.wait, max(maxStatusRetryWait, r.first))
 				e.next = now.Add(e.wait)

@@ -45,8 +45,8 @@ func (b *statusInbox) waitCount(t *testing.T, uuid protocol.StatusUUID, n int) {
 
 // TestMaster_StatusRetries: a status the framework does not acknowledge is
 // sent again after the retry interval, then after doubling waits capped at
-// ten minutes; a newer status starts over; an acknowledged one is not sent
-// again. The scans run by hand at chosen times (the interval is long
+// ten minutes; a newer status waits until it is acknowledged, then starts
+// over; an acknowledged one is not sent again. The scans run by hand at chosen times (the interval is long
 // enough that the leader's own scan never runs during the test).
 func TestMaster_StatusRetries(t *testing.T) {
 	t.Parallel()
@@ -90,8 +90,25 @@ func TestMaster_StatusRetries(t *testing.T) {
 	scan(3*first+20*time.Minute, 1)   // 29m: still 10m
 	inbox.waitCount(t, "u-running", 5)
 
-	// A newer status replaces the old one and waits a whole interval.
+	ack := func(uuid protocol.StatusUUID) {
+		t.Helper()
+		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAcknowledge), protocol.MsgAcknowledgeRequest,
+			protocol.AcknowledgeRequest{FrameworkID: fw.FrameworkID, Acks: []protocol.Acknowledgement{{
+				AgentID: agent.AgentID, TaskID: "t1", UUID: uuid}}}, nil)
+	}
+
+	// A newer status waits behind the unacknowledged one: its commit sends
+	// u-running again, and u-finished goes out only once u-running is
+	// acknowledged, then waits a whole interval.
 	update("u-finished", protocol.TaskFinished)
+	inbox.waitCount(t, "u-running", 6)
+	inbox.smu.Lock()
+	early := inbox.got["u-finished"]
+	inbox.smu.Unlock()
+	if early != 0 {
+		t.Fatalf("u-finished sent %d times before u-running was acknowledged", early)
+	}
+	ack("u-running")
 	inbox.waitCount(t, "u-finished", 1)
 	base := 3*first + 20*time.Minute
 	scan(base+time.Second, 0)
@@ -99,9 +116,7 @@ func TestMaster_StatusRetries(t *testing.T) {
 	inbox.waitCount(t, "u-finished", 2)
 
 	// Acknowledged: never sent again, and forgotten.
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAcknowledge), protocol.MsgAcknowledgeRequest,
-		protocol.AcknowledgeRequest{FrameworkID: fw.FrameworkID, Acks: []protocol.Acknowledgement{{
-			AgentID: agent.AgentID, TaskID: "t1", UUID: "u-finished"}}}, nil)
+	ack("u-finished")
 	scan(base+time.Hour, 0)
 	if n := len(l.retries.due); n != 0 {
 		t.Errorf("%d statuses still watched after the acknowledgement", n)
@@ -111,7 +126,7 @@ func TestMaster_StatusRetries(t *testing.T) {
 	}
 	inbox.smu.Lock()
 	defer inbox.smu.Unlock()
-	if inbox.got["u-running"] != 5 || inbox.got["u-finished"] != 2 {
-		t.Errorf("deliveries %v, want u-running 5 and u-finished 2", inbox.got)
+	if inbox.got["u-running"] != 6 || inbox.got["u-finished"] != 2 {
+		t.Errorf("deliveries %v, want u-running 6 and u-finished 2", inbox.got)
 	}
 }

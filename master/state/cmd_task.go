@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/allot-project/allot/protocol"
 )
@@ -245,6 +246,16 @@ func (s *State) acknowledge(fw protocol.FrameworkID, a StatusAck) AckOutcome {
 	if !ok {
 		return AckOutcome{Err: errorf(protocol.ErrUnknownTask, "acknowledge status %s of task %s/%s", a.UUID, fw, a.TaskID)}
 	}
+	if i := slices.IndexFunc(t.Unacked, func(st protocol.TaskStatus) bool { return st.UUID == a.UUID }); i >= 0 {
+		// Statuses go out in order, so this one acknowledges those before.
+		n := *t
+		n.Unacked = slices.Clone(t.Unacked[i+1:])
+		if len(n.Unacked) == 0 {
+			n.Unacked = nil
+		}
+		s.cur.putTask(&n)
+		return AckOutcome{Task: &n}
+	}
 	if a.UUID != t.StatusUUID {
 		return AckOutcome{Err: fmt.Errorf("acknowledge status %s of task %s/%s, latest is %q: %w",
 			a.UUID, fw, a.TaskID, t.StatusUUID, ErrStaleAck)}
@@ -252,7 +263,7 @@ func (s *State) acknowledge(fw protocol.FrameworkID, a StatusAck) AckOutcome {
 	if t.Terminal() {
 		s.cur.deleteTask(t)
 		n := *t
-		n.Acked = true
+		n.Acked, n.Unacked = true, nil
 		s.cur.addCompleted(&n)
 		return AckOutcome{Task: t, Removed: true}
 	}
@@ -260,7 +271,7 @@ func (s *State) acknowledge(fw protocol.FrameworkID, a StatusAck) AckOutcome {
 		return AckOutcome{Task: t}
 	}
 	n := *t
-	n.Acked = true
+	n.Acked, n.Unacked = true, nil
 	s.cur.putTask(&n)
 	return AckOutcome{Task: &n}
 }

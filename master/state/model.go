@@ -149,13 +149,28 @@ type Task struct {
 	// STAGING status, which needs no acknowledgement.
 	StatusUUID protocol.StatusUUID `msgpack:"uuid,omitempty" json:"status_uuid,omitempty"`
 	// Acked reports whether the framework acknowledged the latest status.
-	Acked      bool  `msgpack:"acked,omitempty" json:"acked"`
-	LaunchedAt int64 `msgpack:"launched" json:"launched_at"`
-	UpdatedAt  int64 `msgpack:"upd" json:"updated_at"`
+	Acked bool `msgpack:"acked,omitempty" json:"acked"`
+	// Unacked holds the statuses before the latest that the framework has
+	// not acknowledged, oldest first. They go to the framework one at a
+	// time, in order, before the latest (Pending), as a Mesos agent sends a
+	// task's next update only once the scheduler acknowledged the one
+	// before.
+	Unacked    []protocol.TaskStatus `msgpack:"unacked,omitempty" json:"unacked,omitempty"`
+	LaunchedAt int64                 `msgpack:"launched" json:"launched_at"`
+	UpdatedAt  int64                 `msgpack:"upd" json:"updated_at"`
 }
 
 // Key returns the task's key.
 func (t *Task) Key() TaskKey { return TaskKey{FrameworkID: t.FrameworkID, TaskID: t.ID} }
+
+// Pending returns the status the framework is to receive next: the oldest
+// it has not acknowledged. ok is false when it acknowledged them all.
+func (t *Task) Pending() (st protocol.TaskStatus, ok bool) {
+	if len(t.Unacked) > 0 {
+		return t.Unacked[0], true
+	}
+	return t.Status, !t.Acked
+}
 
 // Terminal reports whether the task is in a terminal state.
 func (t *Task) Terminal() bool { return t.State.Terminal() }

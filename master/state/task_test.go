@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -161,6 +162,15 @@ func TestState_Apply_statusLifecycle(t *testing.T) {
 	}
 
 	h.must(CmdUpdateTaskStatus, updates(update("fw-1", "t2", "ag-1", protocol.TaskFinished, "f2")))
+	if st, ok := h.task("fw-1", "t2").Pending(); !ok || st.UUID != "r2" {
+		t.Fatalf("pending %s %v, want the unacknowledged r2 before f2", st.UUID, ok)
+	}
+	if r, err := ack("t2", "r2"); err != nil || r.Removed {
+		t.Fatalf("ack t2 r2: got %+v %v, want the queue's head acknowledged, task kept", r, err)
+	}
+	if st, ok := h.task("fw-1", "t2").Pending(); !ok || st.UUID != "f2" {
+		t.Fatalf("pending %s %v after acking r2, want f2", st.UUID, ok)
+	}
 	if _, err := ack("t2", "r2"); !errors.Is(err, ErrStaleAck) || !errors.Is(err, protocol.ErrInvalidArgument) {
 		t.Fatalf("stale ack: got %v, want ErrStaleAck", err)
 	}
@@ -190,6 +200,50 @@ func TestState_Apply_statusLifecycle(t *testing.T) {
 	}
 	// The ID may be reused once the task is gone.
 	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "t2"))
+}
+
+// TestState_Apply_unackedStatusesInOrder: statuses the framework has not
+// acknowledged wait in order behind each other; acknowledging one also
+// acknowledges those before it, acknowledging the latest all of them, and a
+// framework that acknowledges nothing keeps only the newest maxUnacked
+// before the latest.
+func TestState_Apply_unackedStatusesInOrder(t *testing.T) {
+	t.Parallel()
+	h := fixture(t)
+	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "t1", "t2"))
+	pending := func(id protocol.TaskID) protocol.StatusUUID {
+		st, ok := h.task("fw-1", id).Pending()
+		if !ok {
+			return ""
+		}
+		return st.UUID
+	}
+	for _, u := range []struct {
+		st   protocol.TaskState
+		uuid protocol.StatusUUID
+	}{{protocol.TaskStarting, "s1"}, {protocol.TaskRunning, "r1"}, {protocol.TaskRunning, "h1"}} {
+		h.must(CmdUpdateTaskStatus, updates(update("fw-1", "t1", "ag-1", u.st, u.uuid)))
+	}
+	if got := pending("t1"); got != "s1" {
+		t.Fatalf("pending %q, want s1 first", got)
+	}
+	h.must(CmdAcknowledgeStatus, ackOne("fw-1", "t1", "r1"))
+	if got, q := pending("t1"), h.task("fw-1", "t1").Unacked; got != "h1" || len(q) != 0 {
+		t.Fatalf("after acking r1: pending %q, queue %v, want h1 and an empty queue", got, q)
+	}
+	h.must(CmdUpdateTaskStatus, updates(update("fw-1", "t1", "ag-1", protocol.TaskFinished, "f1")))
+	h.must(CmdAcknowledgeStatus, ackOne("fw-1", "t1", "f1"))
+	if _, ok := h.view().Task("fw-1", "t1"); ok {
+		t.Fatal("acknowledging the terminal latest left the task (and h1 queued before it)")
+	}
+
+	for i := 0; i < maxUnacked+4; i++ {
+		h.must(CmdUpdateTaskStatus, updates(update("fw-1", "t2", "ag-1", protocol.TaskRunning, protocol.StatusUUID(fmt.Sprintf("u%d", i)))))
+	}
+	tk := h.task("fw-1", "t2")
+	if len(tk.Unacked) != maxUnacked || tk.Unacked[0].UUID != "u3" || tk.StatusUUID != protocol.StatusUUID(fmt.Sprintf("u%d", maxUnacked+3)) {
+		t.Fatalf("queue of %d from %s, latest %s; want %d from u3", len(tk.Unacked), tk.Unacked[0].UUID, tk.StatusUUID, maxUnacked)
+	}
 }
 
 func TestState_Apply_acknowledgeStatusErrors(t *testing.T) {

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/allot-project/allot/protocol"
@@ -130,10 +131,20 @@ func (v *View) nextUUID(index uint64) protocol.StatusUUID {
 		strconv.FormatUint(v.seq, 10))
 }
 
+// maxUnacked bounds a task's unacknowledged statuses before its latest;
+// beyond it the oldest are dropped (a framework that acknowledges nothing
+// still gets the latest).
+const maxUnacked = 16
+
 // setStatus stores a copy of t with st as its latest status under uuid,
-// not yet acknowledged, and returns the copy.
+// not yet acknowledged, and returns the copy. A latest status the
+// framework has not acknowledged yet joins the queue before it.
 func (v *View) setStatus(t *Task, st protocol.TaskStatus, uuid protocol.StatusUUID, now int64) *Task {
 	n := *t
+	if !t.Acked && t.StatusUUID != "" {
+		q := append(slices.Clone(t.Unacked), t.Status)
+		n.Unacked = q[max(0, len(q)-maxUnacked):]
+	}
 	st.TaskID, st.FrameworkID, st.AgentID, st.UUID = t.ID, t.FrameworkID, t.AgentID, uuid
 	n.Status = st
 	n.State, n.Reason, n.Message = st.State, st.Reason, st.Message

@@ -3,6 +3,7 @@ package dag
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -158,10 +159,19 @@ func TestScheduler_LaunchRefused(t *testing.T) {
 	h.d.launchErr = fmtAmbiguous()
 	h.offer("o3", protocol.OfferFair, cpus(100))
 	// The unanswered launch counts as started: its task's end settles it.
+	// The master refusing it for its offers is no failed attempt either,
+	// however often it happens.
 	if r, _, _ := h.s.Result("one"); r.FairTasks != 1 {
 		t.Fatalf("fair tasks %d after an unanswered launch, want 1", r.FairTasks)
 	}
-	h.end("one.s.0.3", protocol.TaskFinished)
+	for i, id := range []protocol.TaskID{"one.s.0.3", "one.s.0.4"} {
+		h.s.status(h.d, protocol.TaskStatus{TaskID: id, State: protocol.TaskError, Reason: protocol.ReasonInvalidOffers})
+		if r, ended, _ := h.s.Result("one"); r.Failures != 1 || ended {
+			t.Fatalf("after refusal %d for stale offers: result %+v ended %v, want still one failure", i+1, r, ended)
+		}
+		h.offer(fmt.Sprintf("o%d", 4+i), protocol.OfferFair, cpus(100))
+	}
+	h.end("one.s.0.5", protocol.TaskFinished)
 	if _, err := h.s.Wait(context.Background(), "one"); err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,14 @@ func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
 		} else {
 			s.replanLocked(js)
 		}
+	} else if neverRan(st) {
+		// An unanswered launch counted as started, which the master
+		// refused for its offers: as a stale launch, no failed attempt.
+		if err := js.job.TaskFailed(a.task, now); err != nil {
+			s.logger.Error("task not launched", "task_id", st.TaskID, "error", err)
+		}
+		s.logger.Debug("launch refused after all", "task_id", st.TaskID, "message", st.Message)
+		s.replanLocked(js)
 	} else {
 		if err := js.job.TaskFailed(a.task, now); err != nil {
 			s.logger.Error("task failed", "task_id", st.TaskID, "error", err)
@@ -53,6 +61,13 @@ func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
 	ctx, cancel := s.callCtx()
 	defer cancel()
 	s.syncLocked(ctx)
+}
+
+// neverRan reports a status that ends a task the master never launched
+// because its offers were stale (rescinded, gone with a leader change,
+// insufficient): the task's own fault as little as a refused launch.
+func neverRan(st protocol.TaskStatus) bool {
+	return st.State == protocol.TaskError && st.Reason == protocol.ReasonInvalidOffers
 }
 
 // failJobLocked ends js as failed because task failed too often (last

@@ -127,7 +127,7 @@ func TestAgent_BadTasks(t *testing.T) {
 		bad := framework.NewTask("bad-sum", "true").Shell().CPUs(100).Mem(32).
 			URI(protocol.URI{Value: srv.URL + "/payload", Sha256: strings.Repeat("0", 64)}).Build()
 		f.launch(t, agent, bad)
-		st := f.rec.waitState(t, "bad-sum", protocol.TaskFailed)
+		st := f.rec.waitUpdate(t, "bad-sum", protocol.TaskFailed)
 		if st.Reason != protocol.ReasonFetchFailed || !strings.Contains(st.Message, "sha256") {
 			t.Errorf("got %s %q, want fetch_failed about sha256", st.Reason, st.Message)
 		}

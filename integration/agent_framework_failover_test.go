@@ -98,7 +98,7 @@ func TestAgent_FrameworkFailover(t *testing.T) {
 	if err := back.d.Kill(sdkCtx(t), "svc", "", 0); err != nil {
 		t.Fatal(err)
 	}
-	st := rec.waitState(t, "svc", protocol.TaskKilled)
+	st := rec.waitUpdate(t, "svc", protocol.TaskKilled)
 	if st.Reason != protocol.ReasonKilledByFramework || st.UUID == "" {
 		t.Errorf("keep's task: got %s uuid %q, want an update with killed_by_framework", st.Reason, st.UUID)
 	}

@@ -55,8 +55,9 @@ func TestCluster_MarkAgentGone(t *testing.T) {
 	}
 	for _, id := range before[gone] {
 		fw.WaitState(id, protocol.TaskLost)
-		if l, _ := fw.Task(id); l.Statuses[len(l.Statuses)-1].Reason != protocol.ReasonAgentGone {
-			t.Fatalf("%s: %+v, want LOST agent_gone", id, l.Statuses[len(l.Statuses)-1])
+		ft, _ := fw.Task(id)
+		if l, _ := ft.Last(); l.State != protocol.TaskLost || l.Reason != protocol.ReasonAgentGone {
+			t.Fatalf("%s: %+v, want LOST agent_gone", id, l)
 		}
 	}
 	if r := running(); len(r[other]) != 2 {

@@ -21,12 +21,20 @@ type FrameworkTask struct {
 	Acked []protocol.StatusUUID
 }
 
-// Last returns the last status received, if any.
+// Last returns the last status received, if any, not counting a duplicate
+// of an earlier update (a resend can arrive after the update that followed
+// it, as a framework that drops duplicates by UUID never sees).
 func (t FrameworkTask) Last() (protocol.TaskStatus, bool) {
-	if len(t.Statuses) == 0 {
-		return protocol.TaskStatus{}, false
+	var last protocol.TaskStatus
+	seen := map[protocol.StatusUUID]bool{}
+	for _, st := range t.Statuses {
+		if st.UUID != "" && seen[st.UUID] {
+			continue
+		}
+		seen[st.UUID] = true
+		last = st
 	}
-	return t.Statuses[len(t.Statuses)-1], true
+	return last, len(t.Statuses) > 0
 }
 
 // Seen reports whether a status with state st was received.

@@ -173,7 +173,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lock, err := lockWorkDir(filepath.Join(a.cfg.WorkDir, lockFile))
+	lock, err := lockWorkDir(ctx, filepath.Join(a.cfg.WorkDir, lockFile), lockWait)
 	if err != nil {
 		return err
 	}

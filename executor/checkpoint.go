@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -40,8 +41,11 @@ import (
 // Earlier versions kept one file per record, WorkDir/tasks/<name>.json; an
 // agent that finds them folds them into the journal when it starts.
 const (
-	agentFile   = "agent.json"
-	lockFile    = "agent.lock"
+	agentFile = "agent.json"
+	lockFile  = "agent.lock"
+	// lockWait is how long a starting agent tries a taken lock again
+	// (lockWorkDir).
+	lockWait    = 2 * time.Second
 	tasksDir    = "tasks"
 	sandboxDir  = "sandboxes"
 	recordExt   = ".json"

@@ -1,11 +1,13 @@
 package executor
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/protocol"
@@ -101,17 +103,41 @@ func TestCheckpoint_LegacyRecords(t *testing.T) {
 func TestLockWorkDir(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), lockFile)
-	f, err := lockWorkDir(p)
+	f, err := lockWorkDir(context.Background(), p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lockWorkDir(p); !errors.Is(err, ErrLocked) {
+	if _, err := lockWorkDir(context.Background(), p, 0); !errors.Is(err, ErrLocked) {
 		t.Fatalf("second lock: got %v, want ErrLocked", err)
 	}
 	f.Close()
-	f, err = lockWorkDir(p)
+	f, err = lockWorkDir(context.Background(), p, 0)
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}
+
+	// A lock released while a second one waits for it is taken; a
+	// cancelled wait gives up.
+	got := make(chan error, 1)
+	go func() {
+		g, err := lockWorkDir(context.Background(), p, time.Minute)
+		if err == nil {
+			g.Close()
+		}
+		got <- err
+	}()
 	f.Close()
+	if err := <-got; err != nil {
+		t.Fatalf("lock released during the wait: %v", err)
+	}
+	f, err = lockWorkDir(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := lockWorkDir(ctx, p, time.Minute); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled wait: got %v, want context.Canceled", err)
+	}
 }

@@ -100,13 +100,14 @@ func openDiskStores(cfg Config, logger hclog.Logger) (*stores, error) {
 	if err != nil {
 		return nil, errors.Join(err, bolt.Close())
 	}
+	stable := &closingStable{StableStore: bolt}
 	return &stores{
 		logs:           logs,
-		stable:         bolt,
+		stable:         stable,
 		snaps:          snaps,
 		trans:          trans,
 		addr:           trans.LocalAddr(),
-		closeStores:    bolt.Close,
+		closeStores:    func() error { return stable.close(bolt.Close) },
 		closeTransport: trans.Close,
 	}, nil
 }

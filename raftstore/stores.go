@@ -61,7 +61,7 @@ func openInmemStores(cfg Config) *stores {
 	return &stores{
 		logs:           store,
 		stable:         store,
-		snaps:          raft.NewInmemSnapshotStore(),
+		snaps:          &memSnapshotStore{},
 		trans:          trans,
 		addr:           addr,
 		closeStores:    detach,

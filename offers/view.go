@@ -41,7 +41,7 @@ func (a *Allocator) addView(c *node, y float64, out []float64) {
 		return // the fill's first state, empty, already reaches y
 	}
 	if c.isLeaf() {
-		f := math.Min(c.s, wholeTasks(y, c.step)) / c.s
+		f := c.leafViewShare(y) / c.s
 		for j, x := range c.v {
 			out[j] += float64(f * x)
 		}
@@ -59,6 +59,10 @@ func (a *Allocator) addView(c *node, y float64, out []float64) {
 func wholeTasks(y, step float64) float64 {
 	return float64(math.Ceil(y/step-viewTie) * step)
 }
+
+// leafViewShare is the share of leaf n's whole-task state at share y: the
+// fewest of its tasks that reach y, at most what it holds.
+func (n *node) leafViewShare(y float64) float64 { return math.Min(n.s, wholeTasks(y, n.step)) }
 
 // leafPrev is the share of the whole-task state before a leaf's state at
 // share x: one task fewer, -1 before the empty state.
@@ -195,7 +199,7 @@ func (a *Allocator) stateAt(c *node, tau float64) []float64 {
 		case sh >= d.s:
 			v = d.v
 		case d.isLeaf():
-			v = (&leafFill{n: d, x: math.Min(d.s, wholeTasks(sh, d.step))}).vec()
+			v = (&leafFill{n: d, x: d.leafViewShare(sh)}).vec()
 		default:
 			r, i := a.walkTo(d, sh)
 			v = r.state(d, i)

@@ -119,7 +119,7 @@ func (a *Allocator) newGroupFill(n *node, tau float64) *groupFill {
 		k := kidFill{n: d, w: a.weightOf(d)}
 		if sh := a.shareAtLevel(n, d, tau); sh < d.s {
 			if d.isLeaf() {
-				k.f = &leafFill{n: d, x: math.Min(d.s, wholeTasks(sh, d.step))}
+				k.f = &leafFill{n: d, x: d.leafViewShare(sh)}
 			} else {
 				r, i := a.walkTo(d, sh)
 				k.f = &walkCursor{n: d, r: r, i: i}

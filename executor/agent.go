@@ -67,8 +67,11 @@ type Agent struct {
 	registered bool
 	rereg      bool
 	leader     protocol.LeaderAnnouncement
-	stopping   bool
-	srv        *http.Server
+	// term is the highest leader term seen, in announcements and commands:
+	// commands of an older term are dropped (commands.go).
+	term     uint64
+	stopping bool
+	srv      *http.Server
 	// pending holds the journal entries queued for the flusher, one per
 	// record name at most (pendingAt indexes them). seq numbers the record
 	// changes; those up to durable are on disk. committed is closed, and
@@ -121,7 +124,7 @@ func New(cfg Config) (*Agent, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	rn, err := runner.New(runner.Config{
-		WorkDir: filepath.Join(dir, sandboxDir), Shim: cfg.Shim, ShimEnv: cfg.ShimEnv,
+		WorkDir: filepath.Join(dir, sandboxDir), ControlDir: filepath.Join(dir, controlDir), Shim: cfg.Shim, ShimEnv: cfg.ShimEnv,
 		Isolation: cfg.Isolation, DefaultGrace: cfg.DefaultGrace, Logger: log,
 	})
 	if err != nil {
@@ -262,6 +265,13 @@ func (a *Agent) connect() error {
 		if a.cfg.NATSCA != "" || a.cfg.NATSCert != "" {
 			opts = append(opts, nats.Secure())
 		}
+		if a.cfg.Secret != "" {
+			user := protocol.Identity{Kind: protocol.KindAgent, Name: a.cfg.Principal}.String()
+			opts = append(opts, nats.UserInfo(user, a.cfg.Secret))
+		}
+		// Replies come on the credential's own inbox subjects, the only
+		// ones its connection may read where connections are authenticated.
+		opts = append(opts, nats.CustomInboxPrefix(a.subj.Inbox(protocol.KindAgent, a.cfg.Principal)))
 		nc, err = nats.Connect(joinURLs(a.cfg.NATSURLs), opts...)
 		if err != nil {
 			return fmt.Errorf("connect to NATS: %w", err)
@@ -270,7 +280,7 @@ func (a *Agent) connect() error {
 	a.mu.Lock()
 	a.nc = nc
 	a.mu.Unlock()
-	a.req = requester{nc: nc, subj: a.subj, timeout: a.cfg.RequestTimeout}
+	a.req = requester{nc: nc, subj: a.subj, timeout: a.cfg.RequestTimeout, principal: a.cfg.Principal}
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/protocol"
 )
@@ -80,11 +79,19 @@ func TestAgent_TaskFinishes(t *testing.T) {
 		t.Fatalf("stdout without the token: %d, want 401", code)
 	}
 	// Without a shared secret, framework tokens are keyed by the files
-	// token; the task's own token reads its framework's sandboxes.
-	fwToken := files.FrameworkToken(a.FilesToken(), string(f.ID()))
-	want := strings.Join([]string{"env", string(f.ID()), string(a.ID()), "31003", "31004", "31003,31004", "bar", fwToken}, "|") + "\n"
-	if _, body := readFile(t, a, sandboxOf(t, a, f.ID(), "env")+"/stdout", a.FilesToken()); body != want {
-		t.Fatalf("task environment: got %q, want %q", body, want)
+	// token; the task's own token reads its framework's sandboxes, for
+	// FilesTokenTTL (default one day) from its launch.
+	want := strings.Join([]string{"env", string(f.ID()), string(a.ID()), "31003", "31004", "31003,31004", "bar"}, "|") + "|"
+	_, body := readFile(t, a, sandboxOf(t, a, f.ID(), "env")+"/stdout", a.FilesToken())
+	fwToken, ok := strings.CutPrefix(strings.TrimSuffix(body, "\n"), want)
+	if !ok {
+		t.Fatalf("task environment: got %q, want %q and the files token", body, want)
+	}
+	if id, ok := protocol.CheckFrameworkFilesToken(a.FilesToken(), fwToken, time.Now()); !ok || id != f.ID() {
+		t.Fatalf("task files token %q: got %q %v, want a valid token of %s", fwToken, id, ok, f.ID())
+	}
+	if _, ok := protocol.CheckFrameworkFilesToken(a.FilesToken(), fwToken, time.Now().Add(DefaultFilesTokenTTL)); ok {
+		t.Fatalf("task files token %q is still valid a day after the launch", fwToken)
 	}
 	if code, body := readFile(t, a, sandbox+"/stdout", fwToken); code != http.StatusOK || body != "hi\n" {
 		t.Fatalf("stdout with the framework token: %d %q, want 200", code, body)

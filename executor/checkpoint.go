@@ -20,7 +20,14 @@ import (
 //	WorkDir/agent.json          the agent ID (agentRecord)
 //	WorkDir/agent.lock          held while an agent runs
 //	WorkDir/tasks.journal       the taskRecord of every task the agent still owns
-//	WorkDir/sandboxes/<name>/   the task's sandbox (executor/runner)
+//	WorkDir/sandboxes/<name>/   the task's sandbox (executor/runner), its user's
+//	WorkDir/control/<name>/     the records of the task's shim (executor/runner)
+//
+// Tasks may run as users other than the agent's: the work directory and
+// sandboxes/ are mode 0711, so each user reaches its sandbox (mode 0700)
+// but lists nothing, and the files here and control/ (mode 0700) are the
+// agent's alone. A sandbox is named after its task record, and so is its
+// control directory: a restarted agent finds both from the journal.
 //
 // agent.json is written rarely and replaced atomically (temporary file,
 // fsync, rename, fsync of the directory), so a crash leaves either the old
@@ -45,9 +52,13 @@ const (
 	lockFile  = "agent.lock"
 	// lockWait is how long a starting agent tries a taken lock again
 	// (lockWorkDir).
-	lockWait    = 2 * time.Second
-	tasksDir    = "tasks"
-	sandboxDir  = "sandboxes"
+	lockWait   = 2 * time.Second
+	tasksDir   = "tasks"
+	sandboxDir = "sandboxes"
+	controlDir = "control"
+	// workDirMode lets task users pass through the work directory to
+	// their sandboxes without listing it.
+	workDirMode = 0o711
 	recordExt   = ".json"
 	tempPattern = ".tmp-"
 	corruptExt  = ".corrupt"
@@ -88,12 +99,17 @@ type checkpoint struct {
 	log hclog.Logger
 }
 
-// init creates the checkpoint's directories.
+// init creates the work directory with the mode tasks need (whatever the
+// umask or an earlier version left). The runner makes sandboxes/ and
+// control/.
 func (c checkpoint) init() error {
-	for _, d := range []string{c.dir, filepath.Join(c.dir, sandboxDir)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("%w: %w", ErrCheckpoint, err)
-		}
+	if err := os.MkdirAll(c.dir, workDirMode); err != nil {
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	if err := os.Chmod(c.dir, workDirMode); err != nil {
+		// Only an agent that does not own its work directory gets here,
+		// and it runs tasks as itself: they need no other mode.
+		c.log.Warn("cannot set the work dir's mode", "work_dir", c.dir, "error", err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -12,6 +13,9 @@ import (
 // onCommand handles one message on the agent's command subject. A
 // malformed or unexpected message is logged and dropped.
 func (a *Agent) onCommand(ctx context.Context, m *nats.Msg) {
+	if !a.currentTerm(m) {
+		return
+	}
 	env, err := protocol.Decode(m.Data)
 	if err != nil {
 		a.log.Warn("malformed command dropped", "bytes", len(m.Data), "error", err)
@@ -54,6 +58,28 @@ func (a *Agent) onCommand(ctx context.Context, m *nats.Msg) {
 	default:
 		a.log.Warn("unexpected message on the command subject dropped", "type", env.Type.String())
 	}
+}
+
+// currentTerm reports whether a command comes from the leader of the
+// newest term the agent has seen (protocol.TermHeader), and remembers a
+// newer term. A command without a term, or from an older one, is dropped:
+// only masters may publish here, and a master that lost its leadership
+// without noticing yet must not act on the agent any more; the leader of
+// the current term sends again whatever its predecessor left undone.
+func (a *Agent) currentTerm(m *nats.Msg) bool {
+	term, err := strconv.ParseUint(m.Header.Get(protocol.TermHeader), 10, 64)
+	a.mu.Lock()
+	current := a.term
+	ok := err == nil && term >= current
+	if ok {
+		a.term = term
+	}
+	a.mu.Unlock()
+	if !ok {
+		a.log.Warn("command from an old or unknown leader term dropped", "term", m.Header.Get(protocol.TermHeader),
+			"current_term", current, "bytes", len(m.Data))
+	}
+	return ok
 }
 
 // kill kills a task: KILLING now, then KILLED with reason once its process

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -27,6 +28,9 @@ const (
 	// DefaultShuffleSlots is the number of shuffle transfers served at
 	// once when Config.ShuffleSlots is 0.
 	DefaultShuffleSlots = 2
+	// DefaultFilesTokenTTL is how long a task's files token is valid when
+	// Config.FilesTokenTTL is 0.
+	DefaultFilesTokenTTL = 24 * time.Hour
 )
 
 // Config configures an Agent.
@@ -42,11 +46,20 @@ type Config struct {
 	// the agent's own certificate and key, for servers that verify clients.
 	// Setting any of them makes the connection use TLS.
 	NATSCA, NATSCert, NATSKey string
+	// Principal and Secret are the agent's credential (the masters'
+	// agent credentials): the agent connects to NATS as "agent.<principal>"
+	// with the secret, and registers, heartbeats and reports on that
+	// principal's subjects only. With a client certificate and no
+	// principal, the principal the certificate names. Empty: an agent of a
+	// cluster that authenticates no agent.
+	Principal, Secret string
 	// SubjectPrefix starts every NATS subject (default "allot").
 	SubjectPrefix string
-	// WorkDir holds the agent's checkpoint (agent.json, tasks.journal)
-	// and the task sandboxes (sandboxes/). Created if missing. One agent
-	// process at a time may use it.
+	// WorkDir holds the agent's checkpoint (agent.json, tasks.journal),
+	// the task sandboxes (sandboxes/) and the shims' records (control/).
+	// Created if missing, and made mode 0711: the users tasks run as must
+	// be able to pass through it, and through every directory above it.
+	// One agent process at a time may use it.
 	WorkDir string
 	// Hostname is reported to the master (default os.Hostname).
 	Hostname string
@@ -78,6 +91,17 @@ type Config struct {
 	// as the MapReduce shuffle does. Empty means FilesToken, which only this
 	// agent knows, so tokens then work on this agent only.
 	FilesSecret string
+	// FilesTokenTTL is how long the framework token a task gets in
+	// ALLOT_FILES_TOKEN is valid, from the task's launch (default 24h): a
+	// token that leaks out of a task reads its framework's sandboxes for
+	// that long only.
+	FilesTokenTTL time.Duration
+	// TaskUser is the user tasks run as when their command names none
+	// (CommandInfo.User); empty means the agent's own user. Only an agent
+	// running as root runs tasks as a user other than its own: each task
+	// then runs with its user's uid, primary gid and supplementary groups,
+	// in a sandbox that user owns (see executor/runner).
+	TaskUser string
 	// ShuffleSlots is how many shuffle transfers (file server downloads
 	// naming a coflow) the agent serves at once (default 2); the others
 	// wait, and are served in the order of the leader's latest coflow
@@ -108,6 +132,7 @@ func DefaultConfig() Config {
 		ResendInterval: DefaultResendInterval,
 		RequestTimeout: DefaultRequestTimeout,
 		ShuffleSlots:   DefaultShuffleSlots,
+		FilesTokenTTL:  DefaultFilesTokenTTL,
 		Version:        DefaultVersion,
 	}
 }
@@ -120,6 +145,12 @@ func (c Config) Validate() error {
 	}
 	if (c.NATSCert == "") != (c.NATSKey == "") {
 		return fmt.Errorf("%w: a NATS client certificate needs its key", ErrConfig)
+	}
+	if c.Principal != "" && (!protocol.ValidPrincipal(c.Principal) || c.Principal == protocol.AnonymousPrincipal) {
+		return fmt.Errorf("%w: principal %q: want 1 to %d letters, digits, '_' or '-'", ErrConfig, c.Principal, protocol.MaxPrincipalLen)
+	}
+	if c.Secret != "" && c.Principal == "" && c.NATSCert == "" {
+		return fmt.Errorf("%w: a secret needs a principal", ErrConfig)
 	}
 	if c.WorkDir == "" {
 		return fmt.Errorf("%w: work dir is required", ErrConfig)
@@ -156,6 +187,7 @@ func (c Config) Validate() error {
 	}
 	for name, d := range map[string]time.Duration{
 		"default grace": c.DefaultGrace, "resend interval": c.ResendInterval, "request timeout": c.RequestTimeout,
+		"files token ttl": c.FilesTokenTTL,
 	} {
 		if d < 0 {
 			return fmt.Errorf("%w: %s is negative", ErrConfig, name)
@@ -189,6 +221,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ShuffleSlots == 0 {
 		c.ShuffleSlots = d.ShuffleSlots
 	}
+	if c.FilesTokenTTL == 0 {
+		c.FilesTokenTTL = d.FilesTokenTTL
+	}
+	if _, err := runner.LookupUser(c.TaskUser); err != nil {
+		return c, fmt.Errorf("%w: task user: %w", ErrConfig, err)
+	}
 	if c.Version == "" {
 		c.Version = d.Version
 	}
@@ -208,6 +246,20 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("%w: shim: %w", ErrConfig, err)
 		}
 		c.Shim = []string{exe, runner.ShimCommand}
+	}
+	if c.Principal == "" && c.NATSCert != "" {
+		// A cluster on mutual TLS takes the agent's identity from its
+		// certificate: the subjects it uses must name the same one.
+		id, err := protocol.ReadCertIdentity(c.NATSCert)
+		switch {
+		case errors.Is(err, protocol.ErrNoCertIdentity):
+		case err != nil:
+			return c, fmt.Errorf("%w: %w", ErrConfig, err)
+		case id.Kind != protocol.KindAgent:
+			return c, fmt.Errorf("%w: client certificate %s names %s, not an agent", ErrConfig, c.NATSCert, id)
+		default:
+			c.Principal = id.Name
+		}
 	}
 	if c.FilesToken == "" {
 		c.FilesToken = protocol.NewID("")

@@ -29,6 +29,7 @@ func TestConfig_Validate(t *testing.T) {
 		{"bad advertise addr", func(c *Config) { c.HTTPAdvertiseAddr = "nowhere" }, false},
 		{"negative grace", func(c *Config) { c.DefaultGrace = -time.Second }, false},
 		{"negative resend", func(c *Config) { c.ResendInterval = -1 }, false},
+		{"negative files token ttl", func(c *Config) { c.FilesTokenTTL = -time.Hour }, false},
 		{"portable", func(c *Config) { c.Isolation = runner.IsolationPortable }, true},
 	}
 	for _, tc := range tests {
@@ -50,7 +51,8 @@ func TestConfig_WithDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.FilesToken == "" || c.Hostname == "" || len(c.Shim) != 2 || c.Shim[1] != runner.ShimCommand ||
-		c.SubjectPrefix != DefaultSubjectPrefix || c.ResendInterval != DefaultResendInterval || c.Logger == nil {
+		c.SubjectPrefix != DefaultSubjectPrefix || c.ResendInterval != DefaultResendInterval || c.Logger == nil ||
+		c.FilesTokenTTL != DefaultFilesTokenTTL {
 		t.Fatalf("defaults not filled in: %+v", c)
 	}
 	c2, _ := Config{NATSURLs: []string{"nats://x"}, WorkDir: "/tmp/x"}.withDefaults()

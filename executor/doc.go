@@ -34,6 +34,16 @@
 //
 // A malformed or unexpected command is logged and dropped.
 //
+// A task runs as the user its command names (CommandInfo.User, which the
+// master fills with the task's effective user), else as Config.TaskUser,
+// else as the agent's own user; only an agent running as root runs tasks
+// as other users. A user the agent does not know, or cannot switch to,
+// ends the task in ERROR (task_invalid) before it starts. The task's
+// sandbox belongs to that user, mode 0700, and the records of its shim
+// are kept outside it, where the task cannot reach them (see Checkpoint
+// and restart, and executor/runner). Command health checks run as the
+// task's user too.
+//
 // When a task's process ends the agent reports FINISHED (exit 0), FAILED
 // (command_failed, with the exit code and the tail of stderr), KILLED
 // (after a kill request), FAILED memory_limit, or FAILED
@@ -59,9 +69,12 @@
 //
 // # Checkpoint and restart
 //
-// The work directory holds agent.json (the agent ID), tasks.journal and
-// sandboxes/<name>/. A task's sandbox is normally named
-// "<framework ID>_<task ID>"; /v1/state lists it.
+// The work directory holds agent.json (the agent ID), tasks.journal,
+// sandboxes/<name>/ and control/<name>/ (the records of the task's shim:
+// its spec, pids, kill request and exit). A task's sandbox is normally
+// named "<framework ID>_<task ID>"; /v1/state lists it. The work directory
+// and sandboxes/ are mode 0711 and control/ 0700: a task reaches its own
+// sandbox and nothing else there.
 //
 // Each task has a record: its description, state, kill request and
 // unacknowledged updates. The records live in tasks.journal, an
@@ -95,7 +108,11 @@
 // # File server
 //
 // The agent serves HTTP on Config.HTTPAddr: /v1/files/ (executor/files,
-// with the bearer token Config.FilesToken), /healthz and /v1/state.
+// with the bearer token Config.FilesToken), /healthz and /v1/state. The
+// file server serves sandboxes/ only, never control/. Each task gets a
+// framework token in ALLOT_FILES_TOKEN that reads its framework's
+// sandboxes on every agent sharing Config.FilesSecret, until
+// Config.FilesTokenTTL after its launch.
 //
 // Downloads that name a coflow (coflow=<id>&dst=<agent>) are shuffle
 // transfers: Config.ShuffleSlots of them are served at once, the others

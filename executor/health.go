@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/allot-project/allot/executor/runner"
@@ -20,7 +20,8 @@ import (
 // update whenever it changes; after the configured number of failures in a
 // row it kills the task (KILLED, task_unhealthy). Failures within the grace
 // period after the start neither count nor are reported. Command checks run
-// in the task's sandbox with its environment, as the agent's user and
+// in the task's sandbox with its environment and as its user (both as the
+// task started with them, so a reattached task is checked the same way),
 // outside the task's limits.
 
 // startHealthLocked starts checking t if it has a health check.
@@ -29,16 +30,7 @@ func (a *Agent) startHealthLocked(ctx context.Context, t *task) {
 		return
 	}
 	hc := t.rec.Info.HealthCheck.WithDefaults()
-	spec := a.specLocked(t)
-	env := os.Environ()
-	for k, v := range spec.Command.Env {
-		env = append(env, k+"="+v)
-	}
-	for k, v := range spec.Env {
-		env = append(env, k+"="+v)
-	}
-	env = append(env, runner.EnvSandbox+"="+t.rt.Sandbox())
-	c := healthChecker{hc: hc, dir: t.rt.Sandbox(), env: env}
+	c := healthChecker{hc: hc, dir: t.rt.Sandbox(), env: t.rt.Env(), user: t.rt.User()}
 	a.wg.Add(1)
 	go a.healthLoop(ctx, t, t.rt, c)
 }
@@ -90,9 +82,10 @@ func (a *Agent) healthLoop(ctx context.Context, t *task, rt *runner.Task, c heal
 
 // healthChecker runs one task's check.
 type healthChecker struct {
-	hc  protocol.HealthCheck
-	dir string   // the task's sandbox
-	env []string // the task's environment
+	hc   protocol.HealthCheck
+	dir  string   // the task's sandbox
+	env  []string // the task's environment
+	user *runner.Credential
 }
 
 // check runs the check once; nil is healthy.
@@ -104,6 +97,7 @@ func (c healthChecker) check(ctx context.Context) error {
 	case protocol.HealthCheckCommand:
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", c.hc.Command)
 		cmd.Dir, cmd.Env = c.dir, c.env
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.user.Sys()}
 		cmd.WaitDelay = time.Second // a child holding on does not hold the check
 		if err := cmd.Run(); err != nil {
 			if ctx.Err() != nil {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -200,7 +201,7 @@ func cleanupWorkDir(t *testing.T, root string) {
 			}
 			cancel()
 		}
-		logs, _ := filepath.Glob(filepath.Join(root, "*", ".allot", "shim.log"))
+		logs, _ := filepath.Glob(filepath.Join(filepath.Dir(root), controlDir, "*", "shim.log"))
 		for _, l := range logs {
 			data, _ := os.ReadFile(l)
 			if s := string(data); strings.Contains(s, "DATA RACE") || strings.Contains(s, "panic:") {
@@ -409,11 +410,15 @@ func publish(t *testing.T, nc *nats.Conn, c *testcluster.Cluster, id protocol.Ag
 
 func publishRaw(t *testing.T, nc *nats.Conn, c *testcluster.Cluster, id protocol.AgentID, data []byte) {
 	t.Helper()
-	subject, err := c.Subjects().AgentCmd(id)
+	subject, err := c.Subjects().AgentCmd("", id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := nc.Publish(subject, data); err != nil {
+	// Stamped with the serving leader's term, as the leader's commands are:
+	// the agent drops commands of older terms.
+	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
+	msg.Header.Set(protocol.TermHeader, strconv.FormatUint(c.WaitForLeader().Raft().Term(), 10))
+	if err := nc.PublishMsg(msg); err != nil {
 		t.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/executor/runner"
 	"github.com/allot-project/allot/protocol"
 )
@@ -22,7 +22,8 @@ const (
 	// EnvAgentHTTP is the agent's advertised file server address.
 	EnvAgentHTTP = "ALLOT_AGENT_HTTP"
 	// EnvFilesToken is the task's framework token for the agents' file
-	// servers (files.FrameworkToken): it reads the framework's sandboxes.
+	// servers (protocol.FrameworkFilesToken): it reads the
+	// framework's sandboxes until Config.FilesTokenTTL after the launch.
 	EnvFilesToken = "ALLOT_FILES_TOKEN"
 	// EnvPorts lists the task's ports, comma-separated; PORT0, PORT1, ...
 	// hold them one by one, in ascending order.
@@ -114,7 +115,8 @@ func (a *Agent) newTaskLocked(fw protocol.FrameworkID, info protocol.TaskInfo) *
 }
 
 // nameTakenLocked reports whether a sandbox or record name is in use: by
-// a task the agent has or had, or by a sandbox on disk.
+// a task the agent has or had, or by a sandbox or control directory on
+// disk.
 func (a *Agent) nameTakenLocked(name string) bool {
 	for _, t := range a.tasks {
 		if t.rec.Name == name {
@@ -126,8 +128,12 @@ func (a *Agent) nameTakenLocked(name string) bool {
 			return true
 		}
 	}
-	_, err := os.Lstat(filepath.Join(a.SandboxRoot(), name))
-	return err == nil
+	for _, dir := range []string{a.SandboxRoot(), filepath.Join(a.cfg.WorkDir, controlDir)} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // admitLocked checks a new task against the agent: a valid description
@@ -288,15 +294,17 @@ func (a *Agent) exitedLocked(t *task, e runner.Exit) {
 	a.enqueueLocked(t, st, reason, msg, code)
 }
 
-// specLocked builds the runner spec of a task: its command, the agent's
-// environment variables, limits from its resources, and its grace period.
+// specLocked builds the runner spec of a task being launched: its command
+// (run as Config.TaskUser if it names no user), the agent's environment
+// variables with a files token valid from now, limits from its resources,
+// and its grace period.
 func (a *Agent) specLocked(t *task) runner.Spec {
 	info := t.rec.Info
 	env := map[string]string{
 		EnvTaskID:      string(info.TaskID),
 		EnvFrameworkID: string(t.rec.FrameworkID),
 		EnvAgentID:     string(a.id),
-		EnvFilesToken:  files.FrameworkToken(a.cfg.FilesSecret, string(t.rec.FrameworkID)),
+		EnvFilesToken:  protocol.FrameworkFilesToken(a.cfg.FilesSecret, t.rec.FrameworkID, time.Now().Add(a.cfg.FilesTokenTTL)),
 	}
 	if a.advertise != "" {
 		env[EnvAgentHTTP] = a.advertise
@@ -311,8 +319,12 @@ func (a *Agent) specLocked(t *task) runner.Spec {
 	if grace == 0 {
 		grace = a.cfg.DefaultGrace
 	}
+	cmd := info.Command
+	if cmd.User == "" {
+		cmd.User = a.cfg.TaskUser
+	}
 	return runner.Spec{
-		TaskID: string(info.TaskID), Name: t.rec.Name, Command: info.Command, Env: env, Grace: grace,
+		TaskID: string(info.TaskID), Name: t.rec.Name, Command: cmd, Env: env, Grace: grace,
 		Limits: runner.Limits{
 			CPUMilli: info.Resources.Scalar(protocol.ResCPUs),
 			MemMiB:   info.Resources.Scalar(protocol.ResMem),

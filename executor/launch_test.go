@@ -30,9 +30,13 @@ func launchGroup(t *testing.T, c *testcluster.Cluster, f *testcluster.TestFramew
 		usedOffers.Store(offer.ID, true)
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
-		return testcluster.Request(ctx, nc, time.Second, c.Subjects().APIFramework(protocol.VerbAccept),
-			protocol.MsgAcceptRequest, protocol.AcceptRequest{FrameworkID: f.ID(), OfferIDs: []protocol.OfferID{offer.ID},
-				Operations: []protocol.Operation{{Type: protocol.OperationLaunchGroup, GroupID: group, Tasks: tasks}}}, nil)
+		accept := protocol.AcceptRequest{FrameworkID: f.ID(), OfferIDs: []protocol.OfferID{offer.ID},
+			Operations: []protocol.Operation{{Type: protocol.OperationLaunchGroup, GroupID: group, Tasks: tasks}}}
+		subject, err := c.Subjects().RequestSubject("", accept)
+		if err != nil {
+			return err
+		}
+		return testcluster.Request(ctx, nc, time.Second, subject, protocol.MsgAcceptRequest, accept, nil)
 	})
 }
 

@@ -26,6 +26,9 @@ type requester struct {
 	subj protocol.Subjects
 	// timeout bounds one attempt.
 	timeout time.Duration
+	// principal is the agent's credential: its calls go on that
+	// credential's subjects.
+	principal string
 }
 
 // once sends one request on the verb's subject and decodes the reply into
@@ -37,9 +40,13 @@ func (r requester) once(ctx context.Context, verb protocol.AgentVerb, t protocol
 	if err != nil {
 		return err
 	}
+	subject, err := r.subj.RequestSubject(r.principal, body)
+	if err != nil {
+		return err
+	}
 	actx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	msg, err := r.nc.RequestWithContext(actx, r.subj.APIAgent(verb), data)
+	msg, err := r.nc.RequestWithContext(actx, subject, data)
 	if err != nil {
 		return err
 	}
@@ -78,5 +85,6 @@ func retryable(err error) bool {
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, protocol.ErrNotLeader) || errors.Is(err, protocol.ErrUnavailable) ||
-		errors.Is(err, protocol.ErrTimeout)
+		errors.Is(err, protocol.ErrTimeout) || errors.Is(err, protocol.ErrRateLimited) ||
+		errors.Is(err, protocol.ErrLimitExceeded)
 }

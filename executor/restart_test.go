@@ -18,13 +18,13 @@ import (
 // exitRecorded waits until a task's shim recorded its exit.
 func exitRecorded(t *testing.T, a *Agent, sandbox string) {
 	t.Helper()
-	waitFileExists(t, filepath.Join(a.SandboxRoot(), sandbox, ".allot", "exit.json"))
+	waitFileExists(t, filepath.Join(a.WorkDir(), controlDir, sandbox, "exit.json"))
 }
 
 // killShim kills a task's shim with SIGKILL.
 func killShim(t *testing.T, a *Agent, sandbox string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(a.SandboxRoot(), sandbox, ".allot", "shim.json"))
+	data, err := os.ReadFile(filepath.Join(a.WorkDir(), controlDir, sandbox, "shim.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,7 +188,7 @@ func (a *Agent) abandon(ctx context.Context) error {
 
 // subscribeCommands listens on the agent's command subject.
 func (a *Agent) subscribeCommands(ctx context.Context, id protocol.AgentID) error {
-	subject, err := a.subj.AgentCmd(id)
+	subject, err := a.subj.AgentCmd(a.cfg.Principal, id)
 	if err != nil {
 		return err
 	}
@@ -298,6 +298,7 @@ func (a *Agent) onLeader(m *nats.Msg) {
 		return
 	}
 	a.mu.Lock()
+	a.term = max(a.term, ann.Term)
 	if ann.ID == a.leader.ID && ann.Term <= a.leader.Term {
 		a.mu.Unlock()
 		return

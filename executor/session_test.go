@@ -133,8 +133,19 @@ func (m *fakeMaster) launch(t *testing.T, id protocol.AgentID, tasks ...protocol
 	if err != nil {
 		t.Fatal(err)
 	}
-	subject, _ := m.subj.AgentCmd(id)
-	if err := m.nc.Publish(subject, data); err != nil {
+	m.command(t, id, data)
+}
+
+// command sends the agent a command as the leader of term 1 would.
+func (m *fakeMaster) command(t *testing.T, id protocol.AgentID, data []byte) {
+	t.Helper()
+	subject, err := m.subj.AgentCmd("", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
+	msg.Header.Set(protocol.TermHeader, "1")
+	if err := m.nc.PublishMsg(msg); err != nil {
 		t.Fatal(err)
 	}
 }

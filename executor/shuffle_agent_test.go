@@ -119,13 +119,7 @@ func TestAgent_ShuffleTransfersReportedAndOrdered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subject, err := l.subj.AgentCmd(a.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.nc.Publish(subject, data7); err != nil {
-		t.Fatal(err)
-	}
+	l.command(t, a.ID(), data7)
 	waitQueue(high, low)
 	release()
 	for range 2 {

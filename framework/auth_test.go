@@ -11,10 +11,10 @@ import (
 )
 
 // With credentials configured, a framework with its principal's secret
-// subscribes and launches; one with a wrong secret, or none, is refused at
-// subscribe with ErrUnauthorized; and a call for an authenticated framework
-// without its secret (another client that learnt the framework's ID) is
-// refused and kills nothing.
+// subscribes and launches; one with a wrong secret, none, or an unknown
+// principal is refused by the NATS servers and Run ends with
+// ErrUnauthorized; another principal that learnt the framework's ID can
+// neither kill its task on its own subjects nor reach the framework's.
 func TestDriver_Authentication(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1,
 		Credentials: map[string]string{"analytics": "s3cret", "ci": "other"}})
@@ -33,18 +33,23 @@ func TestDriver_Authentication(t *testing.T) {
 		"no secret":          {framework.WithPrincipal("analytics")},
 		"unknown principal":  {framework.WithPrincipal("nobody"), framework.WithSecret("s3cret")},
 		"takeover, no creds": {framework.WithFrameworkID(r.d.ID())},
+		// ci's own credential, claiming analytics' framework: its
+		// subscribe goes on ci's subjects and the leader refuses it.
+		"another principal's framework": {framework.WithPrincipal("ci"), framework.WithSecret("other"),
+			framework.WithFrameworkID(r.d.ID())},
 	} {
 		bad := startNoWait(t, c, &recorder{}, opts...)
 		if err := bad.wait(t); !errors.Is(err, protocol.ErrUnauthorized) {
 			t.Errorf("%s: Run: %v, want ErrUnauthorized", name, err)
 		}
 	}
-	err := rawCall(t, c, protocol.VerbKill, 0, protocol.KillRequest{FrameworkID: r.d.ID(), TaskID: "a"})
-	if !errors.Is(err, protocol.ErrUnauthorized) {
-		t.Fatalf("kill without the secret: %v, want ErrUnauthorized", err)
+	ci := c.ConnectAs(protocol.Identity{Kind: protocol.KindFramework, Name: "ci"})
+	kill := protocol.KillRequest{FrameworkID: r.d.ID(), TaskID: "a"}
+	if err := rawCallOn(t, c, ci, "ci", kill); !errors.Is(err, protocol.ErrUnauthorized) {
+		t.Fatalf("ci killing analytics' task: %v, want ErrUnauthorized", err)
 	}
 	if tk, ok := c.WaitForLeader().View().Task(r.d.ID(), "a"); !ok || tk.State != protocol.TaskRunning {
-		t.Fatalf("task after an unauthenticated kill: %+v, want running", tk)
+		t.Fatalf("task after a refused kill: %+v, want running", tk)
 	}
 	if err := r.d.Kill(ctxT(t), "a", "", 0); err != nil {
 		t.Fatal(err)

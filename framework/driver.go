@@ -95,8 +95,11 @@ func NewDriver(sched Scheduler, opts ...Option) (*Driver, error) {
 			return nil, err
 		}
 	}
+	if err := cfg.resolvePrincipal(); err != nil {
+		return nil, err
+	}
 	sub := protocol.SubscribeRequest{Name: cfg.name, Principal: cfg.principal, Role: cfg.role,
-		FailoverTimeout: cfg.failoverTimeout, Capabilities: cfg.capabilities, Weight: cfg.weight}
+		FailoverTimeout: cfg.failoverTimeout, Capabilities: cfg.capabilities, Weight: cfg.weight, User: cfg.user}
 	if err := sub.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
@@ -183,7 +186,7 @@ func (d *Driver) Run(ctx context.Context) error {
 	inbox := make(chan *nats.Msg, inboxSize)
 	d.mu.Lock()
 	d.runCtx, d.stop = runCtx, stop
-	d.req = requester{nc: nc, subj: d.subj, timeout: d.cfg.requestTimeout, session: d.holds, token: d.cfg.secret}
+	d.req = requester{nc: nc, subj: d.subj, timeout: d.cfg.requestTimeout, session: d.holds, principal: d.cfg.principal}
 	d.mu.Unlock()
 
 	subs, err := d.listen(nc, inbox)
@@ -195,6 +198,7 @@ func (d *Driver) Run(ctx context.Context) error {
 		go d.ackLoop(runCtx)
 		err = d.loop(runCtx, nc, inbox, &subs)
 	}
+	err = refusedCredential(nc, err)
 	stop(err)
 	d.mu.Lock()
 	d.closing = true
@@ -212,7 +216,7 @@ func (d *Driver) Run(ctx context.Context) error {
 	}
 	d.finish()
 	d.mu.Lock()
-	fatal := d.fatal
+	fatal := refusedCredential(nc, d.fatal)
 	d.mu.Unlock()
 	switch {
 	case fatal != nil:
@@ -250,12 +254,21 @@ func (d *Driver) connect() (*nats.Conn, bool, error) {
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond),
 		nats.RetryOnFailedConnect(true),
+		// Replies come on the principal's own inbox subjects, the only
+		// ones its connection may read where connections are authenticated.
+		nats.CustomInboxPrefix(d.subj.Inbox(protocol.KindFramework, d.cfg.principal)),
 		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 			subject := ""
 			if s != nil {
 				subject = s.Subject
 			}
 			logger.Warn("nats error", "subject", subject, "error", err)
+			if errors.Is(err, nats.ErrPermissionViolation) {
+				// The driver uses only its principal's subjects: it was
+				// given a principal its credential is not.
+				d.fail(fmt.Errorf("%w: the cluster refused a subject of principal %q: %v", protocol.ErrUnauthorized,
+					protocol.PrincipalToken(d.cfg.principal), err))
+			}
 		}),
 	}
 	if d.cfg.natsCA != "" {
@@ -266,6 +279,10 @@ func (d *Driver) connect() (*nats.Conn, bool, error) {
 	}
 	if d.cfg.natsCA != "" || d.cfg.natsCert != "" {
 		opts = append(opts, nats.Secure())
+	}
+	if d.cfg.secret != "" {
+		user := protocol.Identity{Kind: protocol.KindFramework, Name: d.cfg.principal}.String()
+		opts = append(opts, nats.UserInfo(user, d.cfg.secret))
 	}
 	nc, err := nats.Connect(strings.Join(urls, ","), opts...)
 	if err != nil {
@@ -295,7 +312,7 @@ func (d *Driver) listen(nc *nats.Conn, inbox chan *nats.Msg) ([]*nats.Subscripti
 }
 
 func (d *Driver) listenEvents(nc *nats.Conn, id protocol.FrameworkID, inbox chan *nats.Msg) (*nats.Subscription, error) {
-	subject, err := d.subj.FrameworkEvents(id)
+	subject, err := d.subj.FrameworkEvents(d.cfg.principal, id)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,12 @@ func (d *Driver) receive(msg *nats.Msg, leaderSubject string) {
 	d.mu.Lock()
 	d.lastBeat = time.Now()
 	d.mu.Unlock()
-	if _, ok := body.(*protocol.HeartbeatEvent); ok {
+	if hb, ok := body.(*protocol.HeartbeatEvent); ok {
+		if hb.FilesToken != "" {
+			d.mu.Lock()
+			d.filesToken = hb.FilesToken
+			d.mu.Unlock()
+		}
 		if msg.Reply != "" {
 			if err := msg.Respond(nil); err != nil {
 				d.logger.Debug("answer heartbeat", "error", err)

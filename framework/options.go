@@ -32,6 +32,7 @@ type config struct {
 	role            string
 	principal       string
 	secret          string
+	user            string
 	failoverTimeout time.Duration
 	frameworkID     protocol.FrameworkID
 	capabilities    []string
@@ -98,15 +99,39 @@ func WithRole(role string) Option {
 	}
 }
 
-// WithPrincipal sets the principal the framework authenticates as. A
-// framework that fails over must keep its principal.
+// WithPrincipal sets the principal the framework authenticates as: 1 to
+// 64 letters, digits, '_' or '-'. A framework that fails over must keep its
+// principal. With WithNATSTLS, the principal the client certificate names
+// is used when none is set.
 func WithPrincipal(principal string) Option {
-	return func(c *config) error { c.principal = principal; return nil }
+	return func(c *config) error {
+		if !protocol.ValidPrincipal(principal) {
+			return fmt.Errorf("%w: principal %q: want 1 to %d letters, digits, '_' or '-'",
+				ErrInvalidSpec, principal, protocol.MaxPrincipalLen)
+		}
+		c.principal = principal
+		return nil
+	}
 }
 
-// WithSecret sets the principal's secret, sent with every call, for masters
-// that authenticate frameworks (`allot master --credentials`). Without it
-// such masters refuse the framework with protocol.ErrUnauthorized.
+// WithUser names the Unix user the framework's tasks run as when a task
+// names none (protocol.CommandInfo.User); the default is the agents' own
+// default task user. The masters' run-as ACLs say which users a principal
+// may name.
+func WithUser(user string) Option {
+	return func(c *config) error {
+		if err := (protocol.SubscribeRequest{Name: "x", Role: "x", User: user}).Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+		}
+		c.user = user
+		return nil
+	}
+}
+
+// WithSecret sets the principal's secret: the driver connects to NATS as
+// the principal ("framework.<principal>") with it, for clusters that
+// authenticate their connections (`allot master --credentials`), which
+// refuse a connection without a valid credential. It needs WithPrincipal.
 func WithSecret(secret string) Option {
 	return func(c *config) error {
 		if len(secret) > protocol.MaxNameLen {

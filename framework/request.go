@@ -24,8 +24,10 @@ type requester struct {
 	// session, when set and not 0, goes with every call
 	// (protocol.SessionHeader).
 	session *atomic.Uint64
-	// token, when set, goes with every call (protocol.TokenHeader).
-	token string
+	// principal is the principal the framework acts as: its calls go on
+	// that principal's subjects, the only ones its NATS connection may
+	// use where the cluster authenticates connections.
+	principal string
 }
 
 // once sends one request on the verb's subject and decodes the reply into
@@ -39,16 +41,17 @@ func (r requester) once(ctx context.Context, verb protocol.FrameworkVerb, body, 
 	if err != nil {
 		return err
 	}
+	subject, err := r.subj.RequestSubject(r.principal, body)
+	if err != nil {
+		return err
+	}
 	actx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	out := &nats.Msg{Subject: r.subj.APIFramework(verb), Data: data}
+	out := &nats.Msg{Subject: subject, Data: data}
 	if r.session != nil {
 		if s := r.session.Load(); s != 0 {
 			setHeader(out, protocol.SessionHeader, protocol.FormatSession(s))
 		}
-	}
-	if r.token != "" {
-		setHeader(out, protocol.TokenHeader, r.token)
 	}
 	msg, err := r.nc.RequestMsgWithContext(actx, out)
 	if err != nil {

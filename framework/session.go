@@ -54,7 +54,7 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 	first := !d.isReady()
 	req := protocol.SubscribeRequest{FrameworkID: id, Name: d.cfg.name, Principal: d.cfg.principal,
 		Role: d.cfg.role, FailoverTimeout: d.cfg.failoverTimeout, Capabilities: d.cfg.capabilities,
-		Suppressed: true, Weight: d.cfg.weight, Session: d.holds.Load(), Instance: d.instance}
+		Suppressed: true, Weight: d.cfg.weight, Session: d.holds.Load(), Instance: d.instance, User: d.cfg.user}
 	if id == "" {
 		req.Nonce = d.nonce
 	}

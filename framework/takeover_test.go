@@ -19,12 +19,27 @@ func rawCall(t *testing.T, c *testcluster.Cluster, verb protocol.FrameworkVerb, 
 	t.Helper()
 	nc := c.Connect("raw-" + string(verb))
 	defer nc.Close()
-	typ, _ := verb.RequestType()
+	return rawCallWith(t, c, nc, "", session, body)
+}
+
+// rawCallOn sends one framework call on nc, on principal's subjects.
+func rawCallOn(t *testing.T, c *testcluster.Cluster, nc *nats.Conn, principal string, body any) error {
+	t.Helper()
+	return rawCallWith(t, c, nc, principal, 0, body)
+}
+
+func rawCallWith(t *testing.T, c *testcluster.Cluster, nc *nats.Conn, principal string, session uint64, body any) error {
+	t.Helper()
+	typ, _ := protocol.TypeOf(body)
 	data, err := protocol.Encode(typ, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := &nats.Msg{Subject: c.Subjects().APIFramework(verb), Data: data}
+	subject, err := c.Subjects().RequestSubject(principal, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := &nats.Msg{Subject: subject, Data: data}
 	if session != 0 {
 		msg.Header = nats.Header{}
 		msg.Header.Set(protocol.SessionHeader, protocol.FormatSession(session))

@@ -53,7 +53,6 @@ func BenchmarkFailover(b *testing.B) {
 // the leader offers them.
 func registerAgents(b *testing.B, c *testcluster.Cluster, nc *nats.Conn, n int) {
 	b.Helper()
-	s := c.Subjects()
 	work := make(chan int)
 	var wg sync.WaitGroup
 	errs := make(chan error, 1)
@@ -63,7 +62,7 @@ func registerAgents(b *testing.B, c *testcluster.Cluster, nc *nats.Conn, n int) 
 			defer wg.Done()
 			for i := range work {
 				var rep protocol.RegisterReply
-				if err := benchRequest(nc, s.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest,
+				if err := benchRequest(nc, bySubject, protocol.MsgRegisterRequest,
 					protocol.RegisterRequest{Hostname: fmt.Sprintf("bench-%d", i), Resources: agentResources(4)}, &rep); err != nil {
 					select {
 					case errs <- err:
@@ -71,7 +70,7 @@ func registerAgents(b *testing.B, c *testcluster.Cluster, nc *nats.Conn, n int) 
 					}
 					return
 				}
-				if err := benchRequest(nc, s.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+				if err := benchRequest(nc, bySubject, protocol.MsgHeartbeatRequest,
 					protocol.HeartbeatRequest{AgentID: rep.AgentID}, nil); err != nil {
 					select {
 					case errs <- err:
@@ -101,19 +100,19 @@ func subscribeForOffers(b *testing.B, c *testcluster.Cluster, nc *nats.Conn) (ch
 	b.Helper()
 	s := c.Subjects()
 	var sub protocol.SubscribeReply
-	if err := benchRequest(nc, s.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
+	if err := benchRequest(nc, bySubject, protocol.MsgSubscribeRequest,
 		protocol.SubscribeRequest{Name: "bench", Role: "eng", FailoverTimeout: time.Hour}, &sub); err != nil {
 		b.Fatal(err)
 	}
 	ch := make(chan *nats.Msg, 1024)
-	subject, _ := s.FrameworkEvents(sub.FrameworkID)
+	subject, _ := s.FrameworkEvents("", sub.FrameworkID)
 	if _, err := nc.ChanSubscribe(subject, ch); err != nil {
 		b.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	if err := benchRequest(nc, s.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	if err := benchRequest(nc, bySubject, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: sub.FrameworkID}, nil); err != nil {
 		b.Fatal(err)
 	}
@@ -152,5 +151,15 @@ func waitOfferNotFrom(b *testing.B, ch chan *nats.Msg, prefix string) string {
 func benchRequest(nc *nats.Conn, subject string, t protocol.MsgType, body, reply any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if subject == bySubject {
+		var err error
+		if subject, err = (protocol.Subjects{}).RequestSubject("", body); err != nil {
+			return err
+		}
+	}
 	return testcluster.Request(ctx, nc, 10*time.Second, subject, t, body, reply)
 }
+
+// bySubject, as benchRequest's subject, is the subject the body calls for
+// as an anonymous client.
+const bySubject = ""

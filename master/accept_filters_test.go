@@ -15,17 +15,16 @@ import (
 func TestMaster_AcceptFilters(t *testing.T) {
 	t.Parallel()
 	m, nc := apiTestMaster(t, nil)
-	subj := protocol.Subjects{Prefix: "allot"}
 	agent := registerTestAgent(t, nc)
 	inbox := &offerInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 
 	task := protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100})
 	launch := func(o protocol.Offer, id protocol.TaskID, filters *protocol.Filters) {
 		t.Helper()
-		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+		httpTestRequest(t, nc, viaBody, protocol.MsgAcceptRequest, protocol.AcceptRequest{
 			FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{o.ID}, Filters: filters,
 			Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
 				TaskID: id, AgentID: agent.AgentID, Resources: task,

@@ -48,3 +48,41 @@ func (l *leader) authorizeRole(r *protocol.SubscribeRequest) error {
 	return fmt.Errorf("%w: principal %q may not subscribe into role %q", protocol.ErrUnauthorized,
 		clipText(r.Principal), clipText(r.Role))
 }
+
+// runAs settles the user each task runs as (its own, else its framework's,
+// else "" for the agent's default task user) and refuses the launch when
+// the framework's principal may not run tasks as that user (Config.RunAsACLs,
+// Mesos's run_tasks ACL).
+func (l *leader) runAs(id protocol.FrameworkID, tasks []protocol.TaskInfo) error {
+	f, ok := l.m.View().Framework(id)
+	if !ok {
+		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
+	}
+	for i := range tasks {
+		u := tasks[i].Command.User
+		if u == "" {
+			u = f.User
+		}
+		if !l.m.cfg.mayRunAs(f.Principal, u) {
+			return fmt.Errorf("%w: principal %q may not run tasks as user %q (task %s)", protocol.ErrUnauthorized,
+				protocol.PrincipalToken(f.Principal), u, tasks[i].TaskID)
+		}
+		tasks[i].Command.User = u
+	}
+	return nil
+}
+
+// mayRunAs reports whether principal may run tasks as user: always for the
+// agents' default task user (""), and without run-as ACLs; otherwise when
+// the principal's list names the user or "*".
+func (c Config) mayRunAs(principal, user string) bool {
+	if user == "" || c.RunAsACLs == nil {
+		return true
+	}
+	for _, u := range c.RunAsACLs[principal] {
+		if u == "*" || u == user {
+			return true
+		}
+	}
+	return false
+}

@@ -11,11 +11,16 @@ import (
 )
 
 // registerAgent admits a new agent with a fresh ID.
-func (l *leader) registerAgent(ctx context.Context, r *protocol.RegisterRequest) (*protocol.RegisterReply, error) {
+func (l *leader) registerAgent(ctx context.Context, principal string, r *protocol.RegisterRequest) (*protocol.RegisterReply, error) {
+	release, err := l.reserveAgent(principal)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	now := time.Now()
 	id := protocol.NewAgentID()
-	_, err := l.apply(ctx, state.CmdRegisterAgent, state.RegisterAgent{
-		AgentID: id, Hostname: r.Hostname, HTTPAddr: r.Addresses.HTTP, Resources: r.Resources,
+	_, err = l.apply(ctx, state.CmdRegisterAgent, state.RegisterAgent{
+		AgentID: id, Principal: principal, Hostname: r.Hostname, HTTPAddr: r.Addresses.HTTP, Resources: r.Resources,
 		Attributes: r.Attributes, Version: r.Version, Time: now.UnixNano(),
 	})
 	if err != nil {
@@ -24,8 +29,9 @@ func (l *leader) registerAgent(ctx context.Context, r *protocol.RegisterRequest)
 	l.mu.Lock()
 	l.joining[id] = offers.AgentInfo{ID: id, Hostname: r.Hostname, Total: r.Resources, Attributes: r.Attributes}
 	l.lastSeen[id] = now
+	l.credentials.add(principal, id)
 	l.mu.Unlock()
-	l.logger.Info("agent registered", "agent_id", id, "hostname", r.Hostname)
+	l.logger.Info("agent registered", "agent_id", id, "hostname", r.Hostname, "principal", principal)
 	l.agentEvent(id, r.Hostname, "active")
 	return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil
 }
@@ -34,10 +40,10 @@ func (l *leader) registerAgent(ctx context.Context, r *protocol.RegisterRequest)
 // reconciling the tasks it reports: tasks it no longer runs are reported to
 // their frameworks, tasks the master gave up on are killed, and launches it
 // has not seen yet are sent again.
-func (l *leader) reregisterAgent(ctx context.Context, r *protocol.ReregisterRequest) (*protocol.RegisterReply, error) {
+func (l *leader) reregisterAgent(ctx context.Context, principal string, r *protocol.ReregisterRequest) (*protocol.RegisterReply, error) {
 	now := time.Now()
 	res, err := l.apply(ctx, state.CmdReregisterAgent, state.ReregisterAgent{
-		AgentID: r.AgentID, Hostname: r.Hostname, HTTPAddr: r.Addresses.HTTP, Resources: r.Resources,
+		AgentID: r.AgentID, Principal: principal, Hostname: r.Hostname, HTTPAddr: r.Addresses.HTTP, Resources: r.Resources,
 		Attributes: r.Attributes, Version: r.Version, Tasks: r.Tasks, Time: now.UnixNano(),
 	})
 	if err != nil {
@@ -57,6 +63,7 @@ func (l *leader) reregisterAgent(ctx context.Context, r *protocol.ReregisterRequ
 			}
 		}
 		l.lastSeen[r.AgentID] = now
+		l.credentials.add(principal, r.AgentID)
 	}
 	l.mu.Unlock()
 	l.sendRescinds(rescinds)
@@ -107,10 +114,6 @@ func (l *leader) heartbeat(id protocol.AgentID) error {
 // whole batch to the agent: each update is safe in Raft or can never apply
 // (its task is gone, say), so the agent may stop resending it either way.
 func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateRequest) (*protocol.StatusUpdateReply, error) {
-	subject, err := l.subj.AgentCmd(r.AgentID)
-	if err != nil {
-		return nil, err
-	}
 	ups := make([]protocol.StatusUpdate, len(r.Updates))
 	for i, u := range r.Updates {
 		u.Status.AgentID = r.AgentID
@@ -150,7 +153,7 @@ func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateReque
 	for i, u := range ups {
 		acks[i] = protocol.StatusAck{FrameworkID: u.Status.FrameworkID, TaskID: u.Status.TaskID, UUID: u.UUID}
 	}
-	l.publish(subject, protocol.MsgAckCommand, protocol.AckCommand{Acks: acks})
+	l.sendAgent(r.AgentID, protocol.MsgAckCommand, protocol.AckCommand{Acks: acks})
 	reply := &protocol.StatusUpdateReply{}
 	for _, e := range ur.Errors {
 		reply.Refused = append(reply.Refused, protocol.Refusal{TaskID: e.Task.TaskID, UUID: e.UUID, Error: protocol.ToWire(e.Err)})
@@ -211,6 +214,9 @@ func (l *leader) agentOut(ctx context.Context, id protocol.AgentID, now time.Tim
 	}
 	l.mu.Lock()
 	delete(l.lastSeen, id)
+	if a, ok := l.m.View().Agent(id); ok {
+		l.credentials.remove(a.Principal, id)
+	}
 	_, joining := l.joining[id]
 	delete(l.joining, id)
 	var rescinds []offers.Rescind

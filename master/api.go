@@ -45,6 +45,11 @@ func (l *leader) dispatch(msg *nats.Msg) {
 	}()
 }
 
+// serve answers one request. Everything that can be decided from the
+// subject and headers (who calls, for which framework or agent, within its
+// rate, in its session, within the size of its request type) is decided
+// before the body is decoded, so a caller that may not make the call costs
+// the master no decoding.
 func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -52,26 +57,33 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 			result, err = nil, fmt.Errorf("%w: request failed", protocol.ErrInternal)
 		}
 	}()
-	kind, verb, ok := l.subj.ParseAPI(msg.Subject)
+	api, ok := l.subj.ParseAPI(msg.Subject)
 	if !ok {
-		return nil, fmt.Errorf("%w: subject %q", protocol.ErrUnknownType, msg.Subject)
+		return nil, fmt.Errorf("%w: subject %q", protocol.ErrUnknownType, clipText(msg.Subject))
 	}
-	var want protocol.MsgType
-	switch kind {
-	case "framework":
-		want, ok = protocol.FrameworkVerb(verb).RequestType()
-	case "agent":
-		want, ok = protocol.AgentVerb(verb).RequestType()
+	want, _ := api.RequestType()
+	c, err := l.identify(api)
+	if err != nil {
+		l.logger.Warn("call refused", "subject", msg.Subject, "error", err)
+		return nil, err
 	}
-	if !ok {
-		return nil, fmt.Errorf("%w: %s verb %q", protocol.ErrUnknownType, kind, verb)
+	if err := l.rateLimit(c); err != nil {
+		l.logger.Debug("call over its rate refused", "subject", msg.Subject, "error", err)
+		return nil, err
+	}
+	if err := l.fence(msg, c); err != nil {
+		l.logger.Info("call from a scheduler that was taken over refused", "subject", msg.Subject, "error", err)
+		return nil, err
+	}
+	if n, limit := len(msg.Data), protocol.MaxRequestSize(want); n > limit {
+		return nil, fmt.Errorf("%w: %s request of %d bytes, limit %d", protocol.ErrTooLarge, api.Verb, n, limit)
 	}
 	env, err := protocol.Decode(msg.Data)
 	if err != nil {
 		return nil, err
 	}
 	if env.Type != want {
-		return nil, fmt.Errorf("%w: %s on the %s subject", protocol.ErrInvalidArgument, env.Type, verb)
+		return nil, fmt.Errorf("%w: %s on the %s subject", protocol.ErrInvalidArgument, env.Type, api.Verb)
 	}
 	body, _ := protocol.NewBody(env.Type)
 	if err := protocol.DecodeBody(env, body); err != nil {
@@ -79,32 +91,19 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 	}
 	if v, ok := body.(validator); ok {
 		if err := v.Validate(); err != nil {
-			if a, ok := body.(*protocol.AcceptRequest); ok {
+			if a, ok := body.(*protocol.AcceptRequest); ok && c.fw != nil && a.FrameworkID == c.fw.ID {
 				l.refuseLaunch(a, err)
 			}
 			return nil, err
 		}
 	}
-	if kind == "framework" {
-		// Neither an unauthenticated nor a fenced scheduler's launch gets
-		// TASK_ERROR updates: they would go to the framework's scheduler.
-		c := l.callerOf(body)
-		if err := l.authenticate(msg, c); err != nil {
-			l.logger.Warn("unauthenticated framework call refused", "subject", msg.Subject, "error", err)
-			return nil, err
-		}
-		if err := l.rateLimit(c); err != nil {
-			l.logger.Debug("framework call over its rate refused", "subject", msg.Subject, "error", err)
-			return nil, err
-		}
-		if err := l.fence(msg, c); err != nil {
-			l.logger.Info("call from a scheduler that was taken over refused", "subject", msg.Subject, "error", err)
-			return nil, err
-		}
+	if err := c.owns(body); err != nil {
+		l.logger.Warn("call refused", "subject", msg.Subject, "error", err)
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
 	defer cancel()
-	result, err = l.handle(ctx, body)
+	result, err = l.handle(ctx, c, body)
 	if err != nil {
 		l.logger.Debug("request refused", "subject", msg.Subject, "error", err)
 	}
@@ -112,7 +111,7 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 }
 
 // handle runs the handler for a decoded, validated request.
-func (l *leader) handle(ctx context.Context, body any) (any, error) {
+func (l *leader) handle(ctx context.Context, c caller, body any) (any, error) {
 	switch r := body.(type) {
 	case *protocol.SubscribeRequest:
 		return l.subscribe(ctx, r)
@@ -135,9 +134,9 @@ func (l *leader) handle(ctx context.Context, body any) (any, error) {
 	case *protocol.DemandRequest:
 		return nil, l.demand(r)
 	case *protocol.RegisterRequest:
-		return l.registerAgent(ctx, r)
+		return l.registerAgent(ctx, c.principal, r)
 	case *protocol.ReregisterRequest:
-		return l.reregisterAgent(ctx, r)
+		return l.reregisterAgent(ctx, c.principal, r)
 	case *protocol.HeartbeatRequest:
 		return nil, l.heartbeat(r.AgentID)
 	case *protocol.StatusUpdateRequest:

@@ -19,13 +19,12 @@ func operatorTestMaster(t *testing.T, token string) (*Master, *nats.Conn) {
 // heartbeats once, which opens its resources to offers.
 func registerTestAgent(t *testing.T, nc *nats.Conn) protocol.RegisterReply {
 	t.Helper()
-	subj := protocol.Subjects{Prefix: "allot"}
 	var agent protocol.RegisterReply
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{
 		Hostname: "host-1", Addresses: protocol.Addresses{HTTP: "127.0.0.1:5051"},
 		Resources: protocol.Scalars(map[string]int64{"cpus": 1000, "mem": 1000}),
 	}, &agent)
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgHeartbeatRequest,
 		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
 	return agent
 }
@@ -36,8 +35,8 @@ func subscribeTestFramework(t *testing.T, nc *nats.Conn, req protocol.SubscribeR
 	t.Helper()
 	subj := protocol.Subjects{Prefix: "allot"}
 	var fw protocol.SubscribeReply
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest, req, &fw)
-	events, err := subj.FrameworkEvents(fw.FrameworkID)
+	httpTestRequest(t, nc, viaBody, protocol.MsgSubscribeRequest, req, &fw)
+	events, err := subj.FrameworkEvents(req.Principal, fw.FrameworkID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +56,10 @@ func subscribeTestFramework(t *testing.T, nc *nats.Conn, req protocol.SubscribeR
 // agent.
 func launchOnFirstOffer(t *testing.T, nc *nats.Conn, fw protocol.FrameworkID, inbox *offerInbox, agent protocol.AgentID, id protocol.TaskID) {
 	t.Helper()
-	subj := protocol.Subjects{Prefix: "allot"}
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw}, nil)
 	offer := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgAcceptRequest, protocol.AcceptRequest{
 		FrameworkID: fw, OfferIDs: []protocol.OfferID{offer.ID},
 		Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
 			TaskID: id, AgentID: agent, Resources: protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100}),

@@ -72,11 +72,7 @@ func (l *leader) pushCoflows(now time.Time) {
 
 func (l *leader) sendCoflowPriorities(pushes []coflowPush) {
 	for _, p := range pushes {
-		subject, err := l.subj.AgentCmd(p.agent)
-		if err != nil {
-			continue
-		}
-		l.publish(subject, protocol.MsgCoflowPrioritiesCommand, p.cmd)
+		l.sendAgent(p.agent, protocol.MsgCoflowPrioritiesCommand, p.cmd)
 	}
 }
 

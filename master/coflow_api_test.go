@@ -62,7 +62,7 @@ func TestMaster_Coflows(t *testing.T) {
 	a1, a2 := registerTestAgent(t, nc).AgentID, registerTestAgent(t, nc).AgentID
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "mr", Principal: "p", Role: "eng"}, func(*nats.Msg) {}).FrameworkID
 	inbox := &priorityInbox{}
-	cmds, err := subj.AgentCmd(a1)
+	cmds, err := subj.AgentCmd("", a1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +76,10 @@ func TestMaster_Coflows(t *testing.T) {
 	}
 
 	register := func(r protocol.CoflowRegisterRequest) error {
-		return apiTestCall(t, nc, subj.APIFramework(protocol.VerbCoflowRegister), protocol.MsgCoflowRegisterRequest, r, nil)
+		return apiTestCall(t, nc, viaBody, protocol.MsgCoflowRegisterRequest, r, nil)
 	}
 	report := func(r protocol.CoflowReportRequest) error {
-		return apiTestCall(t, nc, subj.APIAgent(protocol.VerbCoflowReport), protocol.MsgCoflowReportRequest, r, nil)
+		return apiTestCall(t, nc, viaBody, protocol.MsgCoflowReportRequest, r, nil)
 	}
 	shuffle := []protocol.FlowSpec{{Src: a1, Dst: a2, Transfers: 2}}
 	for _, c := range []struct {

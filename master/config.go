@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/allot-project/allot/coflow"
+	"github.com/allot-project/allot/natsauth"
 	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
 	"github.com/allot-project/allot/raftstore"
@@ -62,17 +63,43 @@ type Config struct {
 	// with it, each framework's SubscribeReply carries the token that reads
 	// its sandboxes on every agent. Empty gives frameworks no token.
 	FilesSecret string
-	// Credentials, principal to secret, turn framework authentication on:
-	// every framework call must then carry its principal's secret
-	// (protocol.TokenHeader), or it is refused with ErrUnauthorized. Empty:
-	// principals are recorded but not checked.
+	// FilesTokenTTL is how long a files token the masters hand out stays
+	// valid (default 24h); connected frameworks get fresh ones with their
+	// heartbeats.
+	FilesTokenTTL time.Duration
+	// Credentials, principal to secret, are the framework principals: a
+	// framework connects to NATS as "framework.<principal>" with its secret
+	// and may then use only its own principal's subjects (package
+	// natsauth, docs/security.md). With any credential configured (here,
+	// AgentCredentials, NATS.MasterSecret or verified client certificates)
+	// the embedded NATS server admits only authenticated connections.
+	// Empty, and no other credential: nobody is authenticated, principals
+	// are what frameworks claim.
 	Credentials map[string]string
+	// AgentCredentials, name to secret, are the agents' credentials: an
+	// agent connects as "agent.<name>" and acts only as the agents it
+	// registered with that credential.
+	AgentCredentials map[string]string
+	// MaxAgentsPerCredential caps the agents one agent credential may
+	// hold registered (active or draining) at once; a registration beyond
+	// it is refused with ErrLimitExceeded. 0: no cap.
+	MaxAgentsPerCredential int
+	// AgentRateLimit bounds the calls the agents of one credential make
+	// (each agent on its own where agents are not authenticated); calls over
+	// it are refused with ErrRateLimited. Zero QPS: no limit.
+	AgentRateLimit RateLimit
 	// RoleACLs, when set, say which roles each principal may subscribe
 	// frameworks into (patterns: "eng/prod", "eng/*" for every role under
 	// eng, "*" for any); a principal not listed may use none, and a
 	// subscribe outside its roles is refused with ErrUnauthorized. Nil:
 	// every principal may use every role.
 	RoleACLs map[string][]string
+	// RunAsACLs, when set, say which Unix users each principal's tasks may
+	// run as ("*" for any; Mesos's run_tasks ACL); a launch as another user
+	// is refused with ErrUnauthorized. Tasks that name no user, of a
+	// framework that names none, run as the agents' default task user and
+	// are always allowed. Nil: any user.
+	RunAsACLs map[string][]string
 	// FrameworkRateLimit bounds the calls each principal's frameworks make
 	// (all of them together); calls over it are refused with
 	// ErrRateLimited. Zero QPS: no limit.
@@ -111,6 +138,13 @@ func DefaultConfig() Config {
 		AgentTimeout:        15 * time.Second,
 		StatusRetryInterval: defaultStatusRetryInterval,
 		RequestTimeout:      10 * time.Second,
+		FilesTokenTTL:       defaultFilesTokenTTL,
+		// One registered agent per credential: each machine has its own
+		// (as Mesos's agent principals); a fleet that shares one raises it.
+		MaxAgentsPerCredential: 1,
+		// Far above what an agent sends (a heartbeat a second and batched
+		// status updates), low enough to bound a runaway or hostile one.
+		AgentRateLimit: RateLimit{QPS: 100, Burst: 1000},
 	}
 }
 
@@ -150,11 +184,14 @@ func (c Config) Validate() error {
 	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.ShareUpdateInterval < 0 || c.StatusRetryInterval < 0 {
 		return fmt.Errorf("%w: negative offer timeout, refuse filter, share update or status retry interval", ErrConfig)
 	}
-	for principal, secret := range c.Credentials {
-		if principal == "" || len(principal) > protocol.MaxNameLen || secret == "" || len(secret) > protocol.MaxNameLen {
-			return fmt.Errorf("%w: credentials: principal %q needs a name and a secret of 1 to %d bytes",
-				ErrConfig, principal, protocol.MaxNameLen)
-		}
+	if err := checkCredentials("credentials", c.Credentials); err != nil {
+		return err
+	}
+	if err := checkCredentials("agent credentials", c.AgentCredentials); err != nil {
+		return err
+	}
+	if c.MaxAgentsPerCredential < 0 || c.AgentRateLimit.QPS < 0 || c.AgentRateLimit.Burst < 0 {
+		return fmt.Errorf("%w: negative agents per credential or agent rate limit", ErrConfig)
 	}
 	for principal, patterns := range c.RoleACLs {
 		for _, p := range patterns {
@@ -169,6 +206,13 @@ func (c Config) Validate() error {
 	if !(c.AgentRemovalLimit >= 0 && c.AgentRemovalLimit <= 1) {
 		return fmt.Errorf("%w: agent removal limit %v: want a fraction from 0 to 1", ErrConfig, c.AgentRemovalLimit)
 	}
+	if c.authenticating() && c.NATS.Embedded() && c.NATS.MasterSecret == "" && !c.NATS.TLS.VerifyClients {
+		return fmt.Errorf("%w: credentials are configured, so the embedded NATS server authenticates every connection: "+
+			"the masters need a master secret (--nats-master-secret) or verified client certificates (--nats-tls-verify)", ErrConfig)
+	}
+	if c.NATS.MasterSecret != "" && len(c.NATS.MasterSecret) > protocol.MaxNameLen {
+		return fmt.Errorf("%w: the master secret is longer than %d bytes", ErrConfig, protocol.MaxNameLen)
+	}
 	if c.AgentTimeout <= c.AgentHeartbeat {
 		return fmt.Errorf("%w: agent timeout %s must exceed the heartbeat %s", ErrConfig, c.AgentTimeout, c.AgentHeartbeat)
 	}
@@ -176,6 +220,58 @@ func (c Config) Validate() error {
 }
 
 func (c Config) subjects() protocol.Subjects { return protocol.Subjects{Prefix: c.SubjectPrefix} }
+
+// defaultFilesTokenTTL is how long files tokens stay valid by default.
+const defaultFilesTokenTTL = 24 * time.Hour
+
+// filesToken is framework id's files token as of now, or "" without a
+// files secret. Its expiry is rounded to the hour, so the token a
+// framework holds changes once an hour rather than with every heartbeat.
+func (c Config) filesToken(id protocol.FrameworkID, now time.Time) string {
+	if c.FilesSecret == "" {
+		return ""
+	}
+	ttl := c.FilesTokenTTL
+	if ttl <= 0 {
+		ttl = defaultFilesTokenTTL
+	}
+	return protocol.FrameworkFilesToken(c.FilesSecret, id, now.Add(ttl).Truncate(time.Hour).Add(time.Hour))
+}
+
+// checkCredentials checks a name → secret file's entries: names that can
+// stand in a subject (protocol.ValidPrincipal) and are not the anonymous
+// principal, secrets of 1 to MaxNameLen bytes.
+func checkCredentials(what string, creds map[string]string) error {
+	for name, secret := range creds {
+		if !protocol.ValidPrincipal(name) || name == protocol.AnonymousPrincipal {
+			return fmt.Errorf("%w: %s: %q is not a principal name (1 to %d letters, digits, '_' or '-', not %q)",
+				ErrConfig, what, name, protocol.MaxPrincipalLen, protocol.AnonymousPrincipal)
+		}
+		if secret == "" || len(secret) > protocol.MaxNameLen {
+			return fmt.Errorf("%w: %s: principal %q needs a secret of 1 to %d bytes", ErrConfig, what, name, protocol.MaxNameLen)
+		}
+	}
+	return nil
+}
+
+// authenticating reports whether the cluster authenticates its NATS
+// connections: some credential is configured.
+func (c Config) authenticating() bool {
+	return len(c.Credentials) > 0 || len(c.AgentCredentials) > 0 || c.NATS.MasterSecret != "" || c.NATS.TLS.VerifyClients
+}
+
+// natsAuth is what the embedded NATS server authenticates with.
+func (c Config) natsAuth() natsauth.Config {
+	return natsauth.Config{
+		Subjects:      c.subjects(),
+		MasterSecret:  c.NATS.MasterSecret,
+		Frameworks:    c.Credentials,
+		Agents:        c.AgentCredentials,
+		OperatorToken: c.OperatorToken,
+		Certificates:  c.NATS.TLS.VerifyClients,
+		Logger:        c.Logger,
+	}
+}
 
 // defaultStatusRetryInterval is Mesos's first status update retry.
 const defaultStatusRetryInterval = 10 * time.Second

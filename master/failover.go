@@ -65,7 +65,7 @@ func (l *leader) checkFrameworks(now time.Time) {
 
 // listening reports whether anything is subscribed to a framework's events.
 func (l *leader) listening(id protocol.FrameworkID) bool {
-	msg, err := l.frameworkMsg(id, protocol.MsgHeartbeatEvent, protocol.HeartbeatEvent{})
+	msg, err := l.frameworkMsg(id, protocol.MsgHeartbeatEvent, protocol.HeartbeatEvent{FilesToken: l.m.cfg.filesToken(id, time.Now())})
 	if err != nil {
 		return false
 	}

@@ -21,9 +21,9 @@ func TestFailover_FrameworkTimeout(t *testing.T) {
 	subscribe := func(id protocol.FrameworkID, failover time.Duration) (protocol.FrameworkID, *nats.Subscription) {
 		t.Helper()
 		var rep protocol.SubscribeReply
-		httpTestRequest(t, nc, s.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
+		httpTestRequest(t, nc, viaBody, protocol.MsgSubscribeRequest,
 			protocol.SubscribeRequest{FrameworkID: id, Name: "f", Role: "eng", FailoverTimeout: failover}, &rep)
-		subject, _ := s.FrameworkEvents(rep.FrameworkID)
+		subject, _ := s.FrameworkEvents("", rep.FrameworkID)
 		sub, err := nc.SubscribeSync(subject)
 		if err != nil {
 			t.Fatal(err)

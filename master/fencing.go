@@ -17,7 +17,12 @@ import (
 // frameworkMsg builds a message for a framework's event subject, stamped
 // with the framework's session (none once the framework is gone).
 func (l *leader) frameworkMsg(id protocol.FrameworkID, t protocol.MsgType, body any) (*nats.Msg, error) {
-	subject, err := l.subj.FrameworkEvents(id)
+	f, known := l.m.View().Framework(id)
+	principal := ""
+	if known {
+		principal = f.Principal
+	}
+	subject, err := l.subj.FrameworkEvents(principal, id)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +31,7 @@ func (l *leader) frameworkMsg(id protocol.FrameworkID, t protocol.MsgType, body 
 		return nil, err
 	}
 	msg := &nats.Msg{Subject: subject, Data: data}
-	if f, ok := l.m.View().Framework(id); ok && f.Session != 0 {
+	if known && f.Session != 0 {
 		msg.Header = nats.Header{}
 		msg.Header.Set(protocol.SessionHeader, protocol.FormatSession(f.Session))
 	}

@@ -19,7 +19,11 @@ func frameworkCall(t *testing.T, nc *nats.Conn, verb protocol.FrameworkVerb, h n
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := &nats.Msg{Subject: protocol.Subjects{Prefix: "allot"}.APIFramework(verb), Data: data}
+	subject, err := protocol.Subjects{Prefix: "allot"}.RequestSubject(testPrincipal(body), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := &nats.Msg{Subject: subject, Data: data}
 	if len(h) > 0 {
 		msg.Header = h
 	}
@@ -27,7 +31,13 @@ func frameworkCall(t *testing.T, nc *nats.Conn, verb protocol.FrameworkVerb, h n
 	if err != nil {
 		t.Fatal(err)
 	}
-	return protocol.DecodeReply(reply.Data, into)
+	err = protocol.DecodeReply(reply.Data, into)
+	if r, ok := into.(*protocol.SubscribeReply); ok && err == nil {
+		if sr, ok := body.(protocol.SubscribeRequest); ok {
+			testPrincipals.Store(r.FrameworkID, sr.Principal)
+		}
+	}
+	return err
 }
 
 // TestFencing_sessions: a framework's first scheduler holds session 1, and
@@ -54,7 +64,7 @@ func TestFencing_sessions(t *testing.T) {
 		t.Fatalf("first subscribe: session %d, want 1", first.Session)
 	}
 	id := first.FrameworkID
-	events, err := s.FrameworkEvents(id)
+	events, err := s.FrameworkEvents("", id)
 	if err != nil {
 		t.Fatal(err)
 	}

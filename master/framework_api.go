@@ -40,7 +40,7 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	res, err := l.apply(ctx, state.CmdRegisterFramework, state.RegisterFramework{
 		ID: id, Name: r.Name, Principal: r.Principal, Role: r.Role, Weight: r.Weight,
 		FailoverTimeout: r.FailoverTimeout, Capabilities: r.Capabilities, Suppressed: r.Suppressed,
-		Resubscribe: resubscribe, Nonce: r.Nonce, Session: r.Session, Instance: r.Instance, Time: now,
+		Resubscribe: resubscribe, Nonce: r.Nonce, Session: r.Session, Instance: r.Instance, User: r.User, Time: now,
 	})
 	if err != nil {
 		return nil, err
@@ -98,9 +98,7 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	l.resendUnacked(id)
 	reply := &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.m.ID(), HeartbeatInterval: l.m.cfg.AgentHeartbeat,
 		Session: f.Session}
-	if l.m.cfg.FilesSecret != "" {
-		reply.FilesToken = protocol.FrameworkFilesToken(l.m.cfg.FilesSecret, id)
-	}
+	reply.FilesToken = l.m.cfg.filesToken(id, time.Now())
 	return reply, nil
 }
 
@@ -161,9 +159,7 @@ func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
 		for _, t := range removed.Tasks {
 			if !t.Terminal() && !agents[t.AgentID] {
 				agents[t.AgentID] = true
-				if subject, err := l.subj.AgentCmd(t.AgentID); err == nil {
-					l.publish(subject, protocol.MsgShutdownFrameworkCommand, protocol.ShutdownFrameworkCommand{FrameworkID: id})
-				}
+				l.sendAgent(t.AgentID, protocol.MsgShutdownFrameworkCommand, protocol.ShutdownFrameworkCommand{FrameworkID: id})
 			}
 		}
 	}
@@ -202,6 +198,10 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 	}
 	if len(tasks) == 0 {
 		return l.decline(&protocol.DeclineRequest{FrameworkID: r.FrameworkID, OfferIDs: r.OfferIDs, Filters: r.Filters})
+	}
+	if err := l.runAs(r.FrameworkID, tasks); err != nil {
+		l.refuseLaunch(r, err)
+		return err
 	}
 	resources := make([]protocol.Resources, len(tasks))
 	for i, t := range tasks {
@@ -347,11 +347,7 @@ func (l *leader) kill(r *protocol.KillRequest) error {
 }
 
 func (l *leader) sendKill(agent protocol.AgentID, fw protocol.FrameworkID, task protocol.TaskID, grace time.Duration) {
-	subject, err := l.subj.AgentCmd(agent)
-	if err != nil {
-		return
-	}
-	l.publish(subject, protocol.MsgKillCommand, protocol.KillCommand{FrameworkID: fw, TaskID: task, GracePeriod: grace})
+	l.sendAgent(agent, protocol.MsgKillCommand, protocol.KillCommand{FrameworkID: fw, TaskID: task, GracePeriod: grace})
 }
 
 // reconcile sends the latest known status of the named tasks (explicit),

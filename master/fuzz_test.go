@@ -12,16 +12,34 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// apiVerbs are every subject the leader serves, plus one it does not.
-func apiVerbs(s protocol.Subjects) []string {
+// apiVerbs are every subject the leader serves, for framework fw and
+// agent ag (a new framework's subscribe, a new agent's register), plus one
+// it does not serve.
+func apiVerbs(t testing.TB, s protocol.Subjects, fw protocol.FrameworkID, ag protocol.AgentID) []string {
 	var out []string
 	for _, v := range protocol.FrameworkVerbs() {
-		out = append(out, s.APIFramework(v))
+		id := fw
+		if v == protocol.VerbSubscribe {
+			id = ""
+		}
+		subject, err := s.APIFramework("", id, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, subject)
 	}
 	for _, v := range protocol.AgentVerbs() {
-		out = append(out, s.APIAgent(v))
+		id := ag
+		if v == protocol.VerbRegister {
+			id = ""
+		}
+		subject, err := s.APIAgent("", id, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, subject)
 	}
-	return append(out, "allot.api.framework.nonsense")
+	return append(out, "allot.api.framework.anonymous.new.nonsense")
 }
 
 // checkReply asserts the master answered with a well-formed reply whose
@@ -43,7 +61,22 @@ func checkReply(t *testing.T, msg *nats.Msg, err error) error {
 // the master must keep serving.
 func FuzzAPI(f *testing.F) {
 	s := protocol.Subjects{Prefix: "allot"}
-	verbs := apiVerbs(s)
+	// The fuzz harness forbids f.Log while fuzzing; the master logs from
+	// its own goroutines, so it gets a discarding logger.
+	m, nc := apiTestMaster(f, func(cfg *Config) { cfg.Logger = hclog.NewNullLogger() })
+	// A framework and an agent the subjects name, so requests get past
+	// the checks of who calls to the decoder and the handlers.
+	var sub protocol.SubscribeReply
+	if err := apiTestCall(f, nc, viaBody, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{Name: "fuzz", Role: "eng"}, &sub); err != nil {
+		f.Fatal(err)
+	}
+	var reg protocol.RegisterReply
+	if err := apiTestCall(f, nc, viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{Hostname: "h",
+		Resources: protocol.Scalars(map[string]int64{"cpus": 1000})}, &reg); err != nil {
+		f.Fatal(err)
+	}
+	fw, ag := sub.FrameworkID, reg.AgentID
+	verbs := apiVerbs(f, s, fw, ag)
 	seed := func(verb int, t protocol.MsgType, body any) {
 		data, err := protocol.Encode(t, body)
 		if err != nil {
@@ -55,39 +88,34 @@ func FuzzAPI(f *testing.F) {
 	f.Add(byte(1), []byte{0xc1})
 	f.Add(byte(2), []byte{0x93, 0x01, 0x03, 0xdd, 0xff, 0xff, 0xff, 0xff})
 	seed(0, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{Name: "fuzz", Role: "eng"})
-	seed(2, protocol.MsgAcceptRequest, protocol.AcceptRequest{FrameworkID: "fw-forged", OfferIDs: []protocol.OfferID{"of-x"}})
-	seed(3, protocol.MsgDeclineRequest, protocol.DeclineRequest{FrameworkID: "fw-forged", OfferIDs: []protocol.OfferID{"of-x"}})
+	seed(2, protocol.MsgAcceptRequest, protocol.AcceptRequest{FrameworkID: fw, OfferIDs: []protocol.OfferID{"of-x"}})
+	seed(3, protocol.MsgDeclineRequest, protocol.DeclineRequest{FrameworkID: fw, OfferIDs: []protocol.OfferID{"of-x"}})
 	seed(11, protocol.MsgRegisterRequest, protocol.RegisterRequest{Hostname: "h",
 		Resources: protocol.Scalars(map[string]int64{"cpus": 1000})})
-	seed(13, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: "ag-forged"})
-	seed(14, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{AgentID: "ag-forged",
+	seed(13, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: ag})
+	seed(14, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{AgentID: ag,
 		Updates: []protocol.StatusUpdate{{UUID: "u1", Status: protocol.TaskStatus{TaskID: "t", FrameworkID: "fw-x", State: protocol.TaskRunning}}}})
 	seed(5, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{Name: "wrong type for the revive subject", Role: "eng"})
-	// A well-formed request with forged IDs for every other handler, so
-	// each one is reached, not only the decoder.
-	forged := protocol.FrameworkID("fw-forged")
-	seed(1, protocol.MsgTeardownRequest, protocol.TeardownRequest{FrameworkID: forged})
-	seed(4, protocol.MsgSuppressRequest, protocol.SuppressRequest{FrameworkID: forged})
-	seed(5, protocol.MsgReviveRequest, protocol.ReviveRequest{FrameworkID: forged})
-	seed(6, protocol.MsgKillRequest, protocol.KillRequest{FrameworkID: forged, TaskID: "t-x"})
-	seed(7, protocol.MsgReconcileRequest, protocol.ReconcileRequest{FrameworkID: forged,
+	// A well-formed request for every other handler, so each one is
+	// reached, not only the decoder; and one naming another framework.
+	seed(1, protocol.MsgTeardownRequest, protocol.TeardownRequest{FrameworkID: "fw-forged"})
+	seed(4, protocol.MsgSuppressRequest, protocol.SuppressRequest{FrameworkID: fw})
+	seed(5, protocol.MsgReviveRequest, protocol.ReviveRequest{FrameworkID: fw})
+	seed(6, protocol.MsgKillRequest, protocol.KillRequest{FrameworkID: fw, TaskID: "t-x"})
+	seed(7, protocol.MsgReconcileRequest, protocol.ReconcileRequest{FrameworkID: fw,
 		Tasks: []protocol.ReconcileTask{{TaskID: "t-x", AgentID: "ag-x"}}})
-	seed(8, protocol.MsgAcknowledgeRequest, protocol.AcknowledgeRequest{FrameworkID: forged,
+	seed(8, protocol.MsgAcknowledgeRequest, protocol.AcknowledgeRequest{FrameworkID: fw,
 		Acks: []protocol.Acknowledgement{{TaskID: "t-x", UUID: "u-x"}}})
-	seed(9, protocol.MsgDemandRequest, protocol.DemandRequest{FrameworkID: forged,
+	seed(9, protocol.MsgDemandRequest, protocol.DemandRequest{FrameworkID: fw,
 		Demand: []protocol.TaskShape{{Resources: protocol.Scalars(map[string]int64{"cpus": 10}), Count: 3}}})
-	seed(10, protocol.MsgCoflowRegisterRequest, protocol.CoflowRegisterRequest{FrameworkID: forged, CoflowID: "c",
+	seed(10, protocol.MsgCoflowRegisterRequest, protocol.CoflowRegisterRequest{FrameworkID: fw, CoflowID: "c",
 		Flows: []protocol.FlowSpec{{Src: "ag-x", Dst: "ag-y", Bytes: 1}}})
-	seed(12, protocol.MsgReregisterRequest, protocol.ReregisterRequest{AgentID: "ag-forged", Hostname: "h",
+	seed(12, protocol.MsgReregisterRequest, protocol.ReregisterRequest{AgentID: ag, Hostname: "h",
 		Resources: protocol.Scalars(map[string]int64{"cpus": 1000}),
-		Tasks:     []protocol.TaskStatus{{TaskID: "t", FrameworkID: forged, State: protocol.TaskRunning}}})
-	seed(15, protocol.MsgCoflowReportRequest, protocol.CoflowReportRequest{AgentID: "ag-forged",
-		Flows: []protocol.FlowProgress{{FrameworkID: forged, CoflowID: "c", Src: "ag-x", Dst: "ag-y", BytesSent: 1, Transfers: 1}}})
-	seed(16, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: "ag-forged"})
-
-	// The fuzz harness forbids f.Log while fuzzing; the master logs from
-	// its own goroutines, so it gets a discarding logger.
-	m, nc := apiTestMaster(f, func(cfg *Config) { cfg.Logger = hclog.NewNullLogger() })
+		Tasks:     []protocol.TaskStatus{{TaskID: "t", FrameworkID: fw, State: protocol.TaskRunning}}})
+	seed(15, protocol.MsgCoflowReportRequest, protocol.CoflowReportRequest{AgentID: ag,
+		Flows: []protocol.FlowProgress{{FrameworkID: fw, CoflowID: "c", Src: "ag-x", Dst: "ag-y", BytesSent: 1, Transfers: 1}}})
+	seed(16, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: ag})
 	f.Fuzz(func(t *testing.T, verb byte, payload []byte) {
 		subject := verbs[int(verb)%len(verbs)]
 		msg, err := nc.Request(subject, payload, 5*time.Second)
@@ -107,39 +135,31 @@ func TestAPI_BadInput(t *testing.T) {
 	s := protocol.Subjects{Prefix: "allot"}
 	call := func(subject string, typ protocol.MsgType, body, reply any) error {
 		t.Helper()
-		data, err := protocol.Encode(typ, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, err := nc.Request(subject, data, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return protocol.DecodeReply(msg.Data, reply)
+		return apiTestCall(t, nc, subject, typ, body, reply)
 	}
 	var reg protocol.RegisterReply
-	if err := call(s.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
+	if err := call(viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{
 		Hostname: "a1", Resources: protocol.Scalars(map[string]int64{"cpus": 2000, "mem": 1024}),
 	}, &reg); err != nil {
 		t.Fatal(err)
 	}
 	// An agent's resources are offered from its first heartbeat.
-	if err := call(s.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+	if err := call(viaBody, protocol.MsgHeartbeatRequest,
 		protocol.HeartbeatRequest{AgentID: reg.AgentID}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var sub protocol.SubscribeReply
-	if err := call(s.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
+	if err := call(viaBody, protocol.MsgSubscribeRequest,
 		protocol.SubscribeRequest{Name: "f", Role: "eng"}, &sub); err != nil {
 		t.Fatal(err)
 	}
 	events := make(chan *nats.Msg, 256)
-	evSubject, _ := s.FrameworkEvents(sub.FrameworkID)
+	evSubject, _ := s.FrameworkEvents("", sub.FrameworkID)
 	if _, err := nc.ChanSubscribe(evSubject, events); err != nil {
 		t.Fatal(err)
 	}
 	// Offers start with the first request after subscribing.
-	if err := call(s.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	if err := call(viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: sub.FrameworkID}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +185,7 @@ func TestAPI_BadInput(t *testing.T) {
 			Command:   protocol.CommandInfo{Shell: true, Value: "true"}}
 	}
 	accept := func(fw protocol.FrameworkID, ids []protocol.OfferID, tasks ...protocol.TaskInfo) error {
-		return call(s.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+		return call(viaBody, protocol.MsgAcceptRequest, protocol.AcceptRequest{
 			FrameworkID: fw, OfferIDs: ids,
 			Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: tasks}},
 		}, nil)
@@ -178,9 +198,9 @@ func TestAPI_BadInput(t *testing.T) {
 		{"unknown framework", accept("fw-forged", []protocol.OfferID{offer.ID}, task("t0", 100)), protocol.ErrUnknownFramework},
 		{"unknown offer", accept(sub.FrameworkID, []protocol.OfferID{"of-forged"}, task("t1", 100)), protocol.ErrUnknownOffer},
 		{"beyond the offer", accept(sub.FrameworkID, []protocol.OfferID{offer.ID}, task("t2", 1_000_000)), protocol.ErrInsufficient},
-		{"heartbeat from a forged agent", call(s.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+		{"heartbeat from a forged agent", call(viaBody, protocol.MsgHeartbeatRequest,
 			protocol.HeartbeatRequest{AgentID: "ag-forged"}, nil), protocol.ErrUnknownAgent},
-		{"decline for another framework", call(s.APIFramework(protocol.VerbDecline), protocol.MsgDeclineRequest,
+		{"decline for another framework", call(viaBody, protocol.MsgDeclineRequest,
 			protocol.DeclineRequest{FrameworkID: "fw-other", OfferIDs: []protocol.OfferID{offer.ID}}, nil), protocol.ErrUnknownFramework},
 	}
 	for _, tc := range cases {
@@ -240,7 +260,8 @@ func TestAPI_BadInput(t *testing.T) {
 		t.Errorf("got TASK_ERROR reasons %v, want %v", got, want)
 	}
 	big := make([]byte, protocol.MaxMessageSize+1)
-	msg, err := nc.Request(s.APIAgent(protocol.VerbRegister), big, 5*time.Second)
+	register, _ := s.APIAgent("", "", protocol.VerbRegister)
+	msg, err := nc.Request(register, big, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

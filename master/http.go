@@ -17,11 +17,12 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// The operator HTTP API (DESIGN.md; issue 3 item 4):
+// The operator HTTP API:
 //
 //	GET /healthz     200 "ok" while this master's NATS connection and Raft node are up.
 //	GET /v1/leader   who leads, answered by every master itself (api.Leader).
-//	GET /v1/state    the cluster's state (api.State); served by the leader only: a
+//	GET /v1/state    the cluster's state (api.State), as far as the reader may see it
+//	                 (http_viewer.go); served by the leader only: a
 //	                 follower redirects (307) to the leader's HTTP address, or answers
 //	                 503 when it does not know it.
 //	GET /metrics     this master's Prometheus metrics (metrics.go).
@@ -32,6 +33,7 @@ import (
 //	                 a role's weight and quota limit (http_roles.go).
 //	GET /v1/frameworks/{id}/explain
 //	                 why a framework is or is not offered resources (http_explain.go).
+//	GET /v1/coflows  the coflows the leader schedules (http_coflows.go).
 //	GET /v1/frameworks/{id}/files-token
 //	                 the token that reads a framework's sandboxes (http_files.go).
 //	GET /ui/         the web UI (ui.go); GET / redirects to it.
@@ -187,17 +189,17 @@ func (m *Master) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", m.serveHealthz)
 	mux.HandleFunc("GET /v1/leader", m.serveLeader)
-	mux.HandleFunc("GET /v1/state", m.leaderOnly(m.serveState))
+	mux.HandleFunc("GET /v1/state", m.viewingLeader(m.serveState))
 	mux.Handle("GET /metrics", m.metrics.handler())
-	mux.HandleFunc("GET /v1/events", m.serveEvents)
+	mux.HandleFunc("GET /v1/events", m.viewing(m.serveEvents))
 	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(true))))
 	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(false))))
 	mux.HandleFunc("POST /v1/agents/{id}/gone", m.operatorOnly(m.leaderOnly(m.serveAgentGone)))
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
-	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.leaderOnly(m.serveExplain))
-	mux.HandleFunc("GET /v1/coflows", m.leaderOnly(m.serveCoflows))
+	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.viewingLeader(m.serveExplain))
+	mux.HandleFunc("GET /v1/coflows", m.viewingLeader(m.serveCoflows))
 	mux.HandleFunc("GET /v1/frameworks/{id}/files-token", m.operatorOnly(m.serveFilesToken))
-	mux.HandleFunc("GET /ui/", m.leaderOnly(m.serveUI))
+	mux.HandleFunc("GET /ui/", m.viewingLeader(m.serveUI))
 	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
 	mux.HandleFunc("GET /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotSave)))
 	mux.HandleFunc("PUT /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotRestore)))
@@ -271,9 +273,10 @@ func (m *Master) leaderOnly(h func(http.ResponseWriter, *http.Request, *leader))
 	}
 }
 
-// serveState renders the replicated state and the leader's allocator state.
-func (m *Master) serveState(w http.ResponseWriter, _ *http.Request, l *leader) {
-	writeJSON(w, http.StatusOK, m.currentState(l))
+// serveState renders the replicated state and the leader's allocator state,
+// as far as the viewer may see it.
+func (m *Master) serveState(w http.ResponseWriter, _ *http.Request, l *leader, v viewer) {
+	writeJSON(w, http.StatusOK, filterState(m.currentState(l), v))
 }
 
 // currentState is the replicated state with the leader's allocator state.

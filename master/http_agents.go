@@ -2,10 +2,8 @@ package master
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/master/state"
@@ -26,13 +24,10 @@ import (
 // or when it carries the token.
 func (m *Master) operatorOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if want := m.cfg.OperatorToken; want != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="allot"`)
-				writeJSON(w, http.StatusUnauthorized, api.Error{Error: "this action needs the operator token"})
-				return
-			}
+		if !m.isOperator(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="allot"`)
+			writeJSON(w, http.StatusUnauthorized, api.Error{Error: "this action needs the operator token"})
+			return
 		}
 		h(w, r)
 	}

@@ -65,7 +65,7 @@ func TestMaster_DrainAgent(t *testing.T) {
 	agent := registerTestAgent(t, nc)
 	inbox := &eventInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng"}, inbox.receive)
-	httpTestRequest(t, nc, protocol.Subjects{Prefix: "allot"}.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 	offered := func() (protocol.Offer, error) {
 		inbox.mu.Lock()

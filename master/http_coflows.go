@@ -8,8 +8,8 @@ import (
 
 // GET /v1/coflows lists the coflows the leader schedules (api.Coflows).
 // Coflow state lives in the leader's memory; followers redirect.
-func (m *Master) serveCoflows(w http.ResponseWriter, _ *http.Request, l *leader) {
-	writeJSON(w, http.StatusOK, l.coflowsJSON())
+func (m *Master) serveCoflows(w http.ResponseWriter, _ *http.Request, l *leader, v viewer) {
+	writeJSON(w, http.StatusOK, m.filterCoflows(l.coflowsJSON(), v))
 }
 
 // Coflows returns the coflows this master schedules, and false when it

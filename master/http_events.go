@@ -19,7 +19,7 @@ import (
 // the stream is cut, and the client reconnects.
 const eventStreamBuffer = 1024
 
-func (m *Master) serveEvents(w http.ResponseWriter, r *http.Request) {
+func (m *Master) serveEvents(w http.ResponseWriter, r *http.Request, v viewer) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "streaming unsupported"})
@@ -51,7 +51,7 @@ func (m *Master) serveEvents(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			var ev protocol.ClusterEvent
-			if protocol.DecodeBody(env, &ev) != nil {
+			if protocol.DecodeBody(env, &ev) != nil || !m.seesEvent(v, ev) {
 				continue
 			}
 			if enc.Encode(ev) != nil {

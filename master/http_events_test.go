@@ -82,7 +82,7 @@ func TestMaster_EventStream(t *testing.T) {
 	if ev.Framework.State != "subscribed" || ev.Framework.Name != "stream" || ev.Framework.Role != "eng" {
 		t.Fatalf("framework event: %+v", ev.Framework)
 	}
-	httpTestRequest(t, nc, protocol.Subjects{Prefix: "allot"}.APIFramework(protocol.VerbTeardown), protocol.MsgTeardownRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgTeardownRequest,
 		protocol.TeardownRequest{FrameworkID: fw.FrameworkID}, nil)
 	wait("framework removed", func(ev protocol.ClusterEvent) bool {
 		return ev.Type == protocol.ClusterEventFramework && ev.Framework != nil &&

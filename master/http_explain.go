@@ -15,10 +15,15 @@ import (
 // per task shape, how many agents could take a task now and why the others
 // cannot. The leader serves it from its allocator; followers redirect.
 
-func (m *Master) serveExplain(w http.ResponseWriter, r *http.Request, l *leader) {
+func (m *Master) serveExplain(w http.ResponseWriter, r *http.Request, l *leader, v viewer) {
 	id := protocol.FrameworkID(r.PathValue("id"))
 	if !protocol.ValidID(string(id)) {
 		writeJSON(w, http.StatusBadRequest, api.Error{Error: "not a framework id"})
+		return
+	}
+	if !m.seesFramework(v, id) {
+		// Another principal's framework is as unknown as a missing one.
+		writeJSON(w, http.StatusNotFound, api.Error{Error: "unknown framework " + string(id)})
 		return
 	}
 	l.mu.Lock()

@@ -2,6 +2,7 @@ package master
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
@@ -23,5 +24,5 @@ func (m *Master) serveFilesToken(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusConflict, api.Error{Error: "the masters have no --files-secret: frameworks' sandboxes are readable only with each agent's own token"})
 		return
 	}
-	writeJSON(w, http.StatusOK, api.FilesToken{FrameworkID: id, Token: protocol.FrameworkFilesToken(m.cfg.FilesSecret, id)})
+	writeJSON(w, http.StatusOK, api.FilesToken{FrameworkID: id, Token: m.cfg.filesToken(id, time.Now())})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
@@ -20,8 +21,15 @@ func TestMaster_FilesToken(t *testing.T) {
 	}
 	code, body := get("/v1/frameworks/fw-1/files-token", "op")
 	var got api.FilesToken
-	if err := json.Unmarshal(body, &got); code != http.StatusOK || err != nil || got.Token != protocol.FrameworkFilesToken("files", "fw-1") {
+	if err := json.Unmarshal(body, &got); code != http.StatusOK || err != nil {
 		t.Fatalf("files token: %d %s", code, body)
+	}
+	// It reads for about a day (the default), and not for two.
+	if id, ok := protocol.CheckFrameworkFilesToken("files", got.Token, time.Now().Add(23*time.Hour)); !ok || id != "fw-1" {
+		t.Fatalf("files token %q: not valid for fw-1 in 23 hours", got.Token)
+	}
+	if _, ok := protocol.CheckFrameworkFilesToken("files", got.Token, time.Now().Add(26*time.Hour)); ok {
+		t.Fatalf("files token %q: still valid in 26 hours", got.Token)
 	}
 	if code, _ := get("/v1/frameworks/fw-1/files-token", ""); code != http.StatusUnauthorized {
 		t.Fatalf("without the operator token: %d, want 401", code)

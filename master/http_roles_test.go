@@ -64,8 +64,7 @@ func TestMaster_SetRoleLimit(t *testing.T) {
 	registerTestAgent(t, nc) // 1 CPU
 	inbox := &offerInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng/batch", Suppressed: true}, inbox.receive)
-	subj := protocol.Subjects{Prefix: "allot"}
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 	o := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
 	if c := o.Resources.Scalar("cpus"); c != 300 {
@@ -98,7 +97,7 @@ func TestMaster_SetRoleGuarantee(t *testing.T) {
 	registerTestAgent(t, nc) // 1 CPU
 	inbox := &offerInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "ops", Suppressed: true}, inbox.receive)
-	httpTestRequest(t, nc, protocol.Subjects{Prefix: "allot"}.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 	o := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
 	if c := o.Resources.Scalar("cpus"); c != 400 {
@@ -132,7 +131,7 @@ func TestMaster_SetRoleOfferConstraints(t *testing.T) {
 	}
 	registerTestAgent(t, nc) // no pool attribute
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "ml/train"}, func(*nats.Msg) {})
-	httpTestRequest(t, nc, protocol.Subjects{Prefix: "allot"}.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 	offers := func() (int, error) {
 		code, _, body := httpTestGet(t, base+"/v1/frameworks/"+string(fw.FrameworkID)+"/explain")

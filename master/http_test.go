@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,7 +100,9 @@ func apiTestMaster(t testing.TB, modify func(*Config)) (*Master, *nats.Conn) {
 	}
 	m := runHTTPTestMaster(t, cfg)
 	httpTestWaitLeader(t, m)
-	nc, err := nats.Connect(m.NATSURL())
+	// With a master's rights where the server authenticates: the tests
+	// play every part.
+	nc, err := nats.Connect(m.NATSURL(), cfg.NATS.clientOptions("test")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,18 +176,52 @@ func httpTestRequest(t *testing.T, nc *nats.Conn, subject string, typ protocol.M
 	}
 }
 
+// viaBody, as a test request's subject, is the subject the body calls
+// for: its type's verb, for the framework or agent it names, as the
+// principal a subscribe names or the framework subscribed with
+// (testPrincipals), anonymous otherwise.
+const viaBody = ""
+
+// testPrincipals remembers the principal each framework subscribed with
+// through apiTestCall, so that later calls for it go on its subjects.
+var testPrincipals sync.Map // protocol.FrameworkID → string
+
+// testPrincipal is the principal a test call acts as.
+func testPrincipal(body any) string {
+	switch r := body.(type) {
+	case protocol.SubscribeRequest:
+		return r.Principal
+	case protocol.FrameworkCall:
+		if p, ok := testPrincipals.Load(r.ForFramework()); ok {
+			return p.(string)
+		}
+	}
+	return ""
+}
+
 // apiTestCall sends one request and returns the reply's typed error.
-func apiTestCall(t *testing.T, nc *nats.Conn, subject string, typ protocol.MsgType, body, reply any) error {
+func apiTestCall(t testing.TB, nc *nats.Conn, subject string, typ protocol.MsgType, body, reply any) error {
 	t.Helper()
 	data, err := protocol.Encode(typ, body)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if subject == viaBody {
+		if subject, err = (protocol.Subjects{}).RequestSubject(testPrincipal(body), body); err != nil {
+			t.Fatal(err)
+		}
+	}
 	msg, err := nc.Request(subject, data, 5*time.Second)
 	if err != nil {
 		t.Fatalf("request %s: %v", subject, err)
 	}
-	return protocol.DecodeReply(msg.Data, reply)
+	err = protocol.DecodeReply(msg.Data, reply)
+	if r, ok := reply.(*protocol.SubscribeReply); ok && err == nil {
+		if sr, ok := body.(protocol.SubscribeRequest); ok {
+			testPrincipals.Store(r.FrameworkID, sr.Principal)
+		}
+	}
+	return err
 }
 
 // scrape returns the samples of a Prometheus text exposition, keyed by
@@ -267,23 +304,22 @@ func TestMaster_HTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	subj := protocol.Subjects{Prefix: "allot"}
 	var agent protocol.RegisterReply
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{
 		Hostname:   "host-1",
 		Addresses:  protocol.Addresses{HTTP: "127.0.0.1:5051"},
 		Resources:  protocol.Scalars(map[string]int64{"cpus": 4000, "mem": 8192}),
 		Attributes: protocol.Attributes{"rack": protocol.Text("r1"), "gbps": protocol.Number(25), "isa": protocol.Set("sse", "avx")},
 	}, &agent)
 	// An agent's resources are offered from its first heartbeat.
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgHeartbeatRequest,
 		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
 	var fw protocol.SubscribeReply
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest, protocol.SubscribeRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{
 		Name: "wordcount", Principal: "alice", Role: "eng", FailoverTimeout: time.Minute,
 	}, &fw)
 	// Offers start with the framework's first request after subscribing.
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 
 	// An allocation round offers the agent to the framework.
@@ -364,7 +400,7 @@ func TestMaster_HTTP(t *testing.T) {
 		}
 	}
 
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDecline), protocol.MsgDeclineRequest, protocol.DeclineRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgDeclineRequest, protocol.DeclineRequest{
 		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{o.ID},
 	}, nil)
 

@@ -3,7 +3,6 @@ package master
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,13 +23,20 @@ type leader struct {
 	m      *Master
 	logger hclog.Logger
 	subj   protocol.Subjects
+	// term is the Raft term this leader was elected in; every agent
+	// command carries it (protocol.TermHeader).
+	term uint64
 
 	// mu guards the allocator and lastSeen. It is held only for allocator
 	// calls, never across Raft applies or NATS I/O.
-	mu       sync.Mutex
-	alloc    *offers.Allocator
-	limiter  *principalLimiter // nil: no framework rate limit
-	lastSeen map[protocol.AgentID]time.Time
+	mu      sync.Mutex
+	alloc   *offers.Allocator
+	limiter *principalLimiter // nil: no framework rate limit
+	// agentLimiter limits agent calls per credential (nil: no limit).
+	agentLimiter *principalLimiter
+	lastSeen     map[protocol.AgentID]time.Time
+	// credentials counts the agents each credential holds (agent_cap.go).
+	credentials credentialAgents
 	// removalHeld is set while checkAgents holds removals back
 	// (Config.AgentRemovalLimit); only the agent check loop uses it.
 	removalHeld bool
@@ -85,18 +91,20 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 	if err != nil {
 		return nil, err
 	}
-	term, _ := strconv.ParseUint(m.node.Stats()["term"], 10, 64)
+	term := m.node.Term()
 	cb, err := newCoflowBook(m.cfg.CoflowScheduler, term)
 	if err != nil {
 		return nil, err
 	}
 	l := &leader{
+		term:         term,
 		coflows:      cb,
 		m:            m,
 		logger:       m.logger.Named("leader"),
 		subj:         m.cfg.subjects(),
 		alloc:        alloc,
 		lastSeen:     map[protocol.AgentID]time.Time{},
+		credentials:  newCredentialAgents(),
 		opening:      map[protocol.FrameworkID]bool{},
 		subscribedAt: map[protocol.FrameworkID]time.Time{},
 		shares:       shareUpdates{sent: map[protocol.FrameworkID]protocol.Resources{}},
@@ -108,6 +116,9 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 	}
 	if m.cfg.FrameworkRateLimit.QPS > 0 {
 		l.limiter = newPrincipalLimiter(m.cfg.FrameworkRateLimit)
+	}
+	if m.cfg.AgentRateLimit.QPS > 0 {
+		l.agentLimiter = newPrincipalLimiter(m.cfg.AgentRateLimit)
 	}
 	if err := l.rebuild(v, time.Now()); err != nil {
 		return nil, err
@@ -137,6 +148,7 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 			return fmt.Errorf("agent %s: %w", a.ID, err)
 		}
 		l.lastSeen[a.ID] = now
+		l.credentials.add(a.Principal, a.ID)
 	}
 	for _, f := range v.Frameworks() {
 		if err := l.alloc.AddFramework(offers.FrameworkInfo{ID: f.ID, Role: f.Role, Weight: f.Weight, Suppressed: f.Suppressed}); err != nil {
@@ -211,10 +223,6 @@ func (l *leader) resendLaunches(tasks []*state.Task) {
 // tasks of a task group (TaskInfo.GroupID) go together as a group, which
 // the agent starts all or nothing, the others as one launch.
 func (l *leader) sendLaunches(agent protocol.AgentID, fw protocol.FrameworkID, tasks []protocol.TaskInfo) {
-	subject, err := l.subj.AgentCmd(agent)
-	if err != nil {
-		return
-	}
 	var plain []protocol.TaskInfo
 	var groups []string
 	byGroup := map[string][]protocol.TaskInfo{}
@@ -229,10 +237,10 @@ func (l *leader) sendLaunches(agent protocol.AgentID, fw protocol.FrameworkID, t
 		byGroup[t.GroupID] = append(byGroup[t.GroupID], t)
 	}
 	for _, g := range groups {
-		l.publish(subject, protocol.MsgLaunchGroupCommand, protocol.LaunchGroupCommand{FrameworkID: fw, GroupID: g, Tasks: byGroup[g]})
+		l.sendAgent(agent, protocol.MsgLaunchGroupCommand, protocol.LaunchGroupCommand{FrameworkID: fw, GroupID: g, Tasks: byGroup[g]})
 	}
 	if len(plain) > 0 {
-		l.publish(subject, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: fw, Tasks: plain})
+		l.sendAgent(agent, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: fw, Tasks: plain})
 	}
 }
 
@@ -252,8 +260,7 @@ func (l *leader) stop() {
 
 // announce tells everyone on the leader subject who leads now.
 func (l *leader) announce() {
-	term, _ := strconv.ParseUint(l.m.node.Stats()["term"], 10, 64)
-	msg := protocol.LeaderAnnouncement{ID: l.m.ID(), Term: term, HTTPAddr: l.m.httpAdvertiseAddr(), NATSURLs: []string{l.m.NATSURL()}}
+	msg := protocol.LeaderAnnouncement{ID: l.m.ID(), Term: l.term, HTTPAddr: l.m.httpAdvertiseAddr(), NATSURLs: []string{l.m.NATSURL()}}
 	l.publish(l.subj.Leader(), protocol.MsgLeaderAnnouncement, msg)
 }
 

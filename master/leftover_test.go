@@ -73,7 +73,6 @@ func (b *offerInbox) take(t *testing.T, kinds ...protocol.OfferKind) map[protoco
 func TestMaster_Leftover(t *testing.T) {
 	t.Parallel()
 	m, nc := apiTestMaster(t, nil)
-	subj := protocol.Subjects{Prefix: "allot"}
 	agent := registerTestAgent(t, nc)
 	inbox := &offerInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "carbyne", Principal: "p", Role: "eng", Suppressed: true},
@@ -86,10 +85,10 @@ func TestMaster_Leftover(t *testing.T) {
 	}
 	// Subscribed suppressed, it declares first and then opens its offers,
 	// so that no round sees it undeclared.
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest, protocol.DemandRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgDemandRequest, protocol.DemandRequest{
 		FrameworkID: fw.FrameworkID, Demand: shape(5), MustStart: shape(1), Optional: shape(4), RemainingWork: 5,
 	}, nil)
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 	got := inbox.take(t, protocol.OfferFair, protocol.OfferLeftover)
 	fair, leftover := got[protocol.OfferFair], got[protocol.OfferLeftover]
@@ -107,7 +106,7 @@ func TestMaster_Leftover(t *testing.T) {
 	// framework says fair.
 	launch := func(o protocol.Offer, id protocol.TaskID) {
 		t.Helper()
-		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAccept), protocol.MsgAcceptRequest, protocol.AcceptRequest{
+		httpTestRequest(t, nc, viaBody, protocol.MsgAcceptRequest, protocol.AcceptRequest{
 			FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{o.ID},
 			Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
 				TaskID: id, AgentID: agent.AgentID, Resources: task, Kind: protocol.OfferFair,
@@ -130,7 +129,7 @@ func TestMaster_Leftover(t *testing.T) {
 	if c := again.Resources.Scalar("cpus"); c != 300 {
 		t.Errorf("leftover offer after the launch: %s, want three tasks", again.Resources)
 	}
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDecline), protocol.MsgDeclineRequest, protocol.DeclineRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgDeclineRequest, protocol.DeclineRequest{
 		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{again.ID}, Leftover: true,
 	}, nil)
 	again = inbox.take(t, protocol.OfferLeftover)[protocol.OfferLeftover]
@@ -138,15 +137,15 @@ func TestMaster_Leftover(t *testing.T) {
 	// A plain decline installs the default 5 s filter on that agent: when
 	// a second agent joins, its resources are offered and the first
 	// agent's are not (they would come first, or in the same round).
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDecline), protocol.MsgDeclineRequest, protocol.DeclineRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgDeclineRequest, protocol.DeclineRequest{
 		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{again.ID},
 	}, nil)
 	var agent2 protocol.RegisterReply
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest, protocol.RegisterRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{
 		Hostname: "host-2", Addresses: protocol.Addresses{HTTP: "127.0.0.1:5052"},
 		Resources: protocol.Scalars(map[string]int64{"cpus": 1000, "mem": 1000}),
 	}, &agent2)
-	httpTestRequest(t, nc, subj.APIAgent(protocol.VerbHeartbeat), protocol.MsgHeartbeatRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgHeartbeatRequest,
 		protocol.HeartbeatRequest{AgentID: agent2.AgentID}, nil)
 	got = inbox.take(t, protocol.OfferLeftover)
 	if o := got[protocol.OfferLeftover]; len(got) != 1 || o.AgentID != agent2.AgentID || o.Resources.Scalar("cpus") != 300 {
@@ -154,7 +153,7 @@ func TestMaster_Leftover(t *testing.T) {
 	}
 
 	// Declared without optional work, a framework gets no leftover offers.
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest, protocol.DemandRequest{
+	httpTestRequest(t, nc, viaBody, protocol.MsgDemandRequest, protocol.DemandRequest{
 		FrameworkID: fw.FrameworkID, Demand: shape(1),
 	}, nil)
 	got = inbox.take(t, protocol.OfferFair)

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/natsauth"
 	"github.com/allot-project/allot/raftstore"
 )
 
@@ -73,7 +74,13 @@ func (m *Master) Ready() <-chan struct{} { return m.ready }
 func (m *Master) start() error {
 	var urls string
 	if m.cfg.NATS.Embedded() {
-		srv, err := startNATS(m.cfg.NATS, m.logger)
+		var auth *natsauth.Config
+		if m.cfg.authenticating() {
+			a := m.cfg.natsAuth()
+			a.Logger = m.logger
+			auth = &a
+		}
+		srv, err := startNATS(m.cfg.NATS, auth, m.logger)
 		if err != nil {
 			return err
 		}
@@ -92,10 +99,7 @@ func (m *Master) start() error {
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond),
 	}
-	if m.cfg.NATS.Token != "" {
-		opts = append(opts, nats.Token(m.cfg.NATS.Token))
-	}
-	opts = append(opts, m.cfg.NATS.TLS.clientOptions()...)
+	opts = append(opts, m.cfg.NATS.clientOptions(m.cfg.Raft.NodeID)...)
 	nc, err := nats.Connect(urls, opts...)
 	if err != nil {
 		return fmt.Errorf("connect to NATS: %w", err)

@@ -167,8 +167,8 @@ func (m *metrics) request(subj protocol.Subjects, subject string, err error) {
 		return
 	}
 	verb := "unknown"
-	if kind, v, ok := subj.ParseAPI(subject); ok {
-		verb = kind + "." + v
+	if api, ok := subj.ParseAPI(subject); ok {
+		verb = string(api.Kind) + "." + api.Verb
 	}
 	m.requests.WithLabelValues(verb, strconv.Itoa(int(protocol.CodeOf(err)))).Inc()
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/natsauth"
+	"github.com/allot-project/allot/protocol"
 )
 
 // NATSConfig says how a master reaches NATS: either an embedded server
@@ -34,12 +37,12 @@ type NATSConfig struct {
 	Routes []string
 	// MaxPayload caps a message's size in bytes.
 	MaxPayload int32
-	// Token, when set, is the NATS authorization token: the embedded
-	// server accepts only clients that present it (nats://TOKEN@host:4222
-	// in their URLs), routes between the masters' servers authenticate with
-	// it (user "allot"), and the master presents it itself, to external
-	// servers too.
-	Token string
+	// MasterSecret is the masters' shared secret: each master connects to
+	// NATS as "master.<node id>" with it (to external servers too), and the
+	// routes between the masters' embedded servers authenticate with it.
+	// Which clients the embedded server admits, and what each may do, is
+	// Config's credentials (package natsauth).
+	MasterSecret string
 	// TLS, when its certificate is set, makes the embedded server speak
 	// only TLS, to clients and on routes; the master's own connection, to
 	// the embedded or external servers, uses it as a client.
@@ -63,7 +66,22 @@ type NATSTLS struct {
 // enabled reports whether TLS is configured.
 func (t NATSTLS) enabled() bool { return t.Cert != "" || t.CA != "" }
 
-// clientOptions are the NATS client options of a master's connection.
+// clientOptions are the NATS client options of master nodeID's connection:
+// its credential, and TLS.
+func (c NATSConfig) clientOptions(nodeID string) []nats.Option {
+	opts := c.TLS.clientOptions()
+	if c.MasterSecret != "" {
+		name := nodeID
+		if !protocol.ValidPrincipal(name) {
+			name = string(protocol.KindMaster)
+		}
+		user := protocol.Identity{Kind: protocol.KindMaster, Name: name}.String()
+		opts = append(opts, nats.UserInfo(user, c.MasterSecret))
+	}
+	return opts
+}
+
+// clientOptions are the TLS options of a master's connection.
 func (t NATSTLS) clientOptions() []nats.Option {
 	var opts []nats.Option
 	if t.CA != "" {
@@ -102,8 +120,8 @@ func (t NATSTLS) serverTLS() (clients, routes *tls.Config, err error) {
 const natsTLSTimeout = 2
 
 // routeUser is the user name routes between embedded servers authenticate
-// as when NATSConfig.Token is set.
-const routeUser = "allot"
+// as when NATSConfig.MasterSecret is set.
+const routeUser = "allot-route"
 
 // DefaultNATSConfig is an embedded server on the standard ports.
 func DefaultNATSConfig() NATSConfig {
@@ -156,7 +174,9 @@ type embeddedNATS struct {
 }
 
 // startNATS starts an embedded server and waits until it accepts clients.
-func startNATS(cfg NATSConfig, logger hclog.Logger) (*embeddedNATS, error) {
+// auth, when set, authenticates every client and gives each its identity's
+// permissions.
+func startNATS(cfg NATSConfig, auth *natsauth.Config, logger hclog.Logger) (*embeddedNATS, error) {
 	opts := &server.Options{
 		ServerName: "",
 		Host:       cfg.Host,
@@ -165,8 +185,10 @@ func startNATS(cfg NATSConfig, logger hclog.Logger) (*embeddedNATS, error) {
 		NoSigs:     true,
 		NoLog:      false,
 	}
-	if cfg.Token != "" {
-		opts.Authorization = cfg.Token
+	if auth != nil {
+		if err := auth.Apply(opts); err != nil {
+			return nil, fmt.Errorf("%w: NATS authentication: %v", ErrConfig, err)
+		}
 	}
 	var routeTLS *tls.Config
 	if cfg.TLS.enabled() {
@@ -186,16 +208,16 @@ func startNATS(cfg NATSConfig, logger hclog.Logger) (*embeddedNATS, error) {
 		if routeTLS != nil {
 			opts.Cluster.TLSConfig, opts.Cluster.TLSTimeout = routeTLS, natsTLSTimeout
 		}
-		if cfg.Token != "" {
-			opts.Cluster.Username, opts.Cluster.Password = routeUser, cfg.Token
+		if cfg.MasterSecret != "" {
+			opts.Cluster.Username, opts.Cluster.Password = routeUser, cfg.MasterSecret
 		}
 		for _, r := range cfg.Routes {
 			u, err := url.Parse(r)
 			if err != nil {
 				return nil, fmt.Errorf("%w: route %q: %v", ErrConfig, r, err)
 			}
-			if cfg.Token != "" && u.User == nil {
-				u.User = url.UserPassword(routeUser, cfg.Token)
+			if cfg.MasterSecret != "" && u.User == nil {
+				u.User = url.UserPassword(routeUser, cfg.MasterSecret)
 			}
 			opts.Routes = append(opts.Routes, u)
 		}

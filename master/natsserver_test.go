@@ -1,6 +1,7 @@
 package master
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/natsauth"
 	"github.com/allot-project/allot/protocol"
 	"github.com/allot-project/allot/raftstore"
 )
@@ -28,14 +30,14 @@ func testNATSConfig(routes ...string) NATSConfig {
 func TestEmbeddedNATS_ClusterRoutesMessages(t *testing.T) {
 	t.Parallel()
 	log := testlog.New(t)
-	first, err := startNATS(testNATSConfig(), log)
+	first, err := startNATS(testNATSConfig(), nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(first.shutdown)
 	servers := []*embeddedNATS{first}
 	for i := 0; i < 2; i++ {
-		s, err := startNATS(testNATSConfig(first.RouteURL()), log)
+		s, err := startNATS(testNATSConfig(first.RouteURL()), nil, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,33 +115,38 @@ func TestNATSConfig_Validate(t *testing.T) {
 	}
 }
 
-// TestEmbeddedNATS_Token: with a token, the embedded servers refuse clients
-// without it, serve clients that present it, and route to each other with
-// it, so a message crosses from one server to another.
-func TestEmbeddedNATS_Token(t *testing.T) {
+// TestEmbeddedNATS_Auth: with identities, the embedded servers refuse
+// clients without a credential, serve clients that present one, and route
+// to each other with the master secret, so a message crosses from one
+// server to another; the shared token of old is refused.
+func TestEmbeddedNATS_Auth(t *testing.T) {
 	t.Parallel()
 	log := testlog.New(t)
+	auth := &natsauth.Config{MasterSecret: "m-s3cret", Frameworks: map[string]string{"analytics": "s3cret"}, Logger: log}
 	cfg := testNATSConfig()
-	cfg.Token = "s3cret"
-	first, err := startNATS(cfg, log)
+	cfg.MasterSecret = "m-s3cret"
+	first, err := startNATS(cfg, auth, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(first.shutdown)
 	cfg2 := testNATSConfig(first.RouteURL())
-	cfg2.Token = "s3cret"
-	second, err := startNATS(cfg2, log)
+	cfg2.MasterSecret = "m-s3cret"
+	second, err := startNATS(cfg2, auth, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(second.shutdown)
-	if nc, err := nats.Connect(first.ClientURL()); err == nil {
-		nc.Close()
-		t.Fatal("a client without the token connected")
-	}
-	if nc, err := nats.Connect(first.ClientURL(), nats.Token("guess")); err == nil {
-		nc.Close()
-		t.Fatal("a client with a wrong token connected")
+	for name, opts := range map[string][]nats.Option{
+		"no credential":  nil,
+		"the old token":  {nats.Token("m-s3cret")},
+		"a wrong secret": {nats.UserInfo("framework.analytics", "guess")},
+		"another kind":   {nats.UserInfo("agent.analytics", "s3cret")},
+	} {
+		if nc, err := nats.Connect(first.ClientURL(), opts...); err == nil {
+			nc.Close()
+			t.Fatalf("a client with %s connected", name)
+		}
 	}
 	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
 		if n := second.NumRoutes(); n < 1 {
@@ -147,14 +154,14 @@ func TestEmbeddedNATS_Token(t *testing.T) {
 		}
 		return nil
 	})
-	sub, err := nats.Connect(first.ClientURL(), nats.Token("s3cret"))
+	sub, err := nats.Connect(first.ClientURL(), nats.UserInfo("master.m1", "m-s3cret"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sub.Close()
-	// The token in the URL, as agents and frameworks give it.
-	withToken := strings.Replace(second.ClientURL(), "nats://", "nats://s3cret@", 1)
-	pub, err := nats.Connect(withToken)
+	// The credential in the URL, as an operator may give it.
+	withCreds := strings.Replace(second.ClientURL(), "nats://", "nats://master.m2:m-s3cret@", 1)
+	pub, err := nats.Connect(withCreds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,29 +169,37 @@ func TestEmbeddedNATS_Token(t *testing.T) {
 	waitRouted(t, pub, sub)
 }
 
-// TestMaster_NATSToken: a master whose embedded server wants a token leads
-// and serves framework calls from clients that present it.
-func TestMaster_NATSToken(t *testing.T) {
+// TestMaster_NATSAuth: a master whose embedded server authenticates
+// connects with its master secret, leads, and serves framework calls from
+// a principal, on the principal's subjects only.
+func TestMaster_NATSAuth(t *testing.T) {
 	t.Parallel()
 	cfg := httpTestConfig(t, raftstore.NewInmemNetwork(), "m1", nil, nil)
 	cfg.HTTPAddr = ""
-	cfg.NATS.Token = "s3cret"
+	cfg.NATS.MasterSecret = "m-s3cret"
+	cfg.Credentials = map[string]string{"analytics": "s3cret"}
 	m := runHTTPTestMaster(t, cfg)
 	httpTestWaitLeader(t, m)
 	if nc, err := nats.Connect(m.NATSURL()); err == nil {
 		nc.Close()
-		t.Fatal("a client without the token connected")
+		t.Fatal("a client without a credential connected")
 	}
-	nc, err := nats.Connect(m.NATSURL(), nats.Token("s3cret"))
+	nc, err := nats.Connect(m.NATSURL(), nats.UserInfo("framework.analytics", "s3cret"),
+		nats.CustomInboxPrefix(protocol.Subjects{}.Inbox(protocol.KindFramework, "analytics")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
 	var reply protocol.SubscribeReply
-	if err := frameworkCall(t, nc, protocol.VerbSubscribe, nil, protocol.SubscribeRequest{Name: "f", Role: "eng"}, &reply); err != nil {
+	if err := frameworkCall(t, nc, protocol.VerbSubscribe, nil, protocol.SubscribeRequest{Name: "f", Role: "eng", Principal: "analytics"}, &reply); err != nil {
 		t.Fatalf("subscribe: %v", err)
 	}
-	if _, ok := m.View().Framework(reply.FrameworkID); !ok {
-		t.Fatalf("framework %s not registered", reply.FrameworkID)
+	if f, ok := m.View().Framework(reply.FrameworkID); !ok || f.Principal != "analytics" {
+		t.Fatalf("framework %s not registered as analytics: %+v", reply.FrameworkID, f)
+	}
+	bad := cfg
+	bad.NATS.MasterSecret = ""
+	if err := bad.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "master secret") {
+		t.Fatalf("credentials without a master secret: %v, want ErrConfig naming the master secret", err)
 	}
 }

@@ -23,14 +23,14 @@ func TestEmbeddedNATS_TLS(t *testing.T) {
 	tlsConf := NATSTLS{Cert: files.Cert, Key: files.Key, CA: files.CA, VerifyClients: true}
 	cfg := testNATSConfig()
 	cfg.TLS = tlsConf
-	first, err := startNATS(cfg, log)
+	first, err := startNATS(cfg, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(first.shutdown)
 	cfg2 := testNATSConfig(first.RouteURL())
 	cfg2.TLS = tlsConf
-	second, err := startNATS(cfg2, log)
+	second, err := startNATS(cfg2, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,29 +64,39 @@ func TestEmbeddedNATS_TLS(t *testing.T) {
 
 	bad := testNATSConfig()
 	bad.TLS = NATSTLS{CA: files.CA}
-	if _, err := startNATS(bad, log); err == nil {
+	if _, err := startNATS(bad, nil, log); err == nil {
 		t.Fatal("an embedded server started with TLS but no certificate")
 	}
 }
 
 // TestMaster_NATSTLS: a master whose embedded server wants client
-// certificates leads (its own connection presents one) and serves
-// framework calls over TLS.
+// certificates leads (its own connection presents one naming it a
+// master) and serves framework calls over TLS from a client whose
+// certificate names its principal; a certificate naming no identity, and
+// no password, gets nowhere.
 func TestMaster_NATSTLS(t *testing.T) {
 	t.Parallel()
-	files := testutil.NewTLSFiles(t)
+	ca := testutil.NewTLSAuthority(t)
 	cfg := httpTestConfig(t, raftstore.NewInmemNetwork(), "m1", nil, nil)
 	cfg.HTTPAddr = ""
-	cfg.NATS.TLS = NATSTLS{Cert: files.Cert, Key: files.Key, CA: files.CA, VerifyClients: true}
+	cert, key := ca.IssueServer(t, "m1", protocol.Identity{Kind: protocol.KindMaster, Name: "m1"}.URI())
+	cfg.NATS.TLS = NATSTLS{Cert: cert, Key: key, CA: ca.CA, VerifyClients: true}
 	m := runHTTPTestMaster(t, cfg)
 	httpTestWaitLeader(t, m)
-	nc, err := nats.Connect(m.NATSURL(), nats.RootCAs(files.CA), nats.ClientCert(files.Cert, files.Key))
+	anon, anonKey := ca.IssueClient(t, "anon")
+	if nc, err := nats.Connect(m.NATSURL(), nats.RootCAs(ca.CA), nats.ClientCert(anon, anonKey)); err == nil {
+		nc.Close()
+		t.Fatal("a certificate naming no identity connected without a password")
+	}
+	fwCert, fwKey := ca.IssueClient(t, "analytics", protocol.Identity{Kind: protocol.KindFramework, Name: "analytics"}.URI())
+	nc, err := nats.Connect(m.NATSURL(), nats.RootCAs(ca.CA), nats.ClientCert(fwCert, fwKey),
+		nats.CustomInboxPrefix(protocol.Subjects{}.Inbox(protocol.KindFramework, "analytics")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
 	var reply protocol.SubscribeReply
-	if err := frameworkCall(t, nc, protocol.VerbSubscribe, nil, protocol.SubscribeRequest{Name: "f", Role: "eng"}, &reply); err != nil {
+	if err := frameworkCall(t, nc, protocol.VerbSubscribe, nil, protocol.SubscribeRequest{Name: "f", Role: "eng", Principal: "analytics"}, &reply); err != nil {
 		t.Fatalf("subscribe: %v", err)
 	}
 }

@@ -54,11 +54,28 @@ func (p *principalLimiter) allow(principal string) bool {
 	return lim.Allow()
 }
 
-// rateLimit refuses a framework call over its principal's rate.
+// rateLimit refuses a call over its rate: a framework call over its
+// principal's (Config.FrameworkRateLimit), an agent call over its
+// credential's (Config.AgentRateLimit; agents of a cluster that
+// authenticates none are limited one by one).
 func (l *leader) rateLimit(c caller) error {
-	if l.limiter == nil || !c.known || l.limiter.allow(c.principal) {
-		return nil
+	switch c.kind {
+	case protocol.KindFramework:
+		if l.limiter.allow(c.principal) {
+			return nil
+		}
+		return fmt.Errorf("%w: principal %q is over %v calls per second", protocol.ErrRateLimited,
+			protocol.PrincipalToken(c.principal), l.m.cfg.FrameworkRateLimit.QPS)
+	case protocol.KindAgent:
+		key := c.principal
+		if key == "" {
+			key = protocol.AnonymousPrincipal + "/" + c.id
+		}
+		if l.agentLimiter.allow(key) {
+			return nil
+		}
+		return fmt.Errorf("%w: agent credential %q is over %v calls per second", protocol.ErrRateLimited,
+			protocol.PrincipalToken(c.principal), l.m.cfg.AgentRateLimit.QPS)
 	}
-	return fmt.Errorf("%w: principal %q is over %v calls per second", protocol.ErrRateLimited,
-		clipText(c.principal), l.m.cfg.FrameworkRateLimit.QPS)
+	return nil
 }

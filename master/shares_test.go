@@ -59,7 +59,6 @@ func TestMaster_ShareUpdates(t *testing.T) {
 	subscribe := shareTestCluster(t, nc)
 	task := protocol.Scalars(map[string]int64{"cpus": 100, "mem": 10})
 	shape := func(n int64) []protocol.TaskShape { return []protocol.TaskShape{{Resources: task, Count: n}} }
-	subj := protocol.Subjects{Prefix: "allot"}
 
 	altID, alt := subscribe("alt", "a", protocol.DemandRequest{Demand: shape(10), MustStart: shape(1), Optional: shape(9), RemainingWork: 10})
 	alt.waitCPUs(t, 1000)
@@ -74,7 +73,7 @@ func TestMaster_ShareUpdates(t *testing.T) {
 	greedy.waitCPUs(t, 500)
 	before := alt.waitCPUs(t, 500)
 
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgDemandRequest,
 		protocol.DemandRequest{FrameworkID: greedyID}, nil)
 	greedy.waitCPUs(t, 0)
 	after := alt.waitCPUs(t, 1000)
@@ -103,7 +102,6 @@ func TestMaster_FirstShareWithoutWaiting(t *testing.T) {
 // declares its demand and then opens its offers.
 func shareTestCluster(t *testing.T, nc *nats.Conn) func(name, role string, d protocol.DemandRequest) (protocol.FrameworkID, *shareInbox) {
 	t.Helper()
-	subj := protocol.Subjects{Prefix: "allot"}
 	registerTestAgent(t, nc)
 	return func(name, role string, d protocol.DemandRequest) (protocol.FrameworkID, *shareInbox) {
 		t.Helper()
@@ -111,8 +109,8 @@ func shareTestCluster(t *testing.T, nc *nats.Conn) func(name, role string, d pro
 		fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: name, Principal: "p", Role: role, Suppressed: true},
 			inbox.receive)
 		d.FrameworkID = fw.FrameworkID
-		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest, d, nil)
-		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+		httpTestRequest(t, nc, viaBody, protocol.MsgDemandRequest, d, nil)
+		httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 			protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 		return fw.FrameworkID, inbox
 	}

@@ -30,9 +30,7 @@ func (l *leader) resendFrameworkShutdowns() {
 			if ag, ok := v.Agent(t.AgentID); !ok || ag.State == state.AgentGone {
 				continue
 			}
-			if subject, err := l.subj.AgentCmd(t.AgentID); err == nil {
-				l.publish(subject, protocol.MsgShutdownFrameworkCommand, protocol.ShutdownFrameworkCommand{FrameworkID: cf.Framework.ID})
-			}
+			l.sendAgent(t.AgentID, protocol.MsgShutdownFrameworkCommand, protocol.ShutdownFrameworkCommand{FrameworkID: cf.Framework.ID})
 		}
 	}
 	if len(seen) > 0 {

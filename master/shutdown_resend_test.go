@@ -22,7 +22,7 @@ func TestMaster_NewLeaderResendsFrameworkShutdowns(t *testing.T) {
 	subj := protocol.Subjects{Prefix: "allot"}
 	agent := registerTestAgent(t, nc)
 	var shutdowns atomic.Int32
-	cmdSubject, err := subj.AgentCmd(agent.AgentID)
+	cmdSubject, err := subj.AgentCmd("", agent.AgentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestMaster_NewLeaderResendsFrameworkShutdowns(t *testing.T) {
 	inbox := &offerInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
 	launchOnFirstOffer(t, nc, fw.FrameworkID, inbox, agent.AgentID, "t1")
-	httpTestRequest(t, nc, subj.APIFramework(protocol.VerbTeardown), protocol.MsgTeardownRequest,
+	httpTestRequest(t, nc, viaBody, protocol.MsgTeardownRequest,
 		protocol.TeardownRequest{FrameworkID: fw.FrameworkID}, nil)
 	waitShutdowns := func(n int32) {
 		t.Helper()

@@ -52,14 +52,13 @@ func TestMaster_StatusRetries(t *testing.T) {
 	t.Parallel()
 	const first = 3 * time.Minute
 	m, nc := apiTestMaster(t, func(c *Config) { c.StatusRetryInterval = first })
-	subj := protocol.Subjects{Prefix: "allot"}
 	agent := registerTestAgent(t, nc)
 	inbox := &statusInbox{got: map[protocol.StatusUUID]int{}}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
 	launchOnFirstOffer(t, nc, fw.FrameworkID, &inbox.offerInbox, agent.AgentID, "t1")
 	update := func(uuid protocol.StatusUUID, st protocol.TaskState) {
 		t.Helper()
-		httpTestRequest(t, nc, subj.APIAgent(protocol.VerbStatus), protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{
+		httpTestRequest(t, nc, viaBody, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{
 			AgentID: agent.AgentID, Updates: []protocol.StatusUpdate{{UUID: uuid, Status: protocol.TaskStatus{
 				TaskID: "t1", FrameworkID: fw.FrameworkID, AgentID: agent.AgentID, State: st, UUID: uuid}}},
 		}, nil)
@@ -92,7 +91,7 @@ func TestMaster_StatusRetries(t *testing.T) {
 
 	ack := func(uuid protocol.StatusUUID) {
 		t.Helper()
-		httpTestRequest(t, nc, subj.APIFramework(protocol.VerbAcknowledge), protocol.MsgAcknowledgeRequest,
+		httpTestRequest(t, nc, viaBody, protocol.MsgAcknowledgeRequest,
 			protocol.AcknowledgeRequest{FrameworkID: fw.FrameworkID, Acks: []protocol.Acknowledgement{{
 				AgentID: agent.AgentID, TaskID: "t1", UUID: uuid}}}, nil)
 	}

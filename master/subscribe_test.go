@@ -27,7 +27,11 @@ func TestSubscribe_NonceMakesRetriesIdempotent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msg, err := nc.Request(s.APIFramework(protocol.VerbSubscribe), data, 5*time.Second)
+		subject, err := s.APIFramework("p", "", protocol.VerbSubscribe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := nc.Request(subject, data, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}

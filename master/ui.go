@@ -54,8 +54,8 @@ type uiPage struct {
 	Coflows    api.Coflows
 }
 
-func (m *Master) serveUI(w http.ResponseWriter, _ *http.Request, l *leader) {
-	p := uiPage{Leader: m.leaderInfo(), State: m.currentState(l), Coflows: l.coflowsJSON(),
+func (m *Master) serveUI(w http.ResponseWriter, _ *http.Request, l *leader, v viewer) {
+	p := uiPage{Leader: m.leaderInfo(), State: filterState(m.currentState(l), v), Coflows: m.filterCoflows(l.coflowsJSON(), v),
 		TaskCounts: map[protocol.FrameworkID]int{}, AgentTasks: map[protocol.AgentID]int{}}
 	for _, t := range p.State.Tasks {
 		if !t.State.Terminal() {

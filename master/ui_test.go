@@ -22,7 +22,7 @@ func TestMaster_UI(t *testing.T) {
 		t.Fatalf("PUT role: %d %s", code, body)
 	}
 
-	if err := apiTestCall(t, nc, protocol.Subjects{Prefix: "allot"}.APIFramework(protocol.VerbCoflowRegister), protocol.MsgCoflowRegisterRequest,
+	if err := apiTestCall(t, nc, viaBody, protocol.MsgCoflowRegisterRequest,
 		protocol.CoflowRegisterRequest{FrameworkID: fw.FrameworkID, CoflowID: "shuffle-7", Flows: []protocol.FlowSpec{{Src: agent.AgentID, Dst: agent.AgentID, Transfers: 4}}}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ const (
 	CodeUnavailable        Code = 22
 	CodeFailedOver         Code = 23
 	CodeRateLimited        Code = 24
+	CodeLimitExceeded      Code = 25
 )
 
 // Sentinel errors, one per code. errors.Is matches them against errors that
@@ -68,6 +69,10 @@ var (
 	// ErrRateLimited: the caller's principal sent more calls than the
 	// master's rate limit allows; the call was not applied.
 	ErrRateLimited = &Error{Code: CodeRateLimited, Message: "rate limited"}
+	// ErrLimitExceeded: a configured cap refused the call (an agent
+	// credential that holds as many registered agents as it may); it may
+	// succeed once something under the cap is released.
+	ErrLimitExceeded = &Error{Code: CodeLimitExceeded, Message: "limit exceeded"}
 )
 
 var sentinels = map[Code]*Error{}
@@ -79,7 +84,7 @@ func init() {
 		ErrUnknownAgent, ErrUnknownOffer, ErrUnknownTask, ErrOfferRescinded,
 		ErrOfferMismatch, ErrInsufficient, ErrInvalidResources, ErrInvalidConstraint,
 		ErrConstraintViolated, ErrUnknownRole, ErrDuplicate, ErrTimeout, ErrUnavailable,
-		ErrFailedOver, ErrRateLimited,
+		ErrFailedOver, ErrRateLimited, ErrLimitExceeded,
 	} {
 		sentinels[e.Code] = e
 	}

@@ -17,7 +17,7 @@ func allSentinels() []*Error {
 
 func TestError_sentinelsCoverCodes(t *testing.T) {
 	t.Parallel()
-	for c := CodeInternal; c <= CodeRateLimited; c++ {
+	for c := CodeInternal; c <= CodeLimitExceeded; c++ {
 		if s, ok := sentinels[c]; !ok || s.Code != c {
 			t.Errorf("code %d: got sentinel %v, want one with that code", c, s)
 		}

@@ -65,4 +65,8 @@ func (e ErrorEvent) Err() error { return FromWire(&e.Error) }
 // SubscribeReply; Seq increases by one per beat from the same leader.
 type HeartbeatEvent struct {
 	Seq uint64 `msgpack:"seq" json:"seq"`
+	// FilesToken is a fresh files token of the framework (as in
+	// SubscribeReply): tokens expire, so the leader hands out new ones
+	// while the framework stays connected.
+	FilesToken string `msgpack:"files,omitempty" json:"files_token,omitempty"`
 }

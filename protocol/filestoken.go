@@ -4,29 +4,41 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"strconv"
 	"strings"
+	"time"
 )
 
-// frameworkFilesTokenPrefix starts every framework files token, so a file
-// server can tell one from its agent's own token.
-const frameworkFilesTokenPrefix = "fw:"
+// frameworkFilesTokenPrefix starts every framework files token,
+//
+//	fwe:<expiry>:<framework ID>:<mac>     valid until expiry, in Unix seconds
+//
+// so that a file server tells one from its agent's own token.
+const frameworkFilesTokenPrefix = "fwe:"
 
 // FrameworkFilesToken returns the token that lets a framework, and its
 // tasks, read that framework's sandboxes on every agent whose files secret
-// is secret. Agents give it to each task (ALLOT_FILES_TOKEN); a master
-// configured with the same secret gives it to the framework in its
-// SubscribeReply. It names the framework and carries an HMAC-SHA256 of the
-// ID under secret, so a file server checks it without keeping a list and a
-// framework cannot forge another's.
-func FrameworkFilesToken(secret string, id FrameworkID) string {
-	return frameworkFilesTokenPrefix + string(id) + ":" + frameworkFilesMAC(secret, string(id))
+// is secret, until expires (to the second, rounded down). It names the
+// framework and its expiry and carries an HMAC-SHA256 of both under
+// secret, so a file server checks it without keeping a list, a framework
+// cannot forge another's, and a leaked token reads for a bounded time only.
+// Masters give one to each framework (SubscribeReply, HeartbeatEvent),
+// agents to each task (ALLOT_FILES_TOKEN).
+func FrameworkFilesToken(secret string, id FrameworkID, expires time.Time) string {
+	exp := strconv.FormatInt(expires.Unix(), 10)
+	return frameworkFilesTokenPrefix + exp + ":" + string(id) + ":" + frameworkFilesMAC(secret, exp, string(id))
 }
 
 // CheckFrameworkFilesToken verifies a framework files token against secret
-// and returns the framework it is for.
-func CheckFrameworkFilesToken(secret, token string) (FrameworkID, bool) {
+// at time now and returns the framework it is for. A token whose expiry is
+// not after now, or whose expiry or framework was altered, is refused.
+func CheckFrameworkFilesToken(secret, token string, now time.Time) (FrameworkID, bool) {
 	rest, ok := strings.CutPrefix(token, frameworkFilesTokenPrefix)
 	if !ok || secret == "" {
+		return "", false
+	}
+	exp, rest, ok := strings.Cut(rest, ":")
+	if !ok {
 		return "", false
 	}
 	i := strings.LastIndexByte(rest, ':')
@@ -34,15 +46,23 @@ func CheckFrameworkFilesToken(secret, token string) (FrameworkID, bool) {
 		return "", false
 	}
 	id, mac := rest[:i], rest[i+1:]
-	if !hmac.Equal([]byte(mac), []byte(frameworkFilesMAC(secret, id))) {
+	if !hmac.Equal([]byte(mac), []byte(frameworkFilesMAC(secret, exp, id))) {
+		return "", false
+	}
+	// The MAC covers the expiry as written; only its canonical decimal
+	// form is accepted, so that one token has one spelling.
+	unix, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil || strconv.FormatInt(unix, 10) != exp || now.Unix() >= unix {
 		return "", false
 	}
 	return FrameworkID(id), true
 }
 
-func frameworkFilesMAC(secret, id string) string {
+func frameworkFilesMAC(secret, exp, id string) string {
 	m := hmac.New(sha256.New, []byte(secret))
-	m.Write([]byte("allot-files-framework\x00"))
+	m.Write([]byte("allot-files-framework-until\x00"))
+	m.Write([]byte(exp))
+	m.Write([]byte{0})
 	m.Write([]byte(id))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

@@ -51,6 +51,11 @@ type SubscribeRequest struct {
 	// Instance identifies the scheduler process (one random value per
 	// driver), so a subscribe it sends again is not taken for a takeover.
 	Instance string `msgpack:"instance,omitempty" json:"instance,omitempty"`
+	// User is the Unix user the framework's tasks run as when a task
+	// names none (Mesos's FrameworkInfo.user); empty: the agents' default
+	// task user. The masters' run-as ACLs say which users a principal may
+	// name.
+	User string `msgpack:"user,omitempty" json:"user,omitempty"`
 }
 
 // HasCapability reports whether the request declares capability c.
@@ -71,6 +76,9 @@ func (r SubscribeRequest) Validate() error {
 		return err
 	}
 	if err := checkText("instance", r.Instance, MaxNameLen); err != nil {
+		return err
+	}
+	if err := checkUser("user", r.User); err != nil {
 		return err
 	}
 	if r.FrameworkID == "" && r.Session != 0 {
@@ -102,8 +110,8 @@ type SubscribeReply struct {
 	// SDK treats a few missed beats as a disconnect. Nanoseconds on the wire.
 	HeartbeatInterval time.Duration `msgpack:"hb" json:"heartbeat_interval"`
 	// FilesToken reads the framework's sandboxes on the agents' file
-	// servers (FrameworkFilesToken); empty when the master has no files
-	// secret configured.
+	// servers (FrameworkFilesToken) until it expires; heartbeats bring
+	// fresh ones. Empty when the master has no files secret configured.
 	FilesToken string `msgpack:"files,omitempty" json:"files_token,omitempty"`
 	// Session is the framework session this scheduler now holds. It
 	// changes only when another scheduler takes the framework over.

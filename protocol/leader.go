@@ -13,3 +13,10 @@ type LeaderAnnouncement struct {
 	// NATSURLs are client URLs of the masters' embedded NATS servers.
 	NATSURLs []string `msgpack:"nats,omitempty" json:"nats_urls,omitempty"`
 }
+
+// TermHeader is the transport header that carries, on every command to an
+// agent, the Raft term of the leader that sent it. An agent keeps the
+// highest term it has seen (in commands and leader announcements) and drops
+// a command from an older term: a leader that lost an election it has not
+// noticed yet can no longer act on agents.
+const TermHeader = "Allot-Term"

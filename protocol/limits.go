@@ -155,3 +155,26 @@ func checkStringMap(field string, m map[string]string) error {
 	}
 	return nil
 }
+
+// MaxUserLen bounds a Unix user name.
+const MaxUserLen = 32
+
+// checkUser accepts an empty user or a portable Unix user name: letters,
+// digits, '.', '_' and '-', not starting with '-', at most MaxUserLen bytes.
+func checkUser(field, u string) error {
+	if u == "" {
+		return nil
+	}
+	if len(u) > MaxUserLen || u[0] == '-' {
+		return Errorf(ErrInvalidArgument, "%s %q is not a user name", field, truncate(u))
+	}
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return Errorf(ErrInvalidArgument, "%s %q is not a user name", field, truncate(u))
+		}
+	}
+	return nil
+}

@@ -89,6 +89,16 @@ func (v AgentVerb) RequestType() (MsgType, bool) {
 // Subjects builds NATS subject names under a cluster prefix. The zero value
 // uses DefaultSubjectPrefix. Methods have value receivers and are safe for
 // concurrent use.
+//
+// Every subject a framework or agent uses names its principal, so that the
+// NATS servers can let each connection use only its own (docs/security.md):
+//
+//	<prefix>.api.framework.<principal>.<framework id|new>.<verb>  framework → leader
+//	<prefix>.api.agent.<principal>.<agent id|new>.<verb>          agent → leader
+//	<prefix>.fw.<principal>.<framework id>.events                  leader → framework
+//	<prefix>.agent.<principal>.<agent id>.cmd                      leader → agent
+//	<prefix>.inbox.<kind>.<principal>.>                            replies to a client
+//	<prefix>.leader, <prefix>.events                               masters → everyone, operators
 type Subjects struct {
 	// Prefix is one or more dot-separated tokens, e.g. "allot" or "allot.prod".
 	Prefix string
@@ -112,38 +122,112 @@ func (s Subjects) Validate() error {
 	return nil
 }
 
-// APIFramework returns the request subject for a framework verb,
-// e.g. "allot.api.framework.accept".
-func (s Subjects) APIFramework(verb FrameworkVerb) string {
-	return s.prefix() + ".api.framework." + string(verb)
+// idToken is the subject token of a framework or agent ID: the ID, or
+// NewIDToken for none yet.
+func idToken(field, id string) (string, error) {
+	if id == "" {
+		return NewIDToken, nil
+	}
+	if err := checkToken(field, id); err != nil {
+		return "", err
+	}
+	return id, nil
 }
 
-// APIAgent returns the request subject for an agent verb,
-// e.g. "allot.api.agent.register".
-func (s Subjects) APIAgent(verb AgentVerb) string {
-	return s.prefix() + ".api.agent." + string(verb)
+// principalToken checks a principal for a subject and returns its token.
+func principalToken(principal string) (string, error) {
+	tok := PrincipalToken(principal)
+	if !ValidPrincipal(tok) {
+		return "", Errorf(ErrInvalidArgument, "principal %q: want 1 to %d letters, digits, '_' or '-'",
+			truncate(principal), MaxPrincipalLen)
+	}
+	return tok, nil
+}
+
+// APIFramework returns the subject of a framework call: the principal the
+// framework acts as, the framework's ID (empty for a new framework's
+// subscribe) and the verb, e.g. "allot.api.framework.analytics.fw-1.accept".
+func (s Subjects) APIFramework(principal string, id FrameworkID, verb FrameworkVerb) (string, error) {
+	p, err := principalToken(principal)
+	if err != nil {
+		return "", err
+	}
+	i, err := idToken("framework id", string(id))
+	if err != nil {
+		return "", err
+	}
+	return s.prefix() + ".api.framework." + p + "." + i + "." + string(verb), nil
+}
+
+// APIAgent returns the subject of an agent call: the agent's principal, its
+// ID (empty to register) and the verb, e.g.
+// "allot.api.agent.rack1.ag-1.heartbeat".
+func (s Subjects) APIAgent(principal string, id AgentID, verb AgentVerb) (string, error) {
+	p, err := principalToken(principal)
+	if err != nil {
+		return "", err
+	}
+	i, err := idToken("agent id", string(id))
+	if err != nil {
+		return "", err
+	}
+	return s.prefix() + ".api.agent." + p + "." + i + "." + string(verb), nil
 }
 
 // APIAll returns the wildcard subject only the leader subscribes to,
 // e.g. "allot.api.>".
 func (s Subjects) APIAll() string { return s.prefix() + ".api.>" }
 
+// APIPrincipal is every API subject of one identity: what a framework
+// principal or an agent credential may publish, e.g.
+// "allot.api.framework.analytics.>".
+func (s Subjects) APIPrincipal(kind IdentityKind, principal string) string {
+	return s.prefix() + ".api." + string(kind) + "." + PrincipalToken(principal) + ".>"
+}
+
 // FrameworkEvents returns the subject the leader publishes a framework's
-// events on, e.g. "allot.fw.<id>.events".
-func (s Subjects) FrameworkEvents(id FrameworkID) (string, error) {
+// events on, e.g. "allot.fw.analytics.fw-1.events".
+func (s Subjects) FrameworkEvents(principal string, id FrameworkID) (string, error) {
+	p, err := principalToken(principal)
+	if err != nil {
+		return "", err
+	}
 	if err := checkToken("framework id", string(id)); err != nil {
 		return "", err
 	}
-	return s.prefix() + ".fw." + string(id) + ".events", nil
+	return s.prefix() + ".fw." + p + "." + string(id) + ".events", nil
+}
+
+// FrameworkEventsAll is every event subject of a principal's frameworks,
+// e.g. "allot.fw.analytics.>".
+func (s Subjects) FrameworkEventsAll(principal string) string {
+	return s.prefix() + ".fw." + PrincipalToken(principal) + ".>"
 }
 
 // AgentCmd returns the subject the leader sends an agent's commands on,
-// e.g. "allot.agent.<id>.cmd".
-func (s Subjects) AgentCmd(id AgentID) (string, error) {
+// e.g. "allot.agent.rack1.ag-1.cmd".
+func (s Subjects) AgentCmd(principal string, id AgentID) (string, error) {
+	p, err := principalToken(principal)
+	if err != nil {
+		return "", err
+	}
 	if err := checkToken("agent id", string(id)); err != nil {
 		return "", err
 	}
-	return s.prefix() + ".agent." + string(id) + ".cmd", nil
+	return s.prefix() + ".agent." + p + "." + string(id) + ".cmd", nil
+}
+
+// AgentCmdAll is every command subject of an agent credential's agents,
+// e.g. "allot.agent.rack1.>".
+func (s Subjects) AgentCmdAll(principal string) string {
+	return s.prefix() + ".agent." + PrincipalToken(principal) + ".>"
+}
+
+// Inbox is the prefix of an identity's reply subjects (nats.go's
+// CustomInboxPrefix), e.g. "allot.inbox.framework.analytics": replies to
+// one principal's requests are readable by that principal only.
+func (s Subjects) Inbox(kind IdentityKind, principal string) string {
+	return s.prefix() + ".inbox." + string(kind) + "." + PrincipalToken(principal)
 }
 
 // Leader returns the subject of leader announcements, e.g. "allot.leader".
@@ -152,28 +236,52 @@ func (s Subjects) Leader() string { return s.prefix() + ".leader" }
 // Events is the subject of cluster events (ClusterEvent), e.g. allot.events.
 func (s Subjects) Events() string { return s.prefix() + ".events" }
 
-// ParseAPI splits a subject received under APIAll into its kind
-// ("framework" or "agent") and verb. It returns false for any other subject
-// and for unknown verbs.
-func (s Subjects) ParseAPI(subject string) (kind, verb string, ok bool) {
+// APISubject is an API subject taken apart.
+type APISubject struct {
+	// Kind is KindFramework or KindAgent.
+	Kind IdentityKind
+	// Principal is the principal token (AnonymousPrincipal for none).
+	Principal string
+	// ID is the framework or agent ID, or "" for NewIDToken.
+	ID string
+	// Verb is the call.
+	Verb string
+}
+
+// RequestType returns the message type a request on this subject must
+// carry.
+func (a APISubject) RequestType() (MsgType, bool) {
+	switch a.Kind {
+	case KindFramework:
+		return FrameworkVerb(a.Verb).RequestType()
+	case KindAgent:
+		return AgentVerb(a.Verb).RequestType()
+	}
+	return 0, false
+}
+
+// ParseAPI takes apart a subject received under APIAll. It returns false
+// for any other subject, malformed principals and IDs, and unknown verbs.
+func (s Subjects) ParseAPI(subject string) (APISubject, bool) {
 	rest, found := strings.CutPrefix(subject, s.prefix()+".api.")
 	if !found {
-		return "", "", false
+		return APISubject{}, false
 	}
-	kind, verb, found = strings.Cut(rest, ".")
-	if !found {
-		return "", "", false
+	parts := strings.Split(rest, ".")
+	if len(parts) != 4 {
+		return APISubject{}, false
 	}
-	switch kind {
-	case "framework":
-		_, ok = FrameworkVerb(verb).RequestType()
-	case "agent":
-		_, ok = AgentVerb(verb).RequestType()
+	a := APISubject{Kind: IdentityKind(parts[0]), Principal: parts[1], ID: parts[2], Verb: parts[3]}
+	if a.ID == NewIDToken {
+		a.ID = ""
 	}
-	if !ok {
-		return "", "", false
+	if !ValidPrincipal(a.Principal) || (a.ID != "" && !ValidID(a.ID)) {
+		return APISubject{}, false
 	}
-	return kind, verb, true
+	if _, ok := a.RequestType(); !ok {
+		return APISubject{}, false
+	}
+	return a, true
 }
 
 // checkToken rejects strings that cannot be one NATS subject token: empty,

@@ -85,45 +85,68 @@ func TestValidRole(t *testing.T) {
 
 func TestSubjects_builders(t *testing.T) {
 	t.Parallel()
+	must := func(s string, err error) string {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	tests := []struct {
 		name string
-		s    Subjects
-		got  func(Subjects) string
+		got  string
 		want string
 	}{
-		{"default framework", Subjects{}, func(s Subjects) string { return s.APIFramework(VerbAccept) }, "allot.api.framework.accept"},
-		{"default agent", Subjects{}, func(s Subjects) string { return s.APIAgent(VerbCoflowReport) }, "allot.api.agent.coflow_report"},
-		{"default all", Subjects{}, Subjects.APIAll, "allot.api.>"},
-		{"default leader", Subjects{}, Subjects.Leader, "allot.leader"},
-		{"prefix framework", Subjects{Prefix: "allot.prod"}, func(s Subjects) string { return s.APIFramework(VerbCoflowRegister) }, "allot.prod.api.framework.coflow_register"},
-		{"prefix all", Subjects{Prefix: "c1"}, Subjects.APIAll, "c1.api.>"},
-		{"prefix leader", Subjects{Prefix: "c1"}, Subjects.Leader, "c1.leader"},
+		{"framework call", must(Subjects{}.APIFramework("analytics", "fw-1", VerbAccept)), "allot.api.framework.analytics.fw-1.accept"},
+		{"new framework", must(Subjects{}.APIFramework("analytics", "", VerbSubscribe)), "allot.api.framework.analytics.new.subscribe"},
+		{"anonymous framework", must(Subjects{}.APIFramework("", "fw-1", VerbKill)), "allot.api.framework.anonymous.fw-1.kill"},
+		{"agent call", must(Subjects{}.APIAgent("rack1", "ag-1", VerbCoflowReport)), "allot.api.agent.rack1.ag-1.coflow_report"},
+		{"new agent", must(Subjects{}.APIAgent("rack1", "", VerbRegister)), "allot.api.agent.rack1.new.register"},
+		{"default all", Subjects{}.APIAll(), "allot.api.>"},
+		{"principal's calls", Subjects{}.APIPrincipal(KindFramework, "analytics"), "allot.api.framework.analytics.>"},
+		{"default leader", Subjects{}.Leader(), "allot.leader"},
+		{"events", Subjects{}.Events(), "allot.events"},
+		{"framework events", must(Subjects{Prefix: "x"}.FrameworkEvents("analytics", "fw-1")), "x.fw.analytics.fw-1.events"},
+		{"a principal's events", Subjects{Prefix: "x"}.FrameworkEventsAll("analytics"), "x.fw.analytics.>"},
+		{"agent commands", must(Subjects{Prefix: "x"}.AgentCmd("rack1", "ag-1")), "x.agent.rack1.ag-1.cmd"},
+		{"a credential's commands", Subjects{Prefix: "x"}.AgentCmdAll(""), "x.agent.anonymous.>"},
+		{"inbox", Subjects{Prefix: "x"}.Inbox(KindAgent, "rack1"), "x.inbox.agent.rack1"},
+		{"prefix framework", must(Subjects{Prefix: "allot.prod"}.APIFramework("a", "fw-1", VerbCoflowRegister)), "allot.prod.api.framework.a.fw-1.coflow_register"},
+		{"prefix all", Subjects{Prefix: "c1"}.APIAll(), "c1.api.>"},
+		{"prefix leader", Subjects{Prefix: "c1"}.Leader(), "c1.leader"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := tc.got(tc.s); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-		})
+		if tc.got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, tc.got, tc.want)
+		}
 	}
 }
 
-func TestSubjects_FrameworkEventsAgentCmd(t *testing.T) {
+// TestSubjects_badTokens: a principal or ID that is not one subject token
+// (or, for principals, not a principal name) builds no subject, so no
+// caller can reach into another's subjects through a crafted name.
+func TestSubjects_badTokens(t *testing.T) {
 	t.Parallel()
 	s := Subjects{Prefix: "x"}
-	if got, err := s.FrameworkEvents("fw-1"); err != nil || got != "x.fw.fw-1.events" {
-		t.Errorf("FrameworkEvents: got %q, %v; want %q", got, err, "x.fw.fw-1.events")
-	}
-	if got, err := s.AgentCmd("ag-1"); err != nil || got != "x.agent.ag-1.cmd" {
-		t.Errorf("AgentCmd: got %q, %v; want %q", got, err, "x.agent.ag-1.cmd")
-	}
-	for _, bad := range []string{"", "a.b", "a*", ">", "a b", "a\tb", "a\nb"} {
-		if _, err := s.FrameworkEvents(FrameworkID(bad)); !errors.Is(err, ErrInvalidArgument) {
+	for _, bad := range []string{"a.b", "a*", ">", "a b", "a\tb", "a\nb", "*"} {
+		if _, err := s.FrameworkEvents("p", FrameworkID(bad)); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("FrameworkEvents(%q): got %v, want %v", bad, err, ErrInvalidArgument)
 		}
-		if _, err := s.AgentCmd(AgentID(bad)); !errors.Is(err, ErrInvalidArgument) {
+		if _, err := s.AgentCmd("p", AgentID(bad)); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("AgentCmd(%q): got %v, want %v", bad, err, ErrInvalidArgument)
+		}
+		if _, err := s.APIFramework("p", FrameworkID(bad), VerbKill); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("APIFramework(id %q): got %v, want %v", bad, err, ErrInvalidArgument)
+		}
+		if _, err := s.APIFramework(bad, "fw-1", VerbKill); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("APIFramework(principal %q): got %v, want %v", bad, err, ErrInvalidArgument)
+		}
+		if _, err := s.APIAgent(bad, "ag-1", VerbHeartbeat); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("APIAgent(principal %q): got %v, want %v", bad, err, ErrInvalidArgument)
+		}
+	}
+	for _, bad := range []string{"", "a.b"} {
+		if _, err := s.FrameworkEvents("p", FrameworkID(bad)); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("FrameworkEvents(%q): got %v, want %v", bad, err, ErrInvalidArgument)
 		}
 	}
 }
@@ -146,27 +169,35 @@ func TestSubjects_ParseAPI(t *testing.T) {
 	t.Parallel()
 	s := Subjects{Prefix: "allot.prod"}
 	for _, v := range FrameworkVerbs() {
-		kind, verb, ok := s.ParseAPI(s.APIFramework(v))
-		if !ok || kind != "framework" || verb != string(v) {
-			t.Errorf("ParseAPI(%s): got %q %q %v, want framework %q", v, kind, verb, ok, v)
+		subject, err := s.APIFramework("analytics", "fw-1", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ok := s.ParseAPI(subject)
+		if !ok || a != (APISubject{Kind: KindFramework, Principal: "analytics", ID: "fw-1", Verb: string(v)}) {
+			t.Errorf("ParseAPI(%s): got %+v %v", subject, a, ok)
 		}
 		if mt, ok := v.RequestType(); !ok || !mt.Known() {
 			t.Errorf("%s.RequestType(): got %v %v, want a known type", v, mt, ok)
 		}
 	}
 	for _, v := range AgentVerbs() {
-		kind, verb, ok := s.ParseAPI(s.APIAgent(v))
-		if !ok || kind != "agent" || verb != string(v) {
-			t.Errorf("ParseAPI(%s): got %q %q %v, want agent %q", v, kind, verb, ok, v)
+		subject, err := s.APIAgent("", "", v)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if mt, ok := v.RequestType(); !ok || !mt.Known() {
-			t.Errorf("%s.RequestType(): got %v %v, want a known type", v, mt, ok)
+		a, ok := s.ParseAPI(subject)
+		if !ok || a != (APISubject{Kind: KindAgent, Principal: AnonymousPrincipal, Verb: string(v)}) {
+			t.Errorf("ParseAPI(%s): got %+v %v", subject, a, ok)
 		}
 	}
-	for _, bad := range []string{"allot.api.framework.accept", "allot.prod.api.framework.nope", "allot.prod.api.agent.accept",
-		"allot.prod.api.framework", "allot.prod.api.other.accept", "allot.prod.leader", "allot.prod.api.framework.accept.x"} {
-		if _, _, ok := s.ParseAPI(bad); ok {
-			t.Errorf("ParseAPI(%q): got ok, want not ok", bad)
+	for _, bad := range []string{
+		"allot.prod.api.framework.a.fw-1.nonsense", "allot.prod.api.framework.a.fw-1", "allot.prod.api.other.a.fw-1.kill",
+		"allot.prod.api.agent.a.ag-1.accept", "allot.api.framework.a.fw-1.kill", "allot.prod.api.framework.a.fw-1.kill.more",
+		"allot.prod.api.framework.a%.fw-1.kill", "allot.prod.api.framework..fw-1.kill", "allot.prod.fw.a.fw-1.events",
+	} {
+		if a, ok := s.ParseAPI(bad); ok {
+			t.Errorf("ParseAPI(%q): got %+v, want not ok", bad, a)
 		}
 	}
 	if got, want := len(FrameworkVerbs()), len(frameworkVerbTypes); got != want {

@@ -98,7 +98,7 @@ func (c CommandInfo) Validate() error {
 			return fmt.Errorf("command uris[%d]: %w", i, err)
 		}
 	}
-	return checkText("command user", c.User, MaxNameLen)
+	return checkUser("command user", c.User)
 }
 
 // TaskInfo describes a task a framework launches on an accepted offer.

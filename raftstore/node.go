@@ -195,6 +195,10 @@ func (n *Node) TakeSnapshot() error {
 	return nil
 }
 
+// Term is the current Raft term: while this node leads, the term it was
+// elected in.
+func (n *Node) Term() uint64 { return n.raft.CurrentTerm() }
+
 // Stats returns Raft's statistics (state, term, indexes, peers...) plus group commit's:
 // batch_entries and batch_commands (totals handed to Raft by this node) and
 // apply_pending (Apply calls in progress).

@@ -40,7 +40,7 @@ dev=$!
 
 nats=""
 for _ in $(seq 1 600); do
-	nats=$(awk '$1 == "NATS" { print $2 }' "$out")
+	nats=$(awk '$1 == "export" && $2 ~ /^ALLOT_SECRET=/ { print "ready" }' "$out")
 	[[ -n $nats ]] && break
 	if ! kill -0 "$dev" 2>/dev/null; then
 		echo "allot dev stopped before it was ready:" >&2
@@ -54,6 +54,11 @@ if [[ -z $nats ]]; then
 	exit 1
 fi
 cat "$out"
+# The cluster runs with tenant isolation on: the examples and the operator commands connect
+# with the credentials it prints (ALLOT_NATS, ALLOT_PRINCIPAL, ALLOT_SECRET, ALLOT_MASTERS,
+# ALLOT_OPERATOR_TOKEN).
+eval "$(awk '$1 == "export"' "$out")"
+nats=$ALLOT_NATS
 
 echo
 echo "==> MapReduce: word counts and sorts as altruistic DAG jobs in two roles"

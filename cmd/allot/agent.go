@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/signal"
@@ -23,6 +24,8 @@ type agentFlags struct {
 	NATS           string        `json:"nats"`
 	NATSCA         string        `json:"nats_ca"`
 	NATSCert       string        `json:"nats_cert"`
+	Principal      string        `json:"principal"`
+	Secret         string        `json:"secret"`
 	NATSKey        string        `json:"nats_key"`
 	SubjectPrefix  string        `json:"subject_prefix"`
 	WorkDir        string        `json:"work_dir"`
@@ -33,6 +36,8 @@ type agentFlags struct {
 	HTTPAddr       string        `json:"http"`
 	FilesToken     string        `json:"files_token"`
 	FilesSecret    string        `json:"files_secret"`
+	FilesTokenTTL  time.Duration `json:"files_token_ttl"`
+	TaskUser       string        `json:"task_user"`
 	DefaultGrace   time.Duration `json:"default_grace"`
 	ResendInterval time.Duration `json:"resend_interval"`
 	ShuffleSlots   int           `json:"shuffle_slots"`
@@ -43,7 +48,7 @@ func agentCommand() *cobra.Command {
 	f := agentFlags{
 		NATS: "nats://127.0.0.1:4222", SubjectPrefix: "allot", Isolation: string(runner.IsolationAuto),
 		HTTPAddr: "0.0.0.0:5051", DefaultGrace: runner.DefaultGrace, ResendInterval: time.Second,
-		ShuffleSlots: executor.DefaultShuffleSlots, LogLevel: "info",
+		ShuffleSlots: executor.DefaultShuffleSlots, FilesTokenTTL: executor.DefaultFilesTokenTTL, LogLevel: "info",
 	}
 	var configFile string
 	cmd := &cobra.Command{
@@ -82,6 +87,8 @@ Example:
 	fl.StringVar(&f.NATS, "nats", f.NATS, "NATS URLs of the masters, comma-separated")
 	fl.StringVar(&f.NATSCA, "nats-ca", "", "PEM file of the CA that signed the NATS servers' certificates (NATS over TLS)")
 	fl.StringVar(&f.NATSCert, "nats-cert", "", "PEM file of this agent's certificate, for NATS servers that verify clients")
+	fl.StringVar(&f.Principal, "principal", "", "this agent's credential name, one of the masters' --agent-credentials (default: the one --nats-cert names, if any)")
+	fl.StringVar(&f.Secret, "secret", "", "the secret of --principal (or $ALLOT_AGENT_SECRET)")
 	fl.StringVar(&f.NATSKey, "nats-key", "", "PEM file of the key of --nats-cert")
 	fl.StringVar(&f.SubjectPrefix, "subject-prefix", f.SubjectPrefix, "NATS subject prefix of the cluster")
 	fl.StringVar(&f.WorkDir, "work-dir", "", "directory for the checkpoint and task sandboxes (required)")
@@ -92,12 +99,18 @@ Example:
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "file server listen address")
 	fl.StringVar(&f.FilesToken, "files-token", "", "bearer token for the file server (default: generated)")
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "secret shared by all agents that keys tasks' framework file tokens, so tasks can read their framework's sandboxes on every agent (default: the files token, this agent only)")
+	fl.DurationVar(&f.FilesTokenTTL, "files-token-ttl", f.FilesTokenTTL, "how long the files token each task gets (ALLOT_FILES_TOKEN) is valid after its launch")
+	fl.StringVar(&f.TaskUser, "task-user", "", "user tasks run as when their command names none (default: the agent's own user); other users than its own need an agent running as root")
 	fl.DurationVar(&f.DefaultGrace, "default-grace", f.DefaultGrace, "time between SIGTERM and SIGKILL when a task sets none")
 	fl.DurationVar(&f.ResendInterval, "resend-interval", f.ResendInterval, "resend unacknowledged status updates this often")
 	fl.IntVar(&f.ShuffleSlots, "shuffle-slots", f.ShuffleSlots, "shuffle transfers (file downloads naming a coflow) served at once; the others wait, in the order of the leader's coflow priorities")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
 }
+
+// envAgentSecret holds the agent's secret when --secret is not given, so it
+// need not appear on the command line.
+const envAgentSecret = "ALLOT_AGENT_SECRET"
 
 // config turns the settings into an executor.Config.
 func (f agentFlags) config() (executor.Config, error) {
@@ -115,9 +128,11 @@ func (f agentFlags) config() (executor.Config, error) {
 	}
 	cfg = executor.Config{
 		NATSURLs: splitList(f.NATS), NATSCA: f.NATSCA, NATSCert: f.NATSCert, NATSKey: f.NATSKey,
+		Principal: f.Principal, Secret: cmp.Or(f.Secret, os.Getenv(envAgentSecret)),
 		SubjectPrefix: f.SubjectPrefix, WorkDir: f.WorkDir,
 		Hostname: f.Hostname, Resources: res, Attributes: attrs, Isolation: runner.Isolation(f.Isolation),
-		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, DefaultGrace: f.DefaultGrace,
+		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, FilesTokenTTL: f.FilesTokenTTL,
+		TaskUser: f.TaskUser, DefaultGrace: f.DefaultGrace,
 		ResendInterval: f.ResendInterval, ShuffleSlots: f.ShuffleSlots,
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr}),
 	}

@@ -184,14 +184,24 @@ func printDevCluster(w io.Writer, c *devcluster.Cluster) {
 		fmt.Fprintf(w, "  %-9s  %s  %s  rack=%s zone=%s  %s  files http://%s\n", label, a.Hostname, ids[i],
 			a.Attributes["rack"], a.Attributes["zone"], a.Resources, a.HTTPAddr)
 	}
-	fmt.Fprintf(w, "\nInspect it (the other masters redirect to the leader, hence -L):\n")
+	creds := c.Credentials()
+	fmt.Fprintf(w, "\nTenant isolation is on: every NATS connection authenticates and may use only its own\n")
+	fmt.Fprintf(w, "subjects (docs/security.md). The credentials are kept in %s.\n",
+		filepath.Join(c.DataDir(), "dev.json"))
+	fmt.Fprintf(w, "Use the cluster from a shell with:\n")
+	fmt.Fprintf(w, "  export ALLOT_NATS=%s\n", c.NATSURL())
+	fmt.Fprintf(w, "  export ALLOT_PRINCIPAL=%s\n", devcluster.DevPrincipal)
+	fmt.Fprintf(w, "  export ALLOT_SECRET=%s\n", c.FrameworkSecret())
+	fmt.Fprintf(w, "  export ALLOT_MASTERS=%s\n", mastersFlag(l))
+	fmt.Fprintf(w, "  export ALLOT_OPERATOR_TOKEN=%s\n", creds.OperatorToken)
+	fmt.Fprintf(w, "\nInspect it:\n")
 	fmt.Fprintf(w, "  allot status --masters %s\n", mastersFlag(l))
-	fmt.Fprintf(w, "  web UI: http://%s/\n", cmp.Or(leader, l.Masters[0].HTTPAddr))
-	fmt.Fprintf(w, "  curl -L http://%s/v1/state\n", cmp.Or(leader, l.Masters[0].HTTPAddr))
-	fmt.Fprintf(w, "\nPoint frameworks at it:\n")
-	fmt.Fprintf(w, "  export ALLOT_NATS=%s    # then pass --nats $ALLOT_NATS to a framework\n", c.NATSURL())
-	fmt.Fprintf(w, "  Go SDK: framework.NewDriver(sched, framework.WithNATSURLs(%q))\n", c.NATSURL())
-	fmt.Fprintf(w, "\nAdd an agent: allot agent --nats %s --work-dir DIR --http 127.0.0.1:0\n", c.NATSURL())
+	fmt.Fprintf(w, "  web UI: http://%s/ (user operator, the operator token as password)\n", cmp.Or(leader, l.Masters[0].HTTPAddr))
+	fmt.Fprintf(w, "  curl -L -H \"Authorization: Bearer $ALLOT_OPERATOR_TOKEN\" http://%s/v1/state\n", cmp.Or(leader, l.Masters[0].HTTPAddr))
+	fmt.Fprintf(w, "\nPoint frameworks at it: the examples read the variables above; the Go SDK takes\n")
+	fmt.Fprintf(w, "  framework.WithNATSURLs(%q), framework.WithPrincipal(%q), framework.WithSecret(...)\n",
+		c.NATSURL(), devcluster.DevPrincipal)
+	fmt.Fprintf(w, "\nAdd an agent: give it a credential of --agent-credentials on a cluster of `allot master`s.\n")
 	fmt.Fprintf(w, "\nCtrl-C stops the cluster; `allot dev --data-dir %s` resumes it.\n", c.DataDir())
 }
 

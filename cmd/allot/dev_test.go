@@ -60,9 +60,9 @@ func TestDev_RunAndInterrupt(t *testing.T) {
 		"--nats-port", "0", "--http-port", "0", "--raft-port", "0", "--isolation", "portable"}
 	for i, want := range []string{"started a new cluster", "resumed the cluster"} {
 		out := runDevUntilReady(t, args)
-		if !strings.Contains(out, want) || !strings.Contains(out, "curl -L http://127.0.0.1:") ||
-			!strings.Contains(out, "nats://127.0.0.1:") || !strings.Contains(out, dir) {
-			t.Fatalf("run %d: got output\n%s\nwant %q, the data dir, NATS URL and curl line", i, out, want)
+		if !strings.Contains(out, want) || !strings.Contains(out, "export ALLOT_SECRET=secret-") ||
+			!strings.Contains(out, "export ALLOT_NATS=nats://127.0.0.1:") || !strings.Contains(out, dir) {
+			t.Fatalf("run %d: got output\n%s\nwant %q, the data dir, NATS URL and credentials", i, out, want)
 		}
 	}
 	_, errOut, code := runAllot(t, "", "dev", "--data-dir", dir, "--masters", "3")

@@ -30,7 +30,7 @@ type masterFlags struct {
 	NATSCluster         string             `json:"nats_cluster"`
 	NATSRoutes          string             `json:"nats_routes"`
 	NATSExternal        string             `json:"nats_external"`
-	NATSToken           string             `json:"nats_token"`
+	NATSMasterSecret    string             `json:"nats_master_secret"`
 	NATSTLSCert         string             `json:"nats_tls_cert"`
 	NATSTLSKey          string             `json:"nats_tls_key"`
 	NATSTLSCA           string             `json:"nats_tls_ca"`
@@ -47,7 +47,12 @@ type masterFlags struct {
 	StatusRetry         time.Duration      `json:"status_retry_interval"`
 	FilesSecret         string             `json:"files_secret"`
 	CredentialsFile     string             `json:"credentials_file"`
+	AgentCredsFile      string             `json:"agent_credentials_file"`
+	AgentsPerCredential int                `json:"agents_per_credential"`
+	AgentQPS            float64            `json:"agent_qps"`
+	AgentBurst          int                `json:"agent_burst"`
 	RoleACLsFile        string             `json:"role_acls_file"`
+	RunAsACLsFile       string             `json:"run_as_acls_file"`
 	OperatorToken       string             `json:"operator_token"`
 	FrameworkQPS        float64            `json:"framework_qps"`
 	FrameworkBurst      int                `json:"framework_burst"`
@@ -61,6 +66,7 @@ func masterCommand() *cobra.Command {
 		RaftBind: def.Raft.BindAddr, NATSListen: "0.0.0.0:4222", NATSCluster: "0.0.0.0:6222",
 		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, CoflowScheduler: def.CoflowScheduler, AllocationInterval: def.AllocationInterval,
 		ShareUpdateInterval: def.ShareUpdateInterval, OfferTimeout: def.OfferTimeout, StatusRetry: def.StatusRetryInterval,
+		AgentsPerCredential: def.MaxAgentsPerCredential, AgentQPS: def.AgentRateLimit.QPS, AgentBurst: def.AgentRateLimit.Burst,
 		LogLevel: "info",
 	}
 	var configFile string
@@ -106,11 +112,11 @@ Example, first of three:
 	fl.StringVar(&f.NATSCluster, "nats-cluster", f.NATSCluster, "embedded NATS route listen address")
 	fl.StringVar(&f.NATSRoutes, "nats-routes", "", "other masters' NATS route URLs, comma-separated")
 	fl.StringVar(&f.NATSExternal, "nats-external", "", "use these NATS URLs instead of an embedded server")
-	fl.StringVar(&f.NATSToken, "nats-token", "", "NATS authorization token: the embedded server then accepts only clients giving it (nats://TOKEN@host:4222), and routes between masters use it")
+	fl.StringVar(&f.NATSMasterSecret, "nats-master-secret", "", "the masters' shared secret: each master connects to NATS with it, and routes between the masters' servers authenticate with it (required with credentials, unless --nats-tls-verify)")
 	fl.StringVar(&f.NATSTLSCert, "nats-tls-cert", "", "PEM certificate: the embedded NATS server then speaks only TLS, to clients and routes, and the master presents it as a client")
 	fl.StringVar(&f.NATSTLSKey, "nats-tls-key", "", "PEM key of --nats-tls-cert")
 	fl.StringVar(&f.NATSTLSCA, "nats-tls-ca", "", "PEM CA that signed the NATS certificates (default: the system's roots)")
-	fl.BoolVar(&f.NATSTLSVerify, "nats-tls-verify", false, "accept only NATS clients (agents, frameworks) with a certificate --nats-tls-ca signed")
+	fl.BoolVar(&f.NATSTLSVerify, "nats-tls-verify", false, "accept only NATS clients with a certificate --nats-tls-ca signed; a certificate naming an identity (URI allot:framework.NAME, allot:agent.NAME, allot:master.NAME) is that identity")
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "HTTP operator API listen address (empty disables)")
 	fl.StringVar(&f.RolesFile, "roles", "", `JSON file of role weights, e.g. {"eng": 2, "eng/prod": 3}`)
 	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: dynamic, static, paper, naive, collapsed, mesos")
@@ -119,7 +125,12 @@ Example, first of three:
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
 	fl.DurationVar(&f.ShareUpdateInterval, "share-update-interval", f.ShareUpdateInterval, "how often fair shares are recomputed and changes sent to frameworks (0: every round)")
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "the agents' --files-secret: frameworks then get a token that reads their sandboxes on every agent")
-	fl.StringVar(&f.CredentialsFile, "credentials", "", `JSON file of framework credentials, {"principal": "secret", ...}: frameworks must then authenticate`)
+	fl.StringVar(&f.CredentialsFile, "credentials", "", `JSON file of framework credentials, {"principal": "secret", ...}: every NATS connection must then authenticate, and each may use only its own subjects`)
+	fl.StringVar(&f.AgentCredsFile, "agent-credentials", "", `JSON file of agent credentials, {"name": "secret", ...}: an agent connects with one (allot agent --principal, --secret)`)
+	fl.IntVar(&f.AgentsPerCredential, "agents-per-credential", f.AgentsPerCredential, "agents one agent credential may hold registered at once (0: no cap)")
+	fl.Float64Var(&f.AgentQPS, "agent-qps", f.AgentQPS, "calls per second the agents of one credential may make (0: no limit)")
+	fl.IntVar(&f.AgentBurst, "agent-burst", f.AgentBurst, "calls an agent credential may make at once above --agent-qps")
+	fl.StringVar(&f.RunAsACLsFile, "run-as-acls", "", `JSON file of the Unix users each principal's tasks may run as, {"principal": ["alice", "nobody"], "ops": ["*"]} (default: any user)`)
 	fl.StringVar(&f.RoleACLsFile, "role-acls", "", `JSON file of the roles each principal may subscribe into, {"principal": ["eng/prod", "research/*", ...]}`)
 	fl.StringVar(&f.OperatorToken, "operator-token", "", "bearer token the operator API's actions (draining agents) need (default: none needed)")
 	fl.Float64Var(&f.FrameworkQPS, "framework-qps", 0, "calls per second each principal's frameworks may make together (0: no limit); more are refused as rate limited")
@@ -159,7 +170,9 @@ func (f masterFlags) config() (master.Config, error) {
 		}
 		cfg.NATS.Routes = splitList(f.NATSRoutes)
 	}
-	cfg.NATS.Token = f.NATSToken
+	cfg.NATS.MasterSecret = f.NATSMasterSecret
+	cfg.MaxAgentsPerCredential = f.AgentsPerCredential
+	cfg.AgentRateLimit = master.RateLimit{QPS: f.AgentQPS, Burst: f.AgentBurst}
 	cfg.NATS.TLS = master.NATSTLS{Cert: f.NATSTLSCert, Key: f.NATSTLSKey, CA: f.NATSTLSCA, VerifyClients: f.NATSTLSVerify}
 	cfg.OperatorToken = f.OperatorToken
 	cfg.AgentRemovalLimit = f.AgentRemovalLimit
@@ -188,11 +201,23 @@ func (f masterFlags) config() (master.Config, error) {
 	if f.CredentialsFile != "" && len(cfg.Credentials) == 0 {
 		return cfg, fmt.Errorf("--credentials %s: no credentials", f.CredentialsFile)
 	}
+	if err := readJSONFile("--agent-credentials", f.AgentCredsFile, &cfg.AgentCredentials); err != nil {
+		return cfg, err
+	}
+	if f.AgentCredsFile != "" && len(cfg.AgentCredentials) == 0 {
+		return cfg, fmt.Errorf("--agent-credentials %s: no credentials", f.AgentCredsFile)
+	}
 	if err := readJSONFile("--role-acls", f.RoleACLsFile, &cfg.RoleACLs); err != nil {
 		return cfg, err
 	}
 	if f.RoleACLsFile != "" && cfg.RoleACLs == nil {
 		cfg.RoleACLs = map[string][]string{} // a file of no principals allows nobody
+	}
+	if err := readJSONFile("--run-as-acls", f.RunAsACLsFile, &cfg.RunAsACLs); err != nil {
+		return cfg, err
+	}
+	if f.RunAsACLsFile != "" && cfg.RunAsACLs == nil {
+		cfg.RunAsACLs = map[string][]string{}
 	}
 	cfg.Logger = hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr})
 	return cfg, cfg.Validate()

@@ -25,7 +25,8 @@ func TestMasterFlags_Config(t *testing.T) {
 		NATSRoutes: "nats-route://127.0.0.2:6222,nats-route://127.0.0.3:6222",
 		HTTPAddr:   "127.0.0.1:5050", RolesFile: roles, Policy: "dynamic", LeftoverOrder: "efficiency-first", CoflowScheduler: "aalo",
 		AllocationInterval: 100e6, OfferTimeout: 30e9, LogLevel: "info", CredentialsFile: creds,
-		NATSToken: "tok", OperatorToken: "op", FrameworkQPS: 50, RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
+		NATSMasterSecret: "ms", AgentCredsFile: writeTemp(t, `{"rack1": "a-secret"}`), AgentsPerCredential: 2,
+		AgentQPS: 10, AgentBurst: 20, RunAsACLsFile: writeTemp(t, `{"analytics": ["nobody"]}`), OperatorToken: "op", FrameworkQPS: 50, RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
 		NATSTLSCert: "c.pem", NATSTLSKey: "k.pem", NATSTLSCA: "ca.pem", NATSTLSVerify: true, AgentRemovalLimit: 0.3,
 		StatusRetry: 20e9,
 	}
@@ -66,8 +67,17 @@ func TestMasterFlags_Config(t *testing.T) {
 	if cfg.StatusRetryInterval != 20e9 {
 		t.Errorf("status retry interval: got %s, want 20s", cfg.StatusRetryInterval)
 	}
-	if cfg.NATS.Token != "tok" {
-		t.Errorf("nats token: got %q, want tok", cfg.NATS.Token)
+	if cfg.NATS.MasterSecret != "ms" {
+		t.Errorf("nats master secret: got %q, want ms", cfg.NATS.MasterSecret)
+	}
+	if cfg.AgentCredentials["rack1"] != "a-secret" || cfg.MaxAgentsPerCredential != 2 {
+		t.Errorf("agent credentials: got %d entries, %d per credential", len(cfg.AgentCredentials), cfg.MaxAgentsPerCredential)
+	}
+	if got := cfg.AgentRateLimit; got.QPS != 10 || got.Burst != 20 {
+		t.Errorf("agent rate limit: got %+v, want 10 qps, burst 20", got)
+	}
+	if got := cfg.RunAsACLs["analytics"]; len(got) != 1 || got[0] != "nobody" {
+		t.Errorf("run-as ACLs: got %v", cfg.RunAsACLs)
 	}
 	if len(cfg.Credentials) != 2 || cfg.Credentials["analytics"] != "s3cret" {
 		t.Errorf("credentials: got %d entries", len(cfg.Credentials))

@@ -27,16 +27,20 @@ const defaultMasters = "127.0.0.1:5050,127.0.0.1:5051,127.0.0.1:5052"
 
 // operatorFlags are the flags every operator command takes.
 type operatorFlags struct {
-	masters string
-	token   string
-	json    bool
-	timeout time.Duration
+	masters   string
+	token     string
+	principal string
+	secret    string
+	json      bool
+	timeout   time.Duration
 }
 
 func (o *operatorFlags) register(cmd *cobra.Command) {
 	fl := cmd.PersistentFlags()
 	fl.StringVar(&o.masters, "masters", envOr("ALLOT_MASTERS", defaultMasters), "comma-separated masters' HTTP addresses (host:port or URL; $ALLOT_MASTERS)")
-	fl.StringVar(&o.token, "token", os.Getenv("ALLOT_OPERATOR_TOKEN"), "operator token for actions, when the masters have one ($ALLOT_OPERATOR_TOKEN)")
+	fl.StringVar(&o.token, "token", os.Getenv("ALLOT_OPERATOR_TOKEN"), "operator token for actions and full views, when the masters have one ($ALLOT_OPERATOR_TOKEN)")
+	fl.StringVar(&o.principal, "principal", os.Getenv("ALLOT_PRINCIPAL"), "read as this framework principal, without the operator token: its own frameworks and tasks only ($ALLOT_PRINCIPAL)")
+	fl.StringVar(&o.secret, "secret", os.Getenv("ALLOT_SECRET"), "the secret of --principal ($ALLOT_SECRET)")
 	fl.BoolVar(&o.json, "json", false, "print the API's JSON instead of a table")
 	fl.DurationVar(&o.timeout, "timeout", 10*time.Second, "give up on a request after this long")
 }
@@ -50,7 +54,7 @@ func envOr(name, def string) string {
 
 // newClient returns a client of the --masters.
 func (o *operatorFlags) newClient() (*api.Client, error) {
-	return api.NewClient(strings.Split(o.masters, ","), api.WithToken(o.token))
+	return api.NewClient(strings.Split(o.masters, ","), api.WithToken(o.token), api.WithPrincipal(o.principal, o.secret))
 }
 
 // call makes one API call bounded by --timeout and prints its answer: as

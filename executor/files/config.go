@@ -21,9 +21,11 @@ type Config struct {
 	// Token is the bearer token every request must carry. It is required:
 	// sandboxes hold tasks' private files.
 	Token string
-	// Secret, when set, also admits framework tokens (FrameworkToken)
-	// derived from it, each to its own framework's sandboxes only. Agents
-	// that share the secret accept each other's framework tokens.
+	// Secret, when set, also admits framework tokens derived from it
+	// (protocol.FrameworkFilesToken, FrameworkToken) until they expire,
+	// each to its own framework's sandboxes only, and
+	// symbolic links in a sandbox are not followed out of it for them.
+	// Agents that share the secret accept each other's framework tokens.
 	Secret string
 	// MaxRead caps the length of one read and the bytes one tail returns
 	// before following (zero: DefaultMaxRead).

@@ -22,11 +22,15 @@
 //
 // P is a slash-separated path relative to the root, such as
 // "<sandbox>/stdout"; "." is the root itself. Every request must carry
-// Config.Token, as "Authorization: Bearer <token>" or a "token" query
-// parameter. All files are opened through an os.Root, so neither ".."
-// components, absolute paths nor symbolic links can reach anything outside
-// the root: relative symbolic links that stay inside it are followed,
-// absolute ones are refused like escapes.
+// Config.Token, or with Config.Secret a framework token, as
+// "Authorization: Bearer <token>" or a "token" query parameter. A framework
+// token (protocol.FrameworkFilesToken, FrameworkToken; refused once it
+// expired) reads only that framework's sandboxes, the first
+// elements of P that start with "<framework>_". All files are opened
+// through an os.Root, so neither ".." components, absolute paths nor
+// symbolic links can reach anything outside the root, or for a framework
+// token outside the sandbox P names: relative symbolic links that stay
+// inside are followed, the others are refused like escapes.
 //
 // Errors are JSON (ErrorResponse) with a stable Code: 400 for a malformed
 // request, 401 for a missing or wrong token, 403 for a path that leaves the

@@ -50,7 +50,7 @@ func (h *handler) serveDownload(w http.ResponseWriter, r *http.Request) *apiErro
 
 // sendFile serves the regular file name.
 func (h *handler) sendFile(w http.ResponseWriter, r *http.Request, name string) *apiError {
-	f, fi, e := h.openFile(name)
+	f, fi, e := h.openFile(tokenFramework(r), name)
 	if e != nil {
 		return e
 	}

@@ -24,12 +24,12 @@ func (h *handler) serveList(w http.ResponseWriter, r *http.Request) *apiError {
 	if e != nil {
 		return e
 	}
-	root, e := h.openRoot()
+	root, rel, e := h.openRoot(tokenFramework(r), name)
 	if e != nil {
 		return e
 	}
 	defer root.Close()
-	dir, fi, e := openIn(root, name)
+	dir, fi, e := openIn(root, rel)
 	if e != nil {
 		return e
 	}
@@ -45,7 +45,7 @@ func (h *handler) serveList(w http.ResponseWriter, r *http.Request) *apiError {
 	for _, de := range des {
 		// Lstat through the root, not DirEntry.Info, which stats by path
 		// outside the root's confinement.
-		info, err := root.Lstat(filepath.Join(name, de.Name()))
+		info, err := root.Lstat(filepath.Join(rel, de.Name()))
 		if err != nil {
 			continue // removed since the directory was read
 		}

@@ -29,14 +29,32 @@ func sandboxPath(raw string) (string, *apiError) {
 	return name, nil
 }
 
-// openRoot opens the root for one request. Opening it per request keeps
-// no descriptor between requests and follows the root if it is recreated.
-func (h *handler) openRoot() (*os.Root, *apiError) {
+// openRoot opens, for one request, the directory that confines name, and
+// returns name relative to it. That is the root for the agent's token, and
+// for a framework token the sandbox name lies in (its first element): a
+// task may make symbolic links in its sandbox, and one leading into
+// another framework's sandbox must not be followed for its framework. The
+// sandbox is opened through the root, so it cannot lead out either.
+// Opening per request keeps no descriptor between requests and follows the
+// root if it is recreated.
+func (h *handler) openRoot(framework, name string) (*os.Root, string, *apiError) {
 	root, err := os.OpenRoot(h.root)
 	if err != nil {
-		return nil, internalError("open sandbox root", err)
+		return nil, "", internalError("open sandbox root", err)
 	}
-	return root, nil
+	if framework == "" {
+		return root, name, nil
+	}
+	defer root.Close()
+	first, rest, _ := strings.Cut(filepath.ToSlash(name), "/")
+	sandbox, err := root.OpenRoot(first)
+	if err != nil {
+		return nil, "", openError(err)
+	}
+	if rest == "" {
+		rest = "."
+	}
+	return sandbox, filepath.FromSlash(rest), nil
 }
 
 // openIn opens name under root for reading. O_NONBLOCK keeps a FIFO in a
@@ -76,15 +94,15 @@ func openError(err error) *apiError {
 	}
 }
 
-// openFile opens the regular file name for one request; the caller closes
-// it.
-func (h *handler) openFile(name string) (*os.File, fs.FileInfo, *apiError) {
-	root, e := h.openRoot()
+// openFile opens the regular file name for one request with a token of
+// framework ("" for the agent's token); the caller closes it.
+func (h *handler) openFile(framework, name string) (*os.File, fs.FileInfo, *apiError) {
+	root, rel, e := h.openRoot(framework, name)
 	if e != nil {
 		return nil, nil, e
 	}
 	defer root.Close()
-	f, fi, e := openIn(root, name)
+	f, fi, e := openIn(root, rel)
 	if e != nil {
 		return nil, nil, e
 	}

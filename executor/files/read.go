@@ -41,7 +41,7 @@ func (h *handler) serveRead(w http.ResponseWriter, r *http.Request) *apiError {
 	}
 	length = min(length, h.maxRead)
 
-	f, fi, e := h.openFile(name)
+	f, fi, e := h.openFile(tokenFramework(r), name)
 	if e != nil {
 		return e
 	}

@@ -5,22 +5,23 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/allot-project/allot/protocol"
 )
 
-// FrameworkToken returns the token that lets a framework's tasks read that
-// framework's sandboxes, "<framework ID>_<task ID>" and their shortened
-// forms, on every agent that shares secret (Config.Secret); see
-// protocol.FrameworkFilesToken.
-func FrameworkToken(secret, frameworkID string) string {
-	return protocol.FrameworkFilesToken(secret, protocol.FrameworkID(frameworkID))
+// FrameworkToken returns a token, valid until expires, that lets a
+// framework's tasks read that framework's sandboxes, "<framework ID>_<task
+// ID>" and their shortened forms, on every agent that shares secret
+// (Config.Secret); see protocol.FrameworkFilesToken.
+func FrameworkToken(secret, frameworkID string, expires time.Time) string {
+	return protocol.FrameworkFilesToken(secret, protocol.FrameworkID(frameworkID), expires)
 }
 
 // frameworkOf checks a framework token against secret and returns the
-// framework it names.
+// framework it names, while the token has not expired.
 func frameworkOf(secret, token string) (string, bool) {
-	id, ok := protocol.CheckFrameworkFilesToken(secret, token)
+	id, ok := protocol.CheckFrameworkFilesToken(secret, token, time.Now())
 	return string(id), ok
 }
 

@@ -115,7 +115,7 @@ func TestShuffle_DownloadIsGatedAndCounted(t *testing.T) {
 	// A framework token names the framework, "_" in its ID and all.
 	f.write("fw_x_map-0/part-0", "abc")
 	req = f.request(context.Background(), "download", url.Values{"path": {"fw_x_map-0/part-0"}, "coflow": {"c"}, "dst": {"ag-3"}})
-	req.Header.Set("Authorization", "Bearer "+FrameworkToken("cluster-secret", "fw_x"))
+	req.Header.Set("Authorization", "Bearer "+FrameworkToken("cluster-secret", "fw_x", time.Now().Add(time.Hour)))
 	if resp, body := f.do(req); resp.StatusCode != http.StatusOK {
 		t.Fatalf("framework token: got %d %s", resp.StatusCode, body)
 	}

@@ -47,7 +47,7 @@ func (h *handler) serveTail(w http.ResponseWriter, r *http.Request) *apiError {
 		}
 	}
 
-	f, fi, e := h.openFile(name)
+	f, fi, e := h.openFile(tokenFramework(r), name)
 	if e != nil {
 		return e
 	}

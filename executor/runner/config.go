@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,13 +40,24 @@ const (
 	DefaultFetchTimeout = 10 * time.Minute
 )
 
+// defaultControlDir is the name of the default ControlDir, next to WorkDir.
+const defaultControlDir = "control"
+
 // ShimCommand is the subcommand of the allot binary that runs ShimMain.
 const ShimCommand = "task-shim"
 
 // Config configures a Runner.
 type Config struct {
-	// WorkDir holds the sandboxes: WorkDir/<Spec.Name>. Created if missing.
+	// WorkDir holds the sandboxes: WorkDir/<Spec.Name>. Created if missing,
+	// and kept at mode 0711 so that tasks reach their own sandbox without
+	// listing the others.
 	WorkDir string
+	// ControlDir holds the shims' records, ControlDir/<Spec.Name> for each
+	// task (see the package doc), away from the sandboxes their tasks may
+	// change. Created if missing, mode 0700. It must be neither WorkDir nor
+	// inside it, nor hold it. Default: "control" next to WorkDir
+	// (WorkDir/../control), where the agent keeps it.
+	ControlDir string
 	// Shim is the argv prefix that runs the shim, e.g.
 	// {"/usr/bin/allot", "task-shim"}; the runner appends the sandbox path,
 	// and the command must call ShimMain with the arguments after the
@@ -85,6 +97,9 @@ func (c Config) Validate() error {
 	if c.WorkDir == "" {
 		return fmt.Errorf("%w: work dir is required", ErrConfig)
 	}
+	if err := checkControlDir(c.WorkDir, c.withDefaults().ControlDir); err != nil {
+		return err
+	}
 	if len(c.Shim) == 0 || c.Shim[0] == "" {
 		return fmt.Errorf("%w: shim command is required", ErrConfig)
 	}
@@ -108,6 +123,9 @@ func (c Config) Validate() error {
 // withDefaults returns c with its zero fields set to their defaults.
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
+	if c.ControlDir == "" && c.WorkDir != "" {
+		c.ControlDir = filepath.Join(filepath.Dir(filepath.Clean(c.WorkDir)), defaultControlDir)
+	}
 	if c.Isolation == "" {
 		c.Isolation = d.Isolation
 	}
@@ -124,4 +142,27 @@ func (c Config) withDefaults() Config {
 		c.Logger = hclog.NewNullLogger()
 	}
 	return c
+}
+
+// checkControlDir refuses a control directory that shares a tree with the
+// sandboxes: tasks could then reach their shims' records.
+func checkControlDir(workDir, controlDir string) error {
+	w, err := filepath.Abs(workDir)
+	if err != nil {
+		return fmt.Errorf("%w: work dir: %w", ErrConfig, err)
+	}
+	c, err := filepath.Abs(controlDir)
+	if err != nil {
+		return fmt.Errorf("%w: control dir: %w", ErrConfig, err)
+	}
+	if contains(w, c) || contains(c, w) {
+		return fmt.Errorf("%w: control dir %s and work dir %s must not contain each other", ErrConfig, c, w)
+	}
+	return nil
+}
+
+// contains reports whether the absolute path p is dir or lies below it.
+func contains(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }

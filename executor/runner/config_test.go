@@ -35,6 +35,11 @@ func TestConfig_Validate(t *testing.T) {
 		{"root-cgroup", func(c *Config) { c.CgroupParent = "/" }, false},
 		{"unclean-cgroup", func(c *Config) { c.CgroupParent = "/a/../b" }, false},
 		{"negative-grace", func(c *Config) { c.DefaultGrace = -1 }, false},
+		{"control-dir", func(c *Config) { c.ControlDir = "/c" }, true},
+		{"control-dir-in-workdir", func(c *Config) { c.ControlDir = "/w/control" }, false},
+		{"workdir-in-control-dir", func(c *Config) { c.ControlDir = "/" }, false},
+		{"control-dir-is-workdir", func(c *Config) { c.ControlDir = "/w/." }, false},
+		{"default-control-dir-is-workdir", func(c *Config) { c.WorkDir = "/x/control" }, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,7 +116,6 @@ func TestSpec_Validate(t *testing.T) {
 		{"bad-env", func(s *Spec) { s.Env = map[string]string{"A=B": "x"} }, ErrInvalidSpec},
 		{"negative-limits", func(s *Spec) { s.Limits.MemMiB = -1 }, ErrInvalidSpec},
 		{"negative-grace", func(s *Spec) { s.Grace = -time.Second }, ErrInvalidSpec},
-		{"other-user", func(s *Spec) { s.Command.User = "nobody-allot-test" }, ErrInvalidSpec},
 		{"escaping-output", func(s *Spec) {
 			s.Command.URIs = []protocol.URI{{Value: "http://x/y", OutputFile: "../y"}}
 		}, ErrSandboxEscape},

@@ -15,15 +15,17 @@ var (
 	// ErrUnsupported means the runner cannot work on this platform, or
 	// cgroups were required and are not usable.
 	ErrUnsupported = errors.New("runner: unsupported")
-	// ErrInvalidSpec means the Spec is invalid (name, command, env, limits),
-	// or a task was already started in its sandbox.
+	// ErrInvalidSpec means the Spec is invalid (name, command, env, limits,
+	// a user the agent does not know or cannot switch to), or a task was
+	// already started in its sandbox.
 	ErrInvalidSpec = errors.New("runner: invalid task spec")
 	// ErrFetch means a URI could not be fetched: network error, bad HTTP
 	// status, sha256 mismatch, unsupported scheme, unreadable archive.
 	ErrFetch = errors.New("runner: fetch failed")
 	// ErrSandboxEscape means a URI's output file or an archive entry would
-	// be written outside the sandbox or into its reserved .allot directory,
-	// by an absolute path, a ".." element or a symlink.
+	// be written outside the sandbox or into its reserved .allot directory
+	// (where earlier versions kept their records), by an absolute path, a
+	// ".." element or a symlink.
 	ErrSandboxEscape = errors.New("runner: path escapes the sandbox")
 	// ErrStart means the task's process could not be started, e.g. its
 	// executable was not found.

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -38,16 +39,23 @@ func (e Exit) logCode() int {
 // tailSize is how much of stderr an Exit's Message carries.
 const tailSize = 1024
 
-// tail returns the last n bytes of the file at path, trimmed of surrounding
-// white space and of a rune cut at the start; "" when unreadable.
+// tail returns the last n bytes of the file at path (not followed if it
+// is a symlink), trimmed as tailOf does; "" when unreadable.
 func tail(path string, n int64) string {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	return tailOf(f, n)
+}
+
+// tailOf returns the last n bytes of the regular file f, trimmed of
+// surrounding white space and of a rune cut at the start; "" when
+// unreadable.
+func tailOf(f *os.File, n int64) string {
 	fi, err := f.Stat()
-	if err != nil {
+	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
 	off := max(fi.Size()-n, 0)

@@ -17,10 +17,11 @@ import (
 )
 
 // fetch saves one URI into the sandbox: downloaded into a temporary file in
-// the control directory, checked against its sha256, then renamed into
+// the staging directory, checked against its sha256, then renamed into
 // place or, for an archive with Extract, unpacked next to where it would
-// have been saved. It reports whether it created symlinks.
-func (r *Runner) fetch(ctx context.Context, sandbox string, u protocol.URI) (bool, error) {
+// have been saved. A local file is read as the task's user, cred. It
+// reports whether it created symlinks.
+func (r *Runner) fetch(ctx context.Context, sandbox, staging string, u protocol.URI, cred *Credential) (bool, error) {
 	name := u.OutputFile
 	if name == "" {
 		var err error
@@ -31,13 +32,13 @@ func (r *Runner) fetch(ctx context.Context, sandbox string, u protocol.URI) (boo
 	if err := checkRelPath(name); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(filepath.Join(sandbox, controlDir), "fetch-*")
+	tmp, err := os.CreateTemp(staging, "fetch-*")
 	if err != nil {
 		return false, err
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	err = r.download(ctx, u.Value, io.MultiWriter(tmp, h))
+	err = r.download(ctx, u.Value, cred, io.MultiWriter(tmp, h))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -68,8 +69,8 @@ func (r *Runner) fetch(ctx context.Context, sandbox string, u protocol.URI) (boo
 }
 
 // download copies the content of the URI raw to w.
-func (r *Runner) download(ctx context.Context, raw string, w io.Writer) error {
-	src, err := r.open(ctx, raw)
+func (r *Runner) download(ctx context.Context, raw string, cred *Credential, w io.Writer) error {
+	src, err := r.open(ctx, raw, cred)
 	if err != nil {
 		return err
 	}
@@ -80,8 +81,11 @@ func (r *Runner) download(ctx context.Context, raw string, w io.Writer) error {
 	return nil
 }
 
-// open opens an http, https or file URI, or an absolute local path.
-func (r *Runner) open(ctx context.Context, raw string) (io.ReadCloser, error) {
+// open opens an http, https or file URI, or an absolute local path. A
+// local file is opened with the file system identity of cred: the agent
+// may read files the task's user may not, and a URI must not hand them to
+// the task.
+func (r *Runner) open(ctx context.Context, raw string, cred *Credential) (io.ReadCloser, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
@@ -115,7 +119,7 @@ func (r *Runner) open(ctx context.Context, raw string) (io.ReadCloser, error) {
 	if !filepath.IsAbs(local) {
 		return nil, fmt.Errorf("%w: not an absolute path", ErrFetch)
 	}
-	f, err := os.Open(local)
+	f, err := openAs(local, cred)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}

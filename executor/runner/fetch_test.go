@@ -60,9 +60,8 @@ func TestRunner_Prepare_FileURIs(t *testing.T) {
 			t.Errorf("%s: got %q %v (%v), want %q %v", name, got, fi.Mode(), err, want.content, want.mode)
 		}
 	}
-	left, _ := filepath.Glob(filepath.Join(sandbox, controlDir, "fetch-*"))
-	if len(left) > 0 {
-		t.Errorf("temporary files left: %v", left)
+	if _, err := os.Lstat(filepath.Join(sandbox, legacyControlDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the staging directory is left (%v)", err)
 	}
 }
 

@@ -10,11 +10,11 @@ import (
 	"syscall"
 )
 
-// launch starts the shim for a sandbox whose spec.json is written and
-// waits for its report on a pipe (the shim's fd 3): the task's pid, or why
-// it did not start.
-func (r *Runner) launch(ctx context.Context, s Spec, sandbox string) (*Task, error) {
-	logf, err := os.OpenFile(control(sandbox, shimLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+// launch starts the shim for a task whose spec.json, sp, is written in its
+// control directory ctl, and waits for its report on a pipe (the shim's fd
+// 3): the task's pid, or why it did not start.
+func (r *Runner) launch(ctx context.Context, s Spec, sandbox, ctl string, sp shimSpec) (*Task, error) {
+	logf, err := os.OpenFile(control(ctl, shimLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -23,10 +23,10 @@ func (r *Runner) launch(ctx context.Context, s Spec, sandbox string) (*Task, err
 		logf.Close()
 		return nil, err
 	}
-	args := append(append([]string{}, r.cfg.Shim[1:]...), sandbox)
+	args := append(append([]string{}, r.cfg.Shim[1:]...), ctl)
 	cmd := exec.Command(r.cfg.Shim[0], args...)
 	cmd.Env = append(os.Environ(), r.cfg.ShimEnv...)
-	cmd.Dir = sandbox
+	cmd.Dir = ctl
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.ExtraFiles = []*os.File{pw}
 	// Its own session: no signal to the agent's process group or terminal
@@ -45,7 +45,7 @@ func (r *Runner) launch(ctx context.Context, s Spec, sandbox string) (*Task, err
 	if err != nil {
 		r.log.Warn("cannot read the shim's start time", "pid", cmd.Process.Pid, "error", err)
 	}
-	t := r.newTask(s.Name, s.TaskID, sandbox, cmd.Process.Pid, start, cmd.Process)
+	t := r.newTask(s.Name, sandbox, ctl, sp, cmd.Process.Pid, start, cmd.Process)
 	go func() {
 		_ = cmd.Wait()
 		t.finish()

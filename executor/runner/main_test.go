@@ -59,12 +59,14 @@ func runHelper(name string) int {
 const waitTimeout = 20 * time.Second
 
 // testConfig returns a config that runs the test binary as the shim, in
-// portable isolation, under a fresh work directory.
+// portable isolation, on workDir. The control directory is next to it, but
+// not the default one: the work directories of one test share a parent.
 func testConfig(t *testing.T, workDir string) Config {
 	t.Helper()
 	return Config{
-		WorkDir: workDir,
-		Shim:    []string{os.Args[0]},
+		WorkDir:    workDir,
+		ControlDir: workDir + "-control",
+		Shim:       []string{os.Args[0]},
 		// The race runtime otherwise waits a second when the shim exits.
 		ShimEnv:   []string{envShim + "=1", "GORACE=" + os.Getenv("GORACE") + " atexit_sleep_ms=0"},
 		Isolation: IsolationPortable,
@@ -83,15 +85,15 @@ func newRunner(t *testing.T, workDir string) *Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { checkShimLogs(t, r.workDir) })
+	t.Cleanup(func() { checkShimLogs(t, r.controlDir) })
 	return r
 }
 
 // checkShimLogs fails the test if a shim's log reports a data race or a
 // panic; shims run the race-enabled test binary.
-func checkShimLogs(t *testing.T, workDir string) {
+func checkShimLogs(t *testing.T, controlDir string) {
 	t.Helper()
-	logs, _ := filepath.Glob(filepath.Join(workDir, "*", controlDir, shimLog))
+	logs, _ := filepath.Glob(filepath.Join(controlDir, "*", shimLog))
 	for _, l := range logs {
 		data, _ := os.ReadFile(l)
 		if s := string(data); strings.Contains(s, "DATA RACE") || strings.Contains(s, "panic:") {

@@ -28,17 +28,18 @@ func (r *Runner) Reattach(ctx context.Context, name string) (*Task, error) {
 		return nil, err
 	}
 	sandbox := filepath.Join(r.workDir, name)
+	ctl := r.findControl(name, sandbox)
 	var sp shimSpec
-	if err := readJSON(control(sandbox, specFile), &sp); notExist(err) {
+	if err := readJSON(control(ctl, specFile), &sp); notExist(err) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
 	} else if err != nil {
 		return nil, err
 	}
 	var rec shimRecord
-	recErr := readJSON(control(sandbox, shimFile), &rec)
-	t := r.newTask(name, sp.TaskID, sandbox, rec.ShimPid, rec.ShimStart, nil)
+	recErr := readJSON(control(ctl, shimFile), &rec)
+	t := r.newTask(name, sandbox, ctl, sp, rec.ShimPid, rec.ShimStart, nil)
 	t.setPid(rec.TaskPid)
-	if e, err := readExit(sandbox); err == nil {
+	if e, err := readExit(ctl); err == nil {
 		t.end(e)
 		return t, nil
 	}
@@ -70,7 +71,7 @@ func (t *Task) poll() {
 		}
 		if t.Pid() == 0 {
 			var rec shimRecord
-			if readJSON(control(t.sandbox, shimFile), &rec) == nil {
+			if readJSON(control(t.ctl, shimFile), &rec) == nil {
 				t.setPid(rec.TaskPid)
 			}
 		}
@@ -87,7 +88,7 @@ func (t *Task) poll() {
 // executor_terminated exit (unless another observer recorded one first)
 // and returns the recorded one.
 func (t *Task) collect() Exit {
-	e, err := readExit(t.sandbox)
+	e, err := readExit(t.ctl)
 	if err == nil {
 		return e
 	}
@@ -96,19 +97,19 @@ func (t *Task) collect() Exit {
 		msg = fmt.Sprintf("the task's exit record is unreadable: %v", err)
 	}
 	var rec shimRecord
-	if readJSON(control(t.sandbox, shimFile), &rec) == nil && killOrphan(rec) {
+	if readJSON(control(t.ctl, shimFile), &rec) == nil && killOrphan(rec) {
 		msg += "; the task's remaining processes were killed"
 	}
-	if last := tail(control(t.sandbox, shimLog), 512); last != "" {
+	if last := tail(control(t.ctl, shimLog), 512); last != "" {
 		msg += "; shim log: " + last
 	}
 	e = Exit{Reason: protocol.ReasonExecutorTerminated, Message: msg, EndedAt: time.Now()}
 	t.log.Warn("shim died without recording the task's exit", "shim_pid", t.shimPid)
-	if _, err := writeJSONOnce(control(t.sandbox, exitFile), e); err != nil {
+	if _, err := writeJSONOnce(control(t.ctl, exitFile), e); err != nil {
 		t.log.Error("cannot record the exit", "error", err)
 		return e
 	}
-	if recorded, err := readExit(t.sandbox); err == nil {
+	if recorded, err := readExit(t.ctl); err == nil {
 		return recorded
 	}
 	return e

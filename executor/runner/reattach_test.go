@@ -68,7 +68,7 @@ func TestRunner_Reattach_ShimKilled(t *testing.T) {
 	dir := t.TempDir()
 	old := start(t, newRunner(t, dir), shellSpec("orphan", "exec sleep 60"))
 	var rec shimRecord
-	if err := readJSON(control(old.Sandbox(), shimFile), &rec); err != nil {
+	if err := readJSON(control(old.ctl, shimFile), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Kill(rec.ShimPid, syscall.SIGKILL); err != nil {
@@ -104,11 +104,11 @@ func TestRunner_Reattach_PidReusedByAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeJSONAtomic(control(sandbox, specFile), shimSpec{TaskID: "reused"}); err != nil {
+	if err := writeJSONAtomic(control(r.controlOf(filepath.Base(sandbox)), specFile), shimSpec{TaskID: "reused"}); err != nil {
 		t.Fatal(err)
 	}
 	rec := shimRecord{ShimPid: os.Getpid(), ShimStart: self + 1}
-	if err := writeJSONAtomic(control(sandbox, shimFile), rec); err != nil {
+	if err := writeJSONAtomic(control(r.controlOf(filepath.Base(sandbox)), shimFile), rec); err != nil {
 		t.Fatal(err)
 	}
 	task, err := r.Reattach(context.Background(), "reused")
@@ -139,7 +139,7 @@ func TestRunner_Reattach_Errors(t *testing.T) {
 	if _, err := r.Reattach(context.Background(), "../x"); !errors.Is(err, ErrInvalidSpec) {
 		t.Errorf("bad name: got %v, want ErrInvalidSpec", err)
 	}
-	if err := os.WriteFile(filepath.Join(r.workDir, "prepared", controlDir, specFile), []byte("{"), 0o600); err != nil {
+	if err := os.WriteFile(control(r.controlOf("prepared"), specFile), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Reattach(context.Background(), "prepared"); err == nil || !strings.Contains(err.Error(), "spec.json") {
@@ -167,7 +167,7 @@ func TestRunner_Close_StopsWatching(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec shimRecord
-	if err := readJSON(control(started.Sandbox(), shimFile), &rec); err != nil {
+	if err := readJSON(control(started.ctl, shimFile), &rec); err != nil {
 		t.Fatal(err)
 	}
 	first.Close()
@@ -179,7 +179,7 @@ func TestRunner_Close_StopsWatching(t *testing.T) {
 	// Three of the reattached task's poll intervals: an open runner would
 	// have recorded the exit by then.
 	for deadline := time.Now().Add(3 * pollInterval); time.Now().Before(deadline); {
-		if _, err := readExit(started.Sandbox()); !notExist(err) {
+		if _, err := readExit(started.ctl); !notExist(err) {
 			t.Fatalf("a closed runner recorded an exit (err %v)", err)
 		}
 		for _, task := range []*Task{started, reattached} {

@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
-// shimRecord is .allot/shim.json: who supervises the task. The shim writes
-// it once before it starts the task (TaskPid 0) and again after.
+// shimRecord is shim.json in the task's control directory: who supervises
+// the task. The shim writes it once before it starts the task (TaskPid 0)
+// and again after.
 type shimRecord struct {
 	ShimPid int `json:"shim_pid"`
 	// ShimStart is the shim's start time from /proc/<pid>/stat, in clock
@@ -29,9 +32,6 @@ type readyMsg struct {
 	TaskPid int    `json:"task_pid,omitempty"`
 	Error   string `json:"error,omitempty"`
 }
-
-// control returns the path of a file in the sandbox's control directory.
-func control(sandbox, name string) string { return filepath.Join(sandbox, controlDir, name) }
 
 // writeTemp writes v as JSON to a synced temporary file next to path and
 // returns its name.
@@ -93,11 +93,17 @@ func writeJSONOnce(path string, v any) (bool, error) {
 }
 
 // readJSON decodes path into v; a missing file gives an error matching
-// fs.ErrNotExist.
+// fs.ErrNotExist. A symlink in path's place is not followed: records are
+// never symlinks, and one there was put by somebody else.
 func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("read %s: %w", filepath.Base(path), err)

@@ -31,7 +31,7 @@ var errLinkLoop = errors.New("too many levels of symbolic links")
 // absolute path without symlinks) the way the kernel would, following the
 // symlinks it finds, but fails with ErrSandboxEscape as soon as a step
 // would leave root: a ".." above it, or a symlink with an absolute target
-// outside it. The result lies inside root and not in its control directory.
+// outside it. The result lies inside root and not in its reserved .allot directory.
 func resolveIn(root, rel string, mode resolveMode) (string, error) {
 	parts := strings.Split(rel, "/")
 	cur := root
@@ -88,8 +88,8 @@ func resolveIn(root, rel string, mode resolveMode) (string, error) {
 		}
 		cur = next
 	}
-	if within(filepath.Join(root, controlDir), cur) {
-		return "", fmt.Errorf("%w: %q resolves into the reserved %s directory", ErrSandboxEscape, rel, controlDir)
+	if within(filepath.Join(root, legacyControlDir), cur) {
+		return "", fmt.Errorf("%w: %q resolves into the reserved %s directory", ErrSandboxEscape, rel, legacyControlDir)
 	}
 	return cur, nil
 }
@@ -107,8 +107,8 @@ func targetIn(root, rel string) (string, error) {
 		return "", err
 	}
 	target := filepath.Join(dir, path.Base(rel))
-	if within(filepath.Join(root, controlDir), target) {
-		return "", fmt.Errorf("%w: %q resolves into the reserved %s directory", ErrSandboxEscape, rel, controlDir)
+	if within(filepath.Join(root, legacyControlDir), target) {
+		return "", fmt.Errorf("%w: %q resolves into the reserved %s directory", ErrSandboxEscape, rel, legacyControlDir)
 	}
 	return target, nil
 }
@@ -118,8 +118,7 @@ func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
-// auditSymlinks checks every symlink under root (outside the control
-// directory) once more: a link that was safe when it was made can be
+// auditSymlinks checks every symlink under root once more: a link that was safe when it was made can be
 // turned outward by a later one (a/l -> ../b/../x, then b -> .). It
 // removes the first escaping link it finds and reports it. Symlink loops
 // are left alone: they lead nowhere.
@@ -127,9 +126,6 @@ func auditSymlinks(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
-		}
-		if p == filepath.Join(root, controlDir) {
-			return filepath.SkipDir
 		}
 		if d.Type()&fs.ModeSymlink == 0 {
 			return nil

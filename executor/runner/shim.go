@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -26,22 +27,24 @@ const reapTimeout = 2 * time.Second
 const readyFD = 3
 
 // ShimMain is the shim's main function: the `allot task-shim` command calls
-// it with the arguments the runner appended to Config.Shim (the sandbox
-// path) and exits with its result. The shim reads .allot/spec.json, starts
-// the task, supervises it (kills on SIGTERM, limits) and records its exit
-// in .allot/exit.json. It returns 0 once it recorded an exit, including a
-// failure to start, and non-zero if it could not.
+// it with the arguments the runner appended to Config.Shim (the task's
+// control directory) and exits with its result. The shim reads spec.json
+// there, starts the task as its user, supervises it (kills on SIGTERM,
+// limits) and records its exit in exit.json there. It returns 0 once it
+// recorded an exit, including a failure to start, and non-zero if it could
+// not. Given a sandbox with a legacy control directory instead, as agents
+// of earlier versions did, it uses that one.
 func ShimMain(args []string) int {
 	log := hclog.New(&hclog.LoggerOptions{Name: "task-shim", Output: os.Stderr, Level: hclog.Info})
 	if len(args) != 1 {
-		log.Error("usage: task-shim <sandbox>")
+		log.Error("usage: task-shim <control dir>")
 		return 2
 	}
 	// Signals first: a kill may come as soon as Start returns.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	signal.Ignore(syscall.SIGHUP)
-	s := &shim{sandbox: args[0], log: log, sigs: sigs, ready: os.NewFile(readyFD, "ready")}
+	s := &shim{ctl: shimControl(args[0]), log: log, sigs: sigs, ready: os.NewFile(readyFD, "ready")}
 	// The task must not inherit the pipe, or Start would wait for it too.
 	syscall.CloseOnExec(readyFD)
 	if err := s.run(); err != nil {
@@ -54,6 +57,7 @@ func ShimMain(args []string) int {
 
 // shim supervises one task.
 type shim struct {
+	ctl     string // the control directory
 	sandbox string
 	log     hclog.Logger
 	sigs    chan os.Signal
@@ -61,11 +65,19 @@ type shim struct {
 	spec    shimSpec
 	rec     shimRecord
 	iso     isolator
+	// stderr is the task's stderr as the shim opened it: the tail of a
+	// failure is read from it rather than by name, which the task may
+	// have pointed elsewhere.
+	stderr *os.File
 }
 
 func (s *shim) run() error {
-	if err := readJSON(control(s.sandbox, specFile), &s.spec); err != nil {
+	if err := readJSON(control(s.ctl, specFile), &s.spec); err != nil {
 		return fmt.Errorf("read spec: %w", err)
+	}
+	s.sandbox = s.spec.Sandbox
+	if s.sandbox == "" {
+		s.sandbox = filepath.Dir(s.ctl) // a legacy spec, in <sandbox>/.allot
 	}
 	s.log = s.log.With("task_id", s.spec.TaskID)
 	start, err := procStart(os.Getpid())
@@ -73,7 +85,7 @@ func (s *shim) run() error {
 		return err
 	}
 	s.rec = shimRecord{ShimPid: os.Getpid(), ShimStart: start, CgroupMount: s.spec.CgroupMount, CgroupGroup: s.spec.CgroupGroup}
-	if err := writeJSONAtomic(control(s.sandbox, shimFile), s.rec); err != nil {
+	if err := writeJSONAtomic(control(s.ctl, shimFile), s.rec); err != nil {
 		return err
 	}
 	// Orphaned descendants of the task are reparented to the shim, so the
@@ -101,11 +113,11 @@ func (s *shim) run() error {
 	s.rec.TaskStart, _ = procStart(pid)
 	exited, reaped := make(chan syscall.WaitStatus, 1), make(chan struct{})
 	go reap(pid, exited, reaped)
-	if err := writeJSONAtomic(control(s.sandbox, shimFile), s.rec); err != nil {
+	if err := writeJSONAtomic(control(s.ctl, shimFile), s.rec); err != nil {
 		s.log.Error("cannot record the task's pid", "error", err)
 	}
 	s.iso.started(pid)
-	s.log.Info("task started", "pid", pid, "isolation", s.spec.Isolation)
+	s.log.Info("task started", "pid", pid, "isolation", s.spec.Isolation, "user", s.spec.User.name())
 	s.report(readyMsg{TaskPid: pid})
 
 	e := s.supervise(exited)
@@ -118,7 +130,7 @@ func (s *shim) run() error {
 	_ = cmd.Process.Release()
 	s.iso.cleanup()
 	s.log.Info("task ended", "code", e.logCode(), "signal", e.Signal, "reason", e.Reason)
-	return writeJSONAtomic(control(s.sandbox, exitFile), e)
+	return writeJSONAtomic(control(s.ctl, exitFile), e)
 }
 
 // command builds the task's command, isolated.
@@ -130,20 +142,23 @@ func (s *shim) command() (*exec.Cmd, error) {
 	if err := setOpenFiles(s.spec.Limits.OpenFiles); err != nil {
 		return nil, err
 	}
-	stdout, err := os.OpenFile(fileIn(s.sandbox, stdoutFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	stdout, err := openOutput(s.sandbox, stdoutFile, s.spec.User)
 	if err != nil {
 		return nil, err
 	}
-	stderr, err := os.OpenFile(fileIn(s.sandbox, stderrFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	stderr, err := openOutput(s.sandbox, stderrFile, s.spec.User)
 	if err != nil {
 		stdout.Close()
 		return nil, err
 	}
+	s.stderr = stderr
 	// The child has its own copies once started; ours close with the shim.
+	// The shim stays root, to kill and to account; only the task's process
+	// takes the user's IDs, before it changes into the sandbox.
 	cmd := &exec.Cmd{
 		Path: path, Args: argv, Env: s.spec.Env, Dir: s.sandbox,
 		Stdout: stdout, Stderr: stderr,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Credential: s.spec.User.Sys()},
 	}
 	if err := s.iso.prepare(cmd); err != nil {
 		return nil, err
@@ -167,7 +182,7 @@ func (s *shim) supervise(exited <-chan syscall.WaitStatus) Exit {
 			}
 			killed = true
 			var req killRequest
-			if err := readJSON(control(s.sandbox, killFile), &req); err == nil && req.Grace > 0 {
+			if err := readJSON(control(s.ctl, killFile), &req); err == nil && req.Grace > 0 {
 				s.spec.Grace = req.Grace
 			}
 			s.log.Info("killing task", "grace", s.spec.Grace)
@@ -202,7 +217,9 @@ func (s *shim) supervise(exited <-chan syscall.WaitStatus) Exit {
 					e.Message = fmt.Sprintf("killed: SIGTERM sent, SIGKILL after the %s grace period", s.spec.Grace)
 				}
 			case e.Code == nil || *e.Code != 0:
-				e.Message = tail(fileIn(s.sandbox, stderrFile), tailSize)
+				if s.stderr != nil {
+					e.Message = tailOf(s.stderr, tailSize)
+				}
 				if e.Message == "" {
 					e.Message = describe(e)
 				}
@@ -219,7 +236,7 @@ func (s *shim) failed(cause error) error {
 		msg = "command not found: " + msg
 	}
 	e := Exit{Reason: protocol.ReasonCommandFailed, Message: msg, EndedAt: time.Now()}
-	if err := writeJSONAtomic(control(s.sandbox, exitFile), e); err != nil {
+	if err := writeJSONAtomic(control(s.ctl, exitFile), e); err != nil {
 		return err
 	}
 	s.log.Info("task did not start", "error", msg)
@@ -280,6 +297,3 @@ func describe(e Exit) string {
 	}
 	return "killed by " + e.Signal
 }
-
-// fileIn names a file at the top of the sandbox.
-func fileIn(sandbox, name string) string { return sandbox + string(os.PathSeparator) + name }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/user"
 	"path"
 	"path/filepath"
 	"slices"
@@ -35,8 +34,11 @@ type Spec struct {
 	TaskID string
 	// Name is the sandbox directory's name under Config.WorkDir: ASCII
 	// letters, digits and ". _ : -", not starting with a dot, at most
-	// MaxNameLen bytes. It also names the task's cgroup.
-	Name    string
+	// MaxNameLen bytes. It also names the task's cgroup and its control
+	// directory.
+	Name string
+	// Command is what runs. Command.User is the user it runs as (see
+	// LookupUser), who then owns the sandbox; empty, the agent's own user.
 	Command protocol.CommandInfo
 	// Env is added by the agent (task id, ports, ...) over Command.Env. The
 	// runner adds ALLOT_SANDBOX, the sandbox's absolute path.
@@ -54,9 +56,8 @@ const MaxNameLen = 200
 // task's environment.
 const EnvSandbox = "ALLOT_SANDBOX"
 
-// Files in the sandbox.
+// Files in the control directory (control.go), then in the sandbox.
 const (
-	controlDir = ".allot"
 	specFile   = "spec.json"
 	shimFile   = "shim.json"
 	exitFile   = "exit.json"
@@ -102,11 +103,6 @@ func (s Spec) validate() error {
 	if err := s.Command.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
-	if s.Command.User != "" {
-		if u, err := user.Current(); err != nil || u.Username != s.Command.User {
-			return fmt.Errorf("%w: running tasks as user %q is not supported", ErrInvalidSpec, s.Command.User)
-		}
-	}
 	for k, v := range s.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
 			return fmt.Errorf("%w: env %q: empty, or contains '=' or NUL", ErrInvalidSpec, k)
@@ -122,7 +118,7 @@ func (s Spec) validate() error {
 }
 
 // checkRelPath rejects a sandbox-relative path that is empty, absolute,
-// contains a ".." element or lies in the reserved control directory.
+// contains a ".." element or lies in the reserved legacy control directory.
 func checkRelPath(p string) error {
 	if p == "" || strings.ContainsRune(p, 0) {
 		return fmt.Errorf("%w: empty path or NUL in %q", ErrSandboxEscape, p)
@@ -137,18 +133,25 @@ func checkRelPath(p string) error {
 	if clean == "." {
 		return fmt.Errorf("%w: %q names the sandbox itself", ErrSandboxEscape, p)
 	}
-	if clean == controlDir || strings.HasPrefix(clean, controlDir+"/") {
-		return fmt.Errorf("%w: %q is in the reserved %s directory", ErrSandboxEscape, p, controlDir)
+	if clean == legacyControlDir || strings.HasPrefix(clean, legacyControlDir+"/") {
+		return fmt.Errorf("%w: %q is in the reserved %s directory", ErrSandboxEscape, p, legacyControlDir)
 	}
 	return nil
 }
 
-// shimSpec is what Start hands the shim, as .allot/spec.json.
+// shimSpec is what Start hands the shim, as spec.json in the task's
+// control directory.
 type shimSpec struct {
-	TaskID string   `json:"task_id"`
-	Shell  bool     `json:"shell,omitempty"`
-	Value  string   `json:"value"`
-	Args   []string `json:"args,omitempty"`
+	TaskID string `json:"task_id"`
+	// Sandbox is the task's sandbox. Specs of earlier versions have none:
+	// their control directory was in the sandbox.
+	Sandbox string `json:"sandbox,omitempty"`
+	// User is who the task runs as; nil for the agent's own user.
+	User *Credential `json:"user,omitempty"`
+
+	Shell bool     `json:"shell,omitempty"`
+	Value string   `json:"value"`
+	Args  []string `json:"args,omitempty"`
 	// Env is the task's whole environment, KEY=VALUE, sorted.
 	Env    []string      `json:"env"`
 	Limits Limits        `json:"limits"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -17,7 +18,13 @@ import (
 type Task struct {
 	r       *Runner
 	sandbox string
-	log     hclog.Logger
+	// ctl is the task's control directory (control.go).
+	ctl string
+	// user and env are who the task runs as and its environment, from
+	// its spec.
+	user *Credential
+	env  []string
+	log  hclog.Logger
 	// shimPid and shimStart identify the shim across pid reuse.
 	shimPid   int
 	shimStart uint64
@@ -32,10 +39,11 @@ type Task struct {
 	exit Exit
 }
 
-func (r *Runner) newTask(name, taskID, sandbox string, shimPid int, shimStart uint64, proc *os.Process) *Task {
+func (r *Runner) newTask(name, sandbox, ctl string, sp shimSpec, shimPid int, shimStart uint64, proc *os.Process) *Task {
 	return &Task{
-		r: r, sandbox: sandbox, shimPid: shimPid, shimStart: shimStart, proc: proc,
-		log:  r.log.With("sandbox", name, "task_id", taskID),
+		r: r, sandbox: sandbox, ctl: ctl, user: sp.User, env: sp.Env,
+		shimPid: shimPid, shimStart: shimStart, proc: proc,
+		log:  r.log.With("sandbox", name, "task_id", sp.TaskID),
 		done: make(chan struct{}),
 	}
 }
@@ -87,7 +95,7 @@ func (t *Task) KillWithGrace(grace time.Duration) error {
 	default:
 	}
 	if grace > 0 {
-		if err := writeJSONAtomic(control(t.sandbox, killFile), killRequest{Grace: grace}); err != nil {
+		if err := writeJSONAtomic(control(t.ctl, killFile), killRequest{Grace: grace}); err != nil {
 			t.log.Warn("could not record the kill's grace period; using the task's", "error", err)
 		}
 	}
@@ -106,6 +114,13 @@ func (t *Task) KillWithGrace(grace time.Duration) error {
 
 // Sandbox returns the task's sandbox directory.
 func (t *Task) Sandbox() string { return t.sandbox }
+
+// User returns who the task runs as: nil for the agent's own user.
+// Whatever runs on the task's behalf (a health check) runs as that user.
+func (t *Task) User() *Credential { return t.user }
+
+// Env returns the task's whole environment, KEY=VALUE.
+func (t *Task) Env() []string { return slices.Clone(t.env) }
 
 // Pid returns the pid of the task's process (the leader of its process
 // group); 0 if the task never started.
@@ -149,10 +164,10 @@ func (t *Task) end(e Exit) {
 	})
 }
 
-// readExit reads the sandbox's recorded exit.
-func readExit(sandbox string) (Exit, error) {
+// readExit reads the exit recorded in the control directory ctl.
+func readExit(ctl string) (Exit, error) {
 	var e Exit
-	err := readJSON(control(sandbox, exitFile), &e)
+	err := readJSON(control(ctl, exitFile), &e)
 	return e, err
 }
 

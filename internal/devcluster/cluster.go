@@ -94,8 +94,14 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c.resumed = found
-	if found && c.layout.FilesSecret == "" {
-		c.layout.FilesSecret = protocol.NewID("files")
+	if found && (c.layout.FilesSecret == "" || !c.layout.Credentials.complete(c.layout)) {
+		// A data directory from before these were kept gets them now.
+		if c.layout.FilesSecret == "" {
+			c.layout.FilesSecret = protocol.NewID("files")
+		}
+		if !c.layout.Credentials.complete(c.layout) {
+			c.layout.Credentials = newCredentials(c.layout.Agents)
+		}
 		if err := c.layout.save(cfg.DataDir); err != nil {
 			return nil, err
 		}
@@ -127,7 +133,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 // agents and waits until they are registered.
 func (c *Cluster) start(ctx context.Context) error {
 	var err error
-	if c.ns, err = startNATS(c.layout.NATSAddr, c.logger.Named("nats")); err != nil {
+	auth := c.layout.Credentials.natsAuth(protocol.Subjects{})
+	auth.Logger = c.logger
+	if c.ns, err = startNATS(c.layout.NATSAddr, auth, c.logger.Named("nats")); err != nil {
 		return err
 	}
 	var peers []raftstore.Peer
@@ -176,9 +184,12 @@ func (c *Cluster) masterConfig(ml MasterLayout, peers []raftstore.Peer) master.C
 	rc.HeartbeatTimeout, rc.ElectionTimeout = raftHeartbeatTimeout, raftElectionTimeout
 	rc.LeaderLeaseTimeout = raftLeaderLeaseTimeout
 	mc.Raft = rc
-	mc.NATS = master.NATSConfig{External: []string{c.NATSURL()}}
+	mc.NATS = master.NATSConfig{External: []string{c.NATSURL()}, MasterSecret: c.layout.Credentials.MasterSecret}
 	mc.HTTPAddr = ml.HTTPAddr
 	mc.FilesSecret = c.layout.FilesSecret
+	mc.Credentials = c.layout.Credentials.Frameworks
+	mc.AgentCredentials = c.layout.Credentials.Agents
+	mc.OperatorToken = c.layout.Credentials.OperatorToken
 	mc.Logger = c.cfg.Logger
 	return mc
 }
@@ -186,6 +197,7 @@ func (c *Cluster) masterConfig(ml MasterLayout, peers []raftstore.Peer) master.C
 func (c *Cluster) agentConfig(al AgentLayout) executor.Config {
 	ec := executor.DefaultConfig()
 	ec.NATSURLs = []string{c.NATSURL()}
+	ec.Principal, ec.Secret = al.Name, c.layout.Credentials.Agents[al.Name]
 	ec.WorkDir = filepath.Join(c.cfg.DataDir, agentsDir, al.Name)
 	ec.Hostname = al.Hostname
 	ec.Resources = al.Resources.Clone()

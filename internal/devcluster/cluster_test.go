@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/allot-project/allot/executor/runner"
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/internal/testlog"
@@ -110,7 +112,13 @@ func getState(c *Cluster) (stateJSON, error) {
 	if addr == "" {
 		return st, errors.New("no leader")
 	}
-	resp, err := http.Get("http://" + addr + "/v1/state")
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/state", nil)
+	if err != nil {
+		return st, err
+	}
+	// As the dev principal: it sees its own frameworks and every agent.
+	req.SetBasicAuth(DevPrincipal, c.FrameworkSecret())
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return st, err
 	}
@@ -167,7 +175,19 @@ func TestCluster_restartKeepsFrameworksAndCompletedTasks(t *testing.T) {
 	}
 
 	sched := &oneTask{ended: make(chan protocol.TaskStatus, 1)}
+	// The cluster runs with isolation on: nobody gets in without a
+	// credential, to NATS or to the state.
+	if nc, err := nats.Connect(c.NATSURL()); err == nil {
+		nc.Close()
+		t.Fatal("a NATS client without a credential connected")
+	}
+	if resp, err := http.Get("http://" + c.LeaderHTTPAddr() + "/v1/state"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET /v1/state without a credential: %v %v, want 401", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	d, err := framework.NewDriver(sched, framework.WithNATSURLs(c.NATSURL()), framework.WithName("dev-test"),
+		framework.WithPrincipal(DevPrincipal), framework.WithSecret(c.FrameworkSecret()),
 		framework.WithFailoverTimeout(time.Hour), framework.WithLogger(testlog.New(t)))
 	if err != nil {
 		t.Fatal(err)
@@ -186,8 +206,8 @@ func TestCluster_restartKeepsFrameworksAndCompletedTasks(t *testing.T) {
 		t.Fatal("the task did not end")
 	}
 	fw := d.ID()
-	if want := protocol.FrameworkFilesToken(c.Layout().FilesSecret, fw); d.FilesToken() != want || want == "" {
-		t.Errorf("framework files token %q, want %q (from the cluster's files secret)", d.FilesToken(), want)
+	if id, ok := protocol.CheckFrameworkFilesToken(c.Layout().FilesSecret, d.FilesToken(), time.Now()); !ok || id != fw {
+		t.Errorf("framework files token %q: not valid for %s under the cluster's files secret", d.FilesToken(), fw)
 	}
 	waitCompleted(t, c, fw)
 	stopDriver()

@@ -37,6 +37,8 @@ type Layout struct {
 	// their tasks read their sandboxes on every agent with tokens made
 	// from it (protocol.FrameworkFilesToken), as the MapReduce shuffle does.
 	FilesSecret string `json:"files_secret"`
+	// Credentials are the cluster's identities (credentials.go).
+	Credentials Credentials `json:"credentials"`
 }
 
 // MasterLayout is one master: its permanent Raft node ID, its Raft
@@ -181,6 +183,7 @@ func newLayout(cfg Config) (Layout, error) {
 		}
 		l.Agents = append(l.Agents, a)
 	}
+	l.Credentials = newCredentials(l.Agents)
 	return l, nil
 }
 

@@ -10,14 +10,16 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/allot-project/allot/master"
+	"github.com/allot-project/allot/natsauth"
 )
 
 // natsReadyTimeout bounds waiting for the embedded NATS server.
 const natsReadyTimeout = 10 * time.Second
 
-// startNATS starts the cluster's embedded NATS server on addr (host:port)
-// and waits until it accepts clients.
-func startNATS(addr string, logger hclog.Logger) (*server.Server, error) {
+// startNATS starts the cluster's embedded NATS server on addr (host:port),
+// admitting only the connections auth authenticates, and waits until it
+// accepts clients.
+func startNATS(addr string, auth natsauth.Config, logger hclog.Logger) (*server.Server, error) {
 	host, p, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -26,13 +28,17 @@ func startNATS(addr string, logger hclog.Logger) (*server.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.NewServer(&server.Options{
+	opts := &server.Options{
 		ServerName: "allot-dev",
 		Host:       host,
 		Port:       port,
 		MaxPayload: 8 << 20,
 		NoSigs:     true,
-	})
+	}
+	if err := auth.Apply(opts); err != nil {
+		return nil, fmt.Errorf("nats server: %w", err)
+	}
+	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("nats server: %w", err)
 	}

@@ -77,6 +77,9 @@ type TestAgent struct {
 	nc     *nats.Conn
 	subj   protocol.Subjects
 	req    requester
+	// principal is the agent's credential where the cluster authenticates
+	// ("" otherwise).
+	principal string
 
 	// cmdMu serializes command handling with the end of registration, so
 	// commands that arrived before the agent knew its ID are handled first
@@ -161,15 +164,17 @@ func (c *Cluster) NewAgent(opts AgentOptions) *TestAgent {
 	n := len(c.agents)
 	c.mu.Unlock()
 	opts.setDefaults(n)
+	principal := c.nextAgentPrincipal()
 	a := &TestAgent{
-		t:      c.t,
-		opts:   opts,
-		logger: c.logger.Named(opts.Hostname),
-		nc:     c.Connect(opts.Hostname),
-		subj:   c.subj,
-		held:   opts.Held,
-		tasks:  map[TaskKey]*agentTask{},
-		wake:   make(chan struct{}, 1),
+		t:         c.t,
+		opts:      opts,
+		logger:    c.logger.Named(opts.Hostname),
+		nc:        c.ConnectAs(protocol.Identity{Kind: protocol.KindAgent, Name: protocol.PrincipalToken(principal)}),
+		principal: principal,
+		subj:      c.subj,
+		held:      opts.Held,
+		tasks:     map[TaskKey]*agentTask{},
+		wake:      make(chan struct{}, 1),
 	}
 	a.req = requester{nc: a.nc, timeout: opts.RequestTimeout}
 	c.mu.Lock()
@@ -179,7 +184,7 @@ func (c *Cluster) NewAgent(opts AgentOptions) *TestAgent {
 	// Commands may be published as soon as the registration commits, before
 	// the reply tells this agent its ID, so it listens on every agent's
 	// subject from the start and keeps only its own.
-	a.subscribe(a.subj.Prefix+".agent.*.cmd", a.onCommand)
+	a.subscribe(a.subj.AgentCmdAll(a.principal), a.onCommand)
 	a.subscribe(a.subj.Leader(), a.onLeader)
 	if err := a.nc.Flush(); err != nil {
 		fatalf(c.t, "agent %s: flush: %v", opts.Hostname, err)
@@ -195,6 +200,17 @@ func (c *Cluster) NewAgent(opts AgentOptions) *TestAgent {
 	return a
 }
 
+// subject is the subject of a call on the agent's behalf: its
+// credential's, for agent id ("" to register).
+func (a *TestAgent) subject(verb protocol.AgentVerb, id protocol.AgentID) string {
+	s, err := a.subj.APIAgent(a.principal, id, verb)
+	if err != nil {
+		a.logger.Error("agent subject", "error", err)
+		return a.subj.Prefix + ".invalid"
+	}
+	return s
+}
+
 func (a *TestAgent) subscribe(subject string, h nats.MsgHandler) {
 	a.t.Helper()
 	sub, err := a.nc.Subscribe(subject, h)
@@ -208,13 +224,13 @@ func (a *TestAgent) register() error {
 	ctx, cancel := context.WithTimeout(context.Background(), a.opts.RegisterTimeout)
 	defer cancel()
 	var reply protocol.RegisterReply
-	err := a.req.retry(ctx, a.subj.APIAgent(protocol.VerbRegister), protocol.MsgRegisterRequest,
+	err := a.req.retry(ctx, a.subject(protocol.VerbRegister, ""), protocol.MsgRegisterRequest,
 		protocol.RegisterRequest{Hostname: a.opts.Hostname, Resources: a.opts.Resources,
 			Attributes: a.opts.Attributes, Version: "testcluster"}, &reply)
 	if err != nil {
 		return fmt.Errorf("register: %w", err)
 	}
-	subject, err := a.subj.AgentCmd(reply.AgentID)
+	subject, err := a.subj.AgentCmd(a.principal, reply.AgentID)
 	if err != nil {
 		return fmt.Errorf("register: %w", err)
 	}

@@ -73,9 +73,16 @@ type Options struct {
 	ElectionTimeout    time.Duration
 	LeaderLeaseTimeout time.Duration
 	CommitTimeout      time.Duration
-	// Credentials go to master.Config.Credentials: with them, frameworks
-	// must authenticate.
+	// Credentials, principal to secret, are the framework principals
+	// (master.Config.Credentials). With them the cluster authenticates, as
+	// with Authenticate.
 	Credentials map[string]string
+	// Authenticate runs the cluster as a production one with credentials
+	// does: its NATS server admits only authenticated connections and
+	// confines each to its identity's subjects (package natsauth), the
+	// masters connect with their secret, every agent has its own
+	// credential, and frameworks connect as principals of Credentials.
+	Authenticate bool
 	// Configure, when set, edits master i's configuration last.
 	Configure func(i int, cfg *master.Config)
 	// NATSTLS runs the cluster's NATS server over mutual TLS with a fresh
@@ -116,11 +123,18 @@ type Cluster struct {
 	subj   protocol.Subjects
 	// filesSecret is the masters' and agents' files secret.
 	filesSecret string
+	// ids are the credentials of an authenticating cluster.
+	ids identities
+	// certs are the client certificates issued, by identity (guarded by
+	// mu).
+	certs map[protocol.Identity][2]string
 
-	ns      *server.Server
-	tls     *testutil.TLSFiles      // with Options.NATSTLS
-	network *raftstore.InmemNetwork // nil with TCPRaft
-	peers   []raftstore.Peer
+	ns  *server.Server
+	tls *testutil.TLSFiles // with Options.NATSTLS
+	// authority issues the clients' certificates (Options.NATSTLS).
+	authority *testutil.TLSAuthority
+	network   *raftstore.InmemNetwork // nil with TCPRaft
+	peers     []raftstore.Peer
 
 	mu         sync.Mutex
 	masters    []*masterProc
@@ -143,6 +157,7 @@ func New(t testing.TB, opts Options) *Cluster {
 		subj:   protocol.Subjects{Prefix: protocol.DefaultSubjectPrefix},
 
 		filesSecret: protocol.NewID("files"),
+		ids:         newIdentities(),
 	}
 	t.Cleanup(c.Close)
 	c.startNATS()
@@ -189,13 +204,19 @@ func (c *Cluster) startNATS() {
 		MaxPayload: 8 << 20,
 	}
 	if c.opts.NATSTLS {
-		files := testutil.NewTLSFiles(c.t)
+		c.authority = testutil.NewTLSAuthority(c.t)
+		files := c.authority.TLSFiles
 		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: files.Cert, KeyFile: files.Key, CaFile: files.CA, Verify: true})
 		if err != nil {
 			c.t.Fatalf("nats tls: %v", err)
 		}
 		opts.TLSConfig, opts.TLS, opts.TLSVerify, opts.TLSTimeout = tc, true, true, 2
 		c.tls = &files
+	}
+	if c.Authenticating() {
+		if err := c.natsAuth().Apply(opts); err != nil {
+			c.t.Fatalf("nats authentication: %v", err)
+		}
 	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
@@ -219,36 +240,6 @@ func (c *Cluster) TLSFiles() (files testutil.TLSFiles, ok bool) {
 		return testutil.TLSFiles{}, false
 	}
 	return *c.tls, true
-}
-
-// natsOptions are the TLS options a client of the cluster's NATS needs.
-func (c *Cluster) natsOptions() []nats.Option {
-	if c.tls == nil {
-		return nil
-	}
-	return []nats.Option{nats.RootCAs(c.tls.CA), nats.ClientCert(c.tls.Cert, c.tls.Key)}
-}
-
-// Subjects are the cluster's NATS subjects.
-func (c *Cluster) Subjects() protocol.Subjects { return c.subj }
-
-// FilesSecret is the cluster's files secret: agents started against the
-// cluster should use it (executor.Config.FilesSecret), as the masters do.
-func (c *Cluster) FilesSecret() string { return c.filesSecret }
-
-// Connect returns a new NATS connection to the cluster, closed when the
-// test ends.
-func (c *Cluster) Connect(name string) *nats.Conn {
-	c.t.Helper()
-	nc, err := nats.Connect(c.NATSURL(), append(c.natsOptions(), nats.Name(name), nats.MaxReconnects(-1),
-		nats.ReconnectWait(50*time.Millisecond))...)
-	if err != nil {
-		c.t.Fatalf("connect to NATS: %v", err)
-	}
-	c.mu.Lock()
-	c.conns = append(c.conns, nc)
-	c.mu.Unlock()
-	return nc
 }
 
 // Agents returns the test agents started so far.
@@ -306,3 +297,10 @@ func fatalf(t testing.TB, format string, args ...any) {
 	t.Helper()
 	t.Fatalf("testcluster: %s", fmt.Sprintf(format, args...))
 }
+
+// Subjects are the cluster's NATS subjects.
+func (c *Cluster) Subjects() protocol.Subjects { return c.subj }
+
+// FilesSecret is the cluster's files secret: agents started against the
+// cluster should use it (executor.Config.FilesSecret), as the masters do.
+func (c *Cluster) FilesSecret() string { return c.filesSecret }

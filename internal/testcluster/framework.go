@@ -34,6 +34,11 @@ type FrameworkOptions struct {
 	RequestTimeout time.Duration
 	// RetryTimeout bounds retries of one request (default DefaultWait).
 	RetryTimeout time.Duration
+	// Principal is who the framework acts as. Where the cluster
+	// authenticates (Options.Credentials, Options.Authenticate) it
+	// connects with that principal's secret; the default is then the
+	// first of Options.Credentials in name order.
+	Principal string
 }
 
 // AutoLaunch launches identical tasks on every offer.
@@ -81,6 +86,9 @@ type TestFramework struct {
 	nc     *nats.Conn
 	subj   protocol.Subjects
 	req    requester
+	// principal is who the framework connects and acts as
+	// (FrameworkOptions.Principal).
+	principal string
 
 	mu            sync.Mutex
 	id            protocol.FrameworkID
@@ -123,7 +131,8 @@ func (c *Cluster) NewFramework(opts FrameworkOptions) *TestFramework {
 		t:           c.t,
 		opts:        opts,
 		logger:      c.logger.Named(opts.Name),
-		nc:          c.Connect(opts.Name),
+		nc:          c.ConnectAs(protocol.Identity{Kind: protocol.KindFramework, Name: c.frameworkPrincipal(opts.Principal)}),
+		principal:   c.frameworkPrincipal(opts.Principal),
 		subj:        c.subj,
 		outstanding: map[protocol.OfferID]protocol.Offer{},
 		tasks:       map[protocol.TaskID]*fwTask{},
@@ -148,6 +157,19 @@ func (c *Cluster) NewFramework(opts FrameworkOptions) *TestFramework {
 	go f.receive(ctx)
 	go f.ackLoop(ctx)
 	return f
+}
+
+// subject is the subject of a call on the framework's behalf: its
+// principal's, for framework id ("" before it has one).
+func (f *TestFramework) subject(verb protocol.FrameworkVerb, id protocol.FrameworkID) string {
+	s, err := f.subj.APIFramework(f.principal, id, verb)
+	if err != nil {
+		// Principals and IDs come from the cluster: this is a bug of the
+		// test, reported by the request that goes nowhere.
+		f.logger.Error("framework subject", "error", err)
+		return f.subj.Prefix + ".invalid"
+	}
+	return s
 }
 
 // inboxSize bounds the events and announcements waiting to be handled.
@@ -194,7 +216,7 @@ func (f *TestFramework) subscribe(ctx context.Context) error {
 		// listen there once the reply tells it its ID. Until then this
 		// placeholder answers the check (for every framework; no event can
 		// be meant for this one before its next request).
-		tmp, err := f.nc.Subscribe(f.subj.Prefix+".fw.*.events", func(*nats.Msg) {})
+		tmp, err := f.nc.Subscribe(f.subj.FrameworkEventsAll(f.principal), func(*nats.Msg) {})
 		if err != nil {
 			return fmt.Errorf("subscribe: %w", err)
 		}
@@ -204,14 +226,14 @@ func (f *TestFramework) subscribe(ctx context.Context) error {
 		}
 	}
 	var reply protocol.SubscribeReply
-	err := f.req.retry(rctx, f.subj.APIFramework(protocol.VerbSubscribe), protocol.MsgSubscribeRequest,
-		protocol.SubscribeRequest{FrameworkID: id, Name: f.opts.Name, Role: f.opts.Role, Weight: f.opts.Weight,
+	err := f.req.retry(rctx, f.subject(protocol.VerbSubscribe, id), protocol.MsgSubscribeRequest,
+		protocol.SubscribeRequest{FrameworkID: id, Name: f.opts.Name, Principal: f.principal, Role: f.opts.Role, Weight: f.opts.Weight,
 			FailoverTimeout: f.opts.FailoverTimeout, Capabilities: f.opts.Capabilities, Suppressed: true}, &reply)
 	if err != nil {
 		return fmt.Errorf("subscribe: %w", err)
 	}
 	if id == "" {
-		subject, err := f.subj.FrameworkEvents(reply.FrameworkID)
+		subject, err := f.subj.FrameworkEvents(f.principal, reply.FrameworkID)
 		if err != nil {
 			return fmt.Errorf("subscribe: %w", err)
 		}
@@ -247,7 +269,7 @@ func (f *TestFramework) subscribe(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := f.req.retry(rctx, f.subj.APIFramework(protocol.VerbRevive), protocol.MsgReviveRequest,
+	if err := f.req.retry(rctx, f.subject(protocol.VerbRevive, reply.FrameworkID), protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: reply.FrameworkID}, nil); err != nil {
 		return fmt.Errorf("revive: %w", err)
 	}
@@ -276,7 +298,7 @@ func (f *TestFramework) reconcileUnsettled(ctx context.Context) error {
 		return nil
 	}
 	f.logger.Info("reconciling unanswered launches", "tasks", len(tasks))
-	err := f.req.retry(ctx, f.subj.APIFramework(protocol.VerbReconcile), protocol.MsgReconcileRequest,
+	err := f.req.retry(ctx, f.subject(protocol.VerbReconcile, fw), protocol.MsgReconcileRequest,
 		protocol.ReconcileRequest{FrameworkID: fw, Tasks: tasks}, nil)
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
@@ -285,7 +307,7 @@ func (f *TestFramework) reconcileUnsettled(ctx context.Context) error {
 }
 
 func (f *TestFramework) sendDemand(ctx context.Context, shapes []protocol.TaskShape) error {
-	err := f.req.retry(ctx, f.subj.APIFramework(protocol.VerbDemand), protocol.MsgDemandRequest,
+	err := f.req.retry(ctx, f.subject(protocol.VerbDemand, f.ID()), protocol.MsgDemandRequest,
 		protocol.DemandRequest{FrameworkID: f.ID(), Demand: shapes}, nil)
 	if err != nil {
 		return fmt.Errorf("demand: %w", err)

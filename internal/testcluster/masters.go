@@ -11,6 +11,7 @@ import (
 
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/master"
+	"github.com/allot-project/allot/protocol"
 	"github.com/allot-project/allot/raftstore"
 )
 
@@ -73,6 +74,14 @@ func (c *Cluster) config(i int, first bool) master.Config {
 	cfg.NATS = master.NATSConfig{External: []string{c.NATSURL()}}
 	if c.tls != nil {
 		cfg.NATS.TLS = master.NATSTLS{CA: c.tls.CA, Cert: c.tls.Cert, Key: c.tls.Key}
+		if c.Authenticating() {
+			cfg.NATS.TLS.Cert, cfg.NATS.TLS.Key = c.identityCert(protocol.Identity{Kind: protocol.KindMaster, Name: p.id})
+		}
+	} else if c.Authenticating() {
+		cfg.NATS.MasterSecret = c.ids.masterSecret
+	}
+	if c.Authenticating() {
+		cfg.AgentCredentials = c.ids.agents
 	}
 	cfg.SubjectPrefix = c.subj.Prefix
 	cfg.HTTPAddr = p.httpAddr

@@ -18,12 +18,16 @@ import (
 
 // Client calls the operator API of a set of masters. Each call tries the
 // masters in turn until one answers; a follower redirects a leader-only
-// call to the leader, and the client follows with the operator token kept
-// (the standard client drops it when the leader is another host).
+// call to the leader, and the client follows only to one of the masters it
+// was given, so that its credentials go nowhere else (a redirect elsewhere
+// fails with ErrUnavailable, naming the address to add).
 type Client struct {
 	bases []string // "http://host:port", no trailing slash
 	token string
-	hc    *http.Client
+	// principal and secret, when set, authenticate reads as a framework
+	// principal (basic authentication), where no operator token is given.
+	principal, secret string
+	hc                *http.Client
 }
 
 // Option configures a Client.
@@ -32,6 +36,13 @@ type Option func(*Client)
 // WithToken sends the operator token (master --operator-token) as a bearer
 // token; operator actions need it when the masters have one.
 func WithToken(token string) Option { return func(c *Client) { c.token = token } }
+
+// WithPrincipal reads as a framework principal: on a cluster shared by
+// tenants (masters with --credentials), the state, events and
+// explanations it gets show that principal's frameworks and tasks only.
+func WithPrincipal(principal, secret string) Option {
+	return func(c *Client) { c.principal, c.secret = principal, secret }
+}
 
 // WithHTTPClient uses hc instead of a default client; its redirect policy
 // is replaced.
@@ -246,6 +257,7 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
 	var last error
 	for pause := retryPause; ; pause = min(2*pause, maxRetryPause) {
+		var unknown error
 		for _, base := range c.bases {
 			resp, err := c.follow(ctx, method, base+path, body)
 			if err == nil {
@@ -258,9 +270,17 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*htt
 				return nil, fmt.Errorf("%w (gave up: %v)", last, ctx.Err())
 			}
 			last = err
+			if errors.Is(err, ErrUnknownMaster) {
+				// Another given master may be the leader itself.
+				unknown = err
+				continue
+			}
 			if !errors.Is(err, ErrUnavailable) {
 				return nil, err
 			}
+		}
+		if unknown != nil {
+			return nil, unknown
 		}
 		select {
 		case <-ctx.Done():
@@ -281,8 +301,11 @@ func (c *Client) follow(ctx context.Context, method, target string, body []byte)
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
-		if c.token != "" {
+		switch {
+		case c.token != "":
 			req.Header.Set("Authorization", "Bearer "+c.token)
+		case c.principal != "":
+			req.SetBasicAuth(c.principal, c.secret)
 		}
 		resp, err := c.hc.Do(req)
 		if err != nil {
@@ -297,12 +320,27 @@ func (c *Client) follow(ctx context.Context, method, target string, body []byte)
 			if err != nil {
 				return nil, fmt.Errorf("%w: redirect without a location: %v", ErrUnavailable, err)
 			}
+			if !c.known(loc) {
+				return nil, fmt.Errorf("%w: %s %s: redirected to %s, which is not one of the masters given (%s): "+
+					"add the leader's address to them", ErrUnknownMaster, method, target, loc.Host, strings.Join(c.bases, ","))
+			}
 			target = loc.String()
 			continue
 		}
 		defer resp.Body.Close()
 		return nil, statusError(method, target, resp)
 	}
+}
+
+// known reports whether u is on one of the client's masters: the only
+// places its credentials may go.
+func (c *Client) known(u *url.URL) bool {
+	for _, b := range c.bases {
+		if bu, err := url.Parse(b); err == nil && bu.Scheme == u.Scheme && strings.EqualFold(bu.Host, u.Host) {
+			return true
+		}
+	}
+	return false
 }
 
 // statusError turns an error answer into a *StatusError.

@@ -33,11 +33,8 @@ func TestClient_followsRedirectWithToken(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(AgentState{AgentID: strings.Split(r.URL.Path, "/")[3], State: "draining"})
 	}))
 	defer leader.Close()
-	// The leader is named by another host name than the one the client
-	// was given, so only a client that carries the token itself keeps it.
-	leaderURL := strings.Replace(leader.URL, "127.0.0.1", "localhost", 1)
 	follower := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, leaderURL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+		http.Redirect(w, r, leader.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 	}))
 	defer follower.Close()
 	electing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -46,7 +43,9 @@ func TestClient_followsRedirectWithToken(t *testing.T) {
 	}))
 	defer electing.Close()
 
-	c, err := NewClient([]string{electing.URL, strings.TrimPrefix(follower.URL, "http://")}, WithToken("op"))
+	// The leader is one of the masters given: the token follows the
+	// redirect to it.
+	c, err := NewClient([]string{electing.URL, strings.TrimPrefix(follower.URL, "http://"), leader.URL}, WithToken("op"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +54,29 @@ func TestClient_followsRedirectWithToken(t *testing.T) {
 		t.Fatalf("DrainAgent: %+v, %v; want ag-1 draining", st, err)
 	}
 
-	noToken, err := NewClient([]string{follower.URL})
+	// A master (or someone posing as the leader) redirects elsewhere: the
+	// client does not follow, and the token never reaches that address.
+	var seen atomic.Int32
+	rogue := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
+	}))
+	defer rogue.Close()
+	misled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, rogue.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	defer misled.Close()
+	c2, err := NewClient([]string{misled.URL}, WithToken("op"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.DrainAgent(testCtx(t), "ag-1"); !errors.Is(err, ErrUnknownMaster) || !strings.Contains(err.Error(), strings.TrimPrefix(rogue.URL, "http://")) {
+		t.Fatalf("DrainAgent redirected to an unknown address: %v, want ErrUnknownMaster naming it", err)
+	}
+	if n := seen.Load(); n != 0 {
+		t.Fatalf("the unknown address got %d requests, want none", n)
+	}
+
+	noToken, err := NewClient([]string{follower.URL, leader.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,10 @@ var (
 	ErrNotFound     = errors.New("not found")                   // 404
 	ErrConflict     = errors.New("conflict")                    // 409
 	ErrUnavailable  = errors.New("no master could serve it")    // 503, or no master reachable
+	// ErrUnknownMaster: a master redirected the call to an address that is
+	// not one of the masters the client was given; the client does not
+	// follow, so its credentials go nowhere else.
+	ErrUnknownMaster = errors.New("redirected to an unknown master")
 )
 
 // StatusError is an error answer of a master.

@@ -9,7 +9,9 @@ import (
 // RegisterAgent adds a new agent, active, with the ID the leader assigned.
 // Apply result: the stored *Agent. Errors: ErrDuplicate, ErrInvalidArgument.
 type RegisterAgent struct {
-	AgentID    protocol.AgentID    `msgpack:"ag"`
+	AgentID protocol.AgentID `msgpack:"ag"`
+	// Principal is the agent's credential ("" for none).
+	Principal  string              `msgpack:"principal,omitempty"`
 	Hostname   string              `msgpack:"host"`
 	HTTPAddr   string              `msgpack:"http,omitempty"`
 	Resources  protocol.Resources  `msgpack:"res"`
@@ -57,6 +59,9 @@ func (c *RegisterAgent) validate() error {
 	if err := checkID("agent_id", c.AgentID); err != nil {
 		return err
 	}
+	if c.Principal != "" && !protocol.ValidPrincipal(c.Principal) {
+		return errorf(protocol.ErrInvalidArgument, "principal %q", clip(c.Principal))
+	}
 	req := protocol.RegisterRequest{
 		Hostname: c.Hostname, Addresses: protocol.Addresses{HTTP: c.HTTPAddr},
 		Resources: c.Resources, Attributes: c.Attributes, Version: c.Version,
@@ -79,7 +84,7 @@ func (s *State) applyRegisterAgent(_ uint64, body []byte) (any, error) {
 		return nil, errorf(protocol.ErrDuplicate, "register agent %s", c.AgentID)
 	}
 	a := &Agent{
-		ID: c.AgentID, Hostname: c.Hostname, HTTPAddr: c.HTTPAddr, Resources: c.Resources,
+		ID: c.AgentID, Hostname: c.Hostname, Principal: c.Principal, HTTPAddr: c.HTTPAddr, Resources: c.Resources,
 		Attributes: c.Attributes, Version: c.Version, State: AgentActive,
 		RegisteredAt: c.Time, UpdatedAt: c.Time,
 	}

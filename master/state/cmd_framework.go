@@ -45,7 +45,9 @@ type RegisterFramework struct {
 	// identifies the subscriber.
 	Session  uint64 `msgpack:"sess,omitempty"`
 	Instance string `msgpack:"inst,omitempty"`
-	Time     int64  `msgpack:"time"`
+	// User is the default user of the framework's tasks.
+	User string `msgpack:"user,omitempty"`
+	Time int64  `msgpack:"time"`
 }
 
 // SetFrameworkConnected records that a framework connected (DisconnectedAt
@@ -88,7 +90,7 @@ func (c *RegisterFramework) validate() error {
 	req := protocol.SubscribeRequest{
 		FrameworkID: c.ID, Name: c.Name, Principal: c.Principal, Role: c.Role,
 		FailoverTimeout: c.FailoverTimeout, Capabilities: c.Capabilities,
-		Suppressed: c.Suppressed, Weight: c.Weight, Session: c.Session, Instance: c.Instance,
+		Suppressed: c.Suppressed, Weight: c.Weight, Session: c.Session, Instance: c.Instance, User: c.User,
 	}
 	if err := req.Validate(); err != nil {
 		return err
@@ -134,7 +136,7 @@ func (s *State) applyRegisterFramework(_ uint64, body []byte) (any, error) {
 	f := &Framework{
 		ID: c.ID, Name: c.Name, Principal: c.Principal, Role: c.Role, Weight: c.Weight,
 		FailoverTimeout: c.FailoverTimeout, Capabilities: slices.Compact(caps),
-		Connected: true, RegisteredAt: c.Time, Suppressed: c.Suppressed, Nonce: c.Nonce,
+		Connected: true, RegisteredAt: c.Time, Suppressed: c.Suppressed, Nonce: c.Nonce, User: c.User,
 	}
 	if f.Weight == 0 {
 		f.Weight = 1

@@ -43,7 +43,10 @@ import (
 // Apply result: ReregisterResult. Errors: ErrUnknownAgent, ErrAgentGone,
 // ErrDuplicate (a task reported twice), ErrInvalidArgument.
 type ReregisterAgent struct {
-	AgentID    protocol.AgentID    `msgpack:"ag"`
+	AgentID protocol.AgentID `msgpack:"ag"`
+	// Principal is the credential the agent reregisters with; it must be
+	// the one it registered with (ErrUnauthorized otherwise).
+	Principal  string              `msgpack:"principal,omitempty"`
 	Hostname   string              `msgpack:"host"`
 	HTTPAddr   string              `msgpack:"http,omitempty"`
 	Resources  protocol.Resources  `msgpack:"res"`
@@ -99,6 +102,10 @@ func (s *State) applyReregisterAgent(index uint64, body []byte) (any, error) {
 	}
 	if old.State == AgentGone {
 		return nil, fmt.Errorf("reregister agent %s: %w", c.AgentID, ErrAgentGone)
+	}
+	if old.Principal != c.Principal {
+		return nil, errorf(protocol.ErrUnauthorized, "reregister agent %s: principal %q, registered as %q",
+			c.AgentID, clip(c.Principal), old.Principal)
 	}
 	reported := make(map[string]protocol.TaskStatus, len(c.Tasks))
 	for _, t := range c.Tasks {

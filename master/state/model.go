@@ -66,6 +66,10 @@ func (s AgentState) Valid() bool {
 type Agent struct {
 	ID       protocol.AgentID `msgpack:"id" json:"id"`
 	Hostname string           `msgpack:"host" json:"hostname"`
+	// Principal is the credential the agent registered with ("" for an
+	// agent of a cluster that authenticates none): only connections of
+	// that credential may act as the agent or receive its commands.
+	Principal string `msgpack:"principal,omitempty" json:"principal,omitempty"`
 	// HTTPAddr is the host:port of the agent's file and shuffle server.
 	HTTPAddr string `msgpack:"http,omitempty" json:"http_addr,omitempty"`
 	// Resources are the agent's total resources.
@@ -96,7 +100,10 @@ type Framework struct {
 	FailoverTimeout time.Duration `msgpack:"failover,omitempty" json:"failover_timeout,omitempty"`
 	// Capabilities are sorted and free of duplicates.
 	Capabilities []string `msgpack:"caps,omitempty" json:"capabilities,omitempty"`
-	Connected    bool     `msgpack:"conn" json:"connected"`
+	// User is the Unix user the framework's tasks run as when they name
+	// none ("" for the agents' default task user).
+	User      string `msgpack:"user,omitempty" json:"user,omitempty"`
+	Connected bool   `msgpack:"conn" json:"connected"`
 	// DisconnectedAt is when the framework disconnected; 0 while
 	// connected. The failover timer runs from here, also across a master
 	// failover.

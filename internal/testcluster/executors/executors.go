@@ -108,8 +108,15 @@ func New(t testing.TB, c *testcluster.Cluster, opts Options) *Executor {
 		DefaultGrace: time.Second, ResendInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
 		Logger: testlog.New(t).Named(opts.Hostname),
 	}
-	if files, ok := c.TLSFiles(); ok {
-		cfg.NATSCA, cfg.NATSCert, cfg.NATSKey = files.CA, files.Cert, files.Key
+	// Where the cluster authenticates, each agent has its own credential:
+	// a secret, or a certificate naming it.
+	cfg.Principal, cfg.Secret = c.NextAgentCredential()
+	id := protocol.Identity{Kind: protocol.KindAgent, Name: protocol.PrincipalToken(cfg.Principal)}
+	if ca, cert, key, ok := c.IdentityTLS(id); ok {
+		cfg.NATSCA, cfg.NATSCert, cfg.NATSKey = ca, cert, key
+		if c.Authenticating() {
+			cfg.Secret = ""
+		}
 	}
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
@@ -198,7 +205,7 @@ func (e *Executor) killTasks() {
 		}
 		cancel()
 	}
-	logs, _ := filepath.Glob(filepath.Join(root, "*", ".allot", "shim.log"))
+	logs, _ := filepath.Glob(filepath.Join(filepath.Dir(root), "control", "*", "shim.log"))
 	for _, l := range logs {
 		data, _ := os.ReadFile(l)
 		if s := string(data); strings.Contains(s, "DATA RACE") || strings.Contains(s, "panic:") {

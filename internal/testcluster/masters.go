@@ -177,6 +177,17 @@ func (c *Cluster) Masters() []*master.Master {
 	return out
 }
 
+// HTTPAddrs returns the operator API addresses of the running masters.
+func (c *Cluster) HTTPAddrs() []string {
+	var out []string
+	for i, p := range c.masters {
+		if m, _ := p.instance(); m != nil && c.Running(i) {
+			out = append(out, m.HTTPAddr())
+		}
+	}
+	return out
+}
+
 // Master returns master i's current (or last) instance.
 func (c *Cluster) Master(i int) *master.Master {
 	m, _ := c.masters[i].instance()

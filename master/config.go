@@ -181,7 +181,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: %s must be positive", ErrConfig, name)
 		}
 	}
-	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.ShareUpdateInterval < 0 || c.StatusRetryInterval < 0 {
+	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.ShareUpdateInterval < 0 || c.StatusRetryInterval < 0 || c.FilesTokenTTL < 0 {
 		return fmt.Errorf("%w: negative offer timeout, refuse filter, share update or status retry interval", ErrConfig)
 	}
 	if err := checkCredentials("credentials", c.Credentials); err != nil {

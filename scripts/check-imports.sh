@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check-imports.sh: enforce the import rules of DESIGN.md ("Layout") with go list.
+# check-imports.sh: enforce the import rules of docs/architecture.md ("Packages") with go list.
 #
 # Run from anywhere inside the module; `make check` runs it. Prints one line per violation,
 #     <package> -> <forbidden import> (<rule>)
@@ -32,7 +32,8 @@ only-external    | protocol                          | github.com/vmihailenco/ms
 only-ours        | offers coflow framework/altruism  | protocol
 never            | offers coflow framework/altruism  | $NATS $RAFT
 never-std        | offers coflow framework/altruism  | net os os/*
-never            | framework executor                | master offers raftstore
+never            | framework executor                | master offers raftstore natsauth
+only-ours        | natsauth                          | protocol
 only-ours        | raftstore                         | -
 only-ours        | master/state                      | protocol
 only-ours        | examples/*                        | framework framework/altruism protocol

@@ -19,7 +19,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(simCommand(), masterCommand(), agentCommand(), taskShimCommand())
-	root.AddCommand(devCommand())
+	root.AddCommand(devCommand(), natsConfigCommand())
 	root.AddCommand(operatorCommands()...)
 	if err := root.Execute(); err != nil {
 		// One line, so scripts can show the reason as it is.

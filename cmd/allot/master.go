@@ -46,6 +46,7 @@ type masterFlags struct {
 	OfferTimeout        time.Duration      `json:"offer_timeout"`
 	StatusRetry         time.Duration      `json:"status_retry_interval"`
 	FilesSecret         string             `json:"files_secret"`
+	FilesTokenTTL       time.Duration      `json:"files_token_ttl"`
 	CredentialsFile     string             `json:"credentials_file"`
 	AgentCredsFile      string             `json:"agent_credentials_file"`
 	AgentsPerCredential int                `json:"agents_per_credential"`
@@ -66,7 +67,7 @@ func masterCommand() *cobra.Command {
 		RaftBind: def.Raft.BindAddr, NATSListen: "0.0.0.0:4222", NATSCluster: "0.0.0.0:6222",
 		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, CoflowScheduler: def.CoflowScheduler, AllocationInterval: def.AllocationInterval,
 		ShareUpdateInterval: def.ShareUpdateInterval, OfferTimeout: def.OfferTimeout, StatusRetry: def.StatusRetryInterval,
-		AgentsPerCredential: def.MaxAgentsPerCredential, AgentQPS: def.AgentRateLimit.QPS, AgentBurst: def.AgentRateLimit.Burst,
+		FilesTokenTTL: def.FilesTokenTTL, AgentsPerCredential: def.MaxAgentsPerCredential, AgentQPS: def.AgentRateLimit.QPS, AgentBurst: def.AgentRateLimit.Burst,
 		LogLevel: "info",
 	}
 	var configFile string
@@ -125,6 +126,7 @@ Example, first of three:
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
 	fl.DurationVar(&f.ShareUpdateInterval, "share-update-interval", f.ShareUpdateInterval, "how often fair shares are recomputed and changes sent to frameworks (0: every round)")
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "the agents' --files-secret: frameworks then get a token that reads their sandboxes on every agent")
+	fl.DurationVar(&f.FilesTokenTTL, "files-token-ttl", f.FilesTokenTTL, "how long a framework's files token is valid; heartbeats bring fresh ones")
 	fl.StringVar(&f.CredentialsFile, "credentials", "", `JSON file of framework credentials, {"principal": "secret", ...}: every NATS connection must then authenticate, and each may use only its own subjects`)
 	fl.StringVar(&f.AgentCredsFile, "agent-credentials", "", `JSON file of agent credentials, {"name": "secret", ...}: an agent connects with one (allot agent --principal, --secret)`)
 	fl.IntVar(&f.AgentsPerCredential, "agents-per-credential", f.AgentsPerCredential, "agents one agent credential may hold registered at once (0: no cap)")
@@ -188,6 +190,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.ShareUpdateInterval = f.ShareUpdateInterval
 	cfg.StatusRetryInterval = f.StatusRetry
 	cfg.FilesSecret = f.FilesSecret
+	cfg.FilesTokenTTL = f.FilesTokenTTL
 	cfg.Roles = map[string]float64{}
 	for k, v := range f.Roles {
 		cfg.Roles[k] = v

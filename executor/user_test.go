@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -34,17 +35,6 @@ func needUsers(t *testing.T, names ...string) map[string]*user.User {
 	return out
 }
 
-// userWorkDir returns a fresh work directory the users tasks run as can
-// reach: the directory t.TempDir makes for the test is mode 0700.
-func userWorkDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(filepath.Dir(dir), 0o711); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // Tasks run as their user (the agent's TaskUser when they name none) in
 // sandboxes of their own: a task of another user can neither list nor read
 // them, nor the directory that holds them. Command health checks run as
@@ -53,7 +43,7 @@ func TestAgent_TasksRunAsTheirUser(t *testing.T) {
 	t.Parallel()
 	users := needUsers(t, "nobody", "daemon")
 	c := newCluster(t)
-	cfg := testConfig(t, c, userWorkDir(t))
+	cfg := testConfig(t, c, testutil.TraversableTempDir(t))
 	cfg.TaskUser = "nobody"
 	a := startAgent(t, cfg)
 	f := c.NewFramework(testcluster.FrameworkOptions{Name: "fw"})
@@ -103,7 +93,7 @@ func TestAgent_TaskCannotTamperWithRecords(t *testing.T) {
 	t.Parallel()
 	needUsers(t, "nobody")
 	c := newCluster(t)
-	work := userWorkDir(t)
+	work := testutil.TraversableTempDir(t)
 	// World-writable, so that only the agent's writes, and none of the
 	// task's, could ever land here through a symlink.
 	outside := filepath.Join(filepath.Dir(work), "outside")

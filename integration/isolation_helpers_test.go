@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,11 +72,7 @@ func newTenantCluster(t *testing.T, tls bool) *tenantCluster {
 	tc := &tenantCluster{c: c, bobSecret: protocol.NewID("bob-private")}
 	for range 2 {
 		// Task users must traverse the directories above the sandboxes.
-		dir := t.TempDir()
-		if err := os.Chmod(filepath.Dir(dir), 0o711); err != nil {
-			t.Fatal(err)
-		}
-		tc.agents = append(tc.agents, executors.New(t, c, executors.Options{WorkDir: dir}))
+		tc.agents = append(tc.agents, executors.New(t, c, executors.Options{WorkDir: testutil.TraversableTempDir(t)}))
 	}
 	tc.bob = tc.tenant(t, "bob", bobUser, "eng/prod")
 	long := shTask(string(bobLong), `printf %s "$BOB_SECRET" > secret; chmod 600 secret; exec sleep 600`)

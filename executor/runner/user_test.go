@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -32,17 +33,6 @@ func asUser(t *testing.T, name string) *Credential {
 		t.Fatalf("LookupUser(%q): %+v, %v", name, c, err)
 	}
 	return c
-}
-
-// userWorkDir returns a fresh work directory that other users can reach:
-// the directory t.TempDir makes for the test is mode 0700.
-func userWorkDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(filepath.Dir(dir), 0o711); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // owner returns the uid and gid owning path, not followed.
@@ -78,7 +68,7 @@ func TestLookupUser(t *testing.T) {
 func TestRunner_TaskAsUser(t *testing.T) {
 	t.Parallel()
 	nobody := asUser(t, "nobody")
-	r := newRunner(t, userWorkDir(t))
+	r := newRunner(t, testutil.TraversableTempDir(t))
 	src := filepath.Join(t.TempDir(), "input")
 	if err := os.WriteFile(src, []byte("in\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -135,7 +125,7 @@ func TestRunner_TaskAsUser(t *testing.T) {
 func TestRunner_FileURIReadAsUser(t *testing.T) {
 	t.Parallel()
 	asUser(t, "nobody")
-	r := newRunner(t, userWorkDir(t))
+	r := newRunner(t, testutil.TraversableTempDir(t))
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("root only"), 0o600); err != nil {
 		t.Fatal(err)
@@ -163,7 +153,7 @@ func TestRunner_FileURIReadAsUser(t *testing.T) {
 func TestRunner_UserOutputNotFollowed(t *testing.T) {
 	t.Parallel()
 	asUser(t, "nobody")
-	r := newRunner(t, userWorkDir(t))
+	r := newRunner(t, testutil.TraversableTempDir(t))
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("root-only-content"), 0o600); err != nil {
 		t.Fatal(err)

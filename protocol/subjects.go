@@ -272,11 +272,11 @@ func (s Subjects) ParseAPI(subject string) (APISubject, bool) {
 		return APISubject{}, false
 	}
 	a := APISubject{Kind: IdentityKind(parts[0]), Principal: parts[1], ID: parts[2], Verb: parts[3]}
+	if !ValidPrincipal(a.Principal) || !ValidID(a.ID) {
+		return APISubject{}, false
+	}
 	if a.ID == NewIDToken {
 		a.ID = ""
-	}
-	if !ValidPrincipal(a.Principal) || (a.ID != "" && !ValidID(a.ID)) {
-		return APISubject{}, false
 	}
 	if _, ok := a.RequestType(); !ok {
 		return APISubject{}, false

@@ -31,6 +31,7 @@ type masterFlags struct {
 	NATSRoutes          string             `json:"nats_routes"`
 	NATSExternal        string             `json:"nats_external"`
 	NATSMasterSecret    string             `json:"nats_master_secret"`
+	NATSToken           string             `json:"nats_token"`
 	NATSTLSCert         string             `json:"nats_tls_cert"`
 	NATSTLSKey          string             `json:"nats_tls_key"`
 	NATSTLSCA           string             `json:"nats_tls_ca"`
@@ -113,6 +114,8 @@ Example, first of three:
 	fl.StringVar(&f.NATSCluster, "nats-cluster", f.NATSCluster, "embedded NATS route listen address")
 	fl.StringVar(&f.NATSRoutes, "nats-routes", "", "other masters' NATS route URLs, comma-separated")
 	fl.StringVar(&f.NATSExternal, "nats-external", "", "use these NATS URLs instead of an embedded server")
+	fl.StringVar(&f.NATSToken, "nats-token", "", "replaced by identities (docs/security.md)")
+	_ = fl.MarkHidden("nats-token")
 	fl.StringVar(&f.NATSMasterSecret, "nats-master-secret", "", "the masters' shared secret: each master connects to NATS with it, and routes between the masters' servers authenticate with it (required with credentials, unless --nats-tls-verify)")
 	fl.StringVar(&f.NATSTLSCert, "nats-tls-cert", "", "PEM certificate: the embedded NATS server then speaks only TLS, to clients and routes, and the master presents it as a client")
 	fl.StringVar(&f.NATSTLSKey, "nats-tls-key", "", "PEM key of --nats-tls-cert")
@@ -171,6 +174,10 @@ func (f masterFlags) config() (master.Config, error) {
 			return cfg, fmt.Errorf("--nats-cluster: %w", err)
 		}
 		cfg.NATS.Routes = splitList(f.NATSRoutes)
+	}
+	if f.NATSToken != "" {
+		return cfg, fmt.Errorf("--nats-token: a shared NATS token no longer admits anyone: give the masters " +
+			"--nats-master-secret, and frameworks and agents their own credentials (--credentials, --agent-credentials; docs/security.md)")
 	}
 	cfg.NATS.MasterSecret = f.NATSMasterSecret
 	cfg.MaxAgentsPerCredential = f.AgentsPerCredential

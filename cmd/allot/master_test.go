@@ -116,6 +116,13 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 		"bad removal":          func(f *masterFlags) { f.AgentRemovalLimit = 1.5 },
 		"negative retry":       func(f *masterFlags) { f.StatusRetry = -1 },
 		"tls no key":           func(f *masterFlags) { f.NATSTLSCert = "c.pem" },
+		"the old nats token":   func(f *masterFlags) { f.NATSToken = "tok" },
+		"creds, no master secret": func(f *masterFlags) {
+			f.CredentialsFile = writeTemp(t, `{"p": "s"}`)
+		},
+		"bad agent creds":   func(f *masterFlags) { f.AgentCredsFile = writeTemp(t, `{"a.b": "s"}`) },
+		"bad run-as acls":   func(f *masterFlags) { f.RunAsACLsFile = writeTemp(t, `{"p": "nobody"}`) },
+		"negative per cred": func(f *masterFlags) { f.AgentsPerCredential = -1 },
 	} {
 		f := base
 		mutate(&f)

@@ -51,3 +51,24 @@ func TestNATSConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestNATSConfig_shippedExample: docs/examples/nats-server.conf is what
+// `allot nats-config` writes for the example credentials it names, so the
+// example stays true as the rules change.
+func TestNATSConfig_shippedExample(t *testing.T) {
+	t.Parallel()
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "examples", "nats-server.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := writeTemp(t, `{"analytics": "ANALYTICS-SECRET", "ci": "CI-SECRET"}`)
+	agents := writeTemp(t, `{"node-1": "NODE-1-SECRET", "node-2": "NODE-2-SECRET"}`)
+	got, stderr, code := runAllot(t, "", "nats-config", "--masters", "m1,m2,m3", "--nats-master-secret", "MASTER-SECRET",
+		"--credentials", creds, "--agent-credentials", agents, "--operator-token", "OPERATOR-TOKEN", "--listen", "0.0.0.0:4222")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got != string(want) {
+		t.Fatalf("docs/examples/nats-server.conf differs from what allot nats-config writes now; regenerate it:\n%s", got)
+	}
+}

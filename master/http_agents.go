@@ -25,8 +25,12 @@ import (
 func (m *Master) operatorOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !m.isOperator(r) {
+			msg := "this action needs the operator token"
+			if m.cfg.OperatorToken == "" {
+				msg += " (the masters have framework credentials and no operator token: start them with --operator-token)"
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="allot"`)
-			writeJSON(w, http.StatusUnauthorized, api.Error{Error: "this action needs the operator token"})
+			writeJSON(w, http.StatusUnauthorized, api.Error{Error: msg})
 			return
 		}
 		h(w, r)

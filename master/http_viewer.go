@@ -30,12 +30,13 @@ type viewer struct {
 // sees reports whether the viewer may see a framework of principal.
 func (v viewer) sees(principal string) bool { return v.operator || principal == v.principal }
 
-// isOperator reports whether r carries the operator token (always true
-// when none is configured).
+// isOperator reports whether r carries the operator token. Without one
+// configured, everyone who reaches the API is the operator, unless tenants
+// share the cluster (framework credentials): then nobody is.
 func (m *Master) isOperator(r *http.Request) bool {
 	want := m.cfg.OperatorToken
 	if want == "" {
-		return true
+		return len(m.cfg.Credentials) == 0
 	}
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {

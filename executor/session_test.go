@@ -139,12 +139,20 @@ func (m *fakeMaster) launch(t *testing.T, id protocol.AgentID, tasks ...protocol
 // command sends the agent a command as the leader of term 1 would.
 func (m *fakeMaster) command(t *testing.T, id protocol.AgentID, data []byte) {
 	t.Helper()
+	m.commandOfTerm(t, id, data, "1")
+}
+
+// commandOfTerm sends the agent a command stamped with term ("" for none).
+func (m *fakeMaster) commandOfTerm(t *testing.T, id protocol.AgentID, data []byte, term string) {
+	t.Helper()
 	subject, err := m.subj.AgentCmd("", id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
-	msg.Header.Set(protocol.TermHeader, "1")
+	if term != "" {
+		msg.Header.Set(protocol.TermHeader, term)
+	}
 	if err := m.nc.PublishMsg(msg); err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ type Config struct {
 	Logger hclog.Logger
 }
 
-// DefaultConfig returns DESIGN.md's defaults.
+// DefaultConfig returns the defaults `allot master` runs with.
 func DefaultConfig() Config {
 	r := raftstore.DefaultConfig()
 	r.BindAddr = "127.0.0.1:7000"

@@ -126,7 +126,7 @@ func FuzzAPI(f *testing.F) {
 	})
 }
 
-// TestAPI_BadInput covers the bad input issue 3 names explicitly: forged
+// TestAPI_BadInput covers the bad input a master must survive: forged
 // and unknown IDs, an accept beyond its offers, a second accept of the same
 // offer, and an oversized message. Each gets a typed error; nothing changes.
 func TestAPI_BadInput(t *testing.T) {

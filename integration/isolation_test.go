@@ -329,6 +329,11 @@ func attackSandboxRead(t *testing.T, tc *tenantCluster) {
 	if n := tasksNamed(tc.state(t), "alice-as-"); n != 0 {
 		t.Fatalf("the state holds %d of alice's tasks as other users", n)
 	}
+	// Alice's framework, with no task, would take every offer first (the
+	// lower share): it goes, so bob is offered what he needs from now on.
+	if err := alice.d.Teardown(sdkCtx(t)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // attackOversized: a client without a credential does not get in at all;

@@ -10,7 +10,7 @@ import (
 )
 
 // tpcdsLargeSpec is a 23-stage job of 10,000 tasks, the 95th percentile of
-// TPC-DS stage counts (spec carbyne.md §4.4): three input stages, then
+// TPC-DS stage counts (docs/carbyne.md, "Workloads"): three input stages, then
 // stages that each wait on two earlier ones (barriers), with demands and
 // durations that vary by stage.
 func tpcdsLargeSpec() JobSpec {

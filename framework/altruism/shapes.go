@@ -28,8 +28,8 @@ func (d Decision) DemandShapes() []protocol.TaskShape {
 // A greedy plan (feasible, not Altruistic) reports every runnable task as
 // must-start and none as optional: a job that is not altruistic is served
 // like a plain framework, by work-conserving H-DRF beyond its share, not
-// from the leftover pool (spec carbyne.md §5: with P(altruism) = 0 Carbyne
-// is work-conserving DRF). A job whose share cannot hold one of its tasks
+// from the leftover pool (with P(altruism) = 0 Carbyne is work-conserving
+// DRF: docs/carbyne.md, "Targets"). A job whose share cannot hold one of its tasks
 // keeps the split: what fits is must-start, the rest waits for leftover.
 // Launch on fair offers what FairNow allows.
 func (d Decision) AddTo(req *protocol.DemandRequest) {

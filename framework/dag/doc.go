@@ -18,7 +18,7 @@
 //
 // # What it does
 //
-// Every job has its own altruism.Planner (spec carbyne.md §3.3). The
+// Every job has its own altruism.Planner. The
 // scheduler plans a job again whenever one of its tasks starts, finishes
 // or fails, when the framework's fair share changes
 // (Scheduler.ShareUpdate), and at the plan's NextReplan, when a deferred

@@ -8,7 +8,7 @@ import (
 )
 
 // divideShare splits the framework's share among its jobs by DRF with
-// demand caps, computed by water filling (spec carbyne.md §2.3): every
+// demand caps, computed by water filling (docs/carbyne.md, "A run"): every
 // job's cap, and the direction it grows in, is the summed demand of its
 // unfinished tasks, caps[k]; the jobs' dominant shares of total rise
 // together until a job is fully served or a resource it uses runs out.

@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -250,16 +249,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Principal == "" && c.NATSCert != "" {
 		// A cluster on mutual TLS takes the agent's identity from its
 		// certificate: the subjects it uses must name the same one.
-		id, err := protocol.ReadCertIdentity(c.NATSCert)
-		switch {
-		case errors.Is(err, protocol.ErrNoCertIdentity):
-		case err != nil:
+		p, err := protocol.CertPrincipal(c.NATSCert, protocol.KindAgent)
+		if err != nil {
 			return c, fmt.Errorf("%w: %w", ErrConfig, err)
-		case id.Kind != protocol.KindAgent:
-			return c, fmt.Errorf("%w: client certificate %s names %s, not an agent", ErrConfig, c.NATSCert, id)
-		default:
-			c.Principal = id.Name
 		}
+		c.Principal = p
 	}
 	if c.FilesToken == "" {
 		c.FilesToken = protocol.NewID("")

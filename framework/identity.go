@@ -16,30 +16,16 @@ import (
 // principal.
 func (c *config) resolvePrincipal() error {
 	if c.principal == "" && c.natsCert != "" {
-		id, err := certIdentity(c.natsCert)
-		switch {
-		case errors.Is(err, protocol.ErrNoCertIdentity):
-		case err != nil:
-			return err
-		case id.Kind != protocol.KindFramework:
-			return fmt.Errorf("%w: client certificate %s names %s, not a framework principal", ErrInvalidSpec, c.natsCert, id)
-		default:
-			c.principal = id.Name
+		p, err := protocol.CertPrincipal(c.natsCert, protocol.KindFramework)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 		}
+		c.principal = p
 	}
 	if c.secret != "" && c.principal == "" {
 		return fmt.Errorf("%w: a secret needs a principal (WithPrincipal)", ErrInvalidSpec)
 	}
 	return nil
-}
-
-// certIdentity reads the identity a PEM certificate file names.
-func certIdentity(path string) (protocol.Identity, error) {
-	id, err := protocol.ReadCertIdentity(path)
-	if err != nil {
-		return id, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
-	}
-	return id, nil
 }
 
 // refusedCredential turns the failure of a driver whose NATS connection

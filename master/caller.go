@@ -20,10 +20,7 @@ type caller struct {
 	// id is the framework or agent ID the subject names ("" before the
 	// caller has one: a new framework's subscribe, an agent's register).
 	id string
-	// verb is the call.
-	verb  string
-	fw    *state.Framework // framework calls naming a framework
-	agent *state.Agent     // agent calls naming an agent
+	fw *state.Framework // framework calls naming a framework
 }
 
 // recordedPrincipal is the principal a subject's principal token stands
@@ -39,7 +36,7 @@ func recordedPrincipal(token string) string {
 // agent it names must exist and belong to the subject's principal; only a
 // subscribe may name no framework, only a register no agent.
 func (l *leader) identify(api protocol.APISubject) (caller, error) {
-	c := caller{kind: api.Kind, principal: recordedPrincipal(api.Principal), id: api.ID, verb: api.Verb}
+	c := caller{kind: api.Kind, principal: recordedPrincipal(api.Principal), id: api.ID}
 	v := l.m.View()
 	switch api.Kind {
 	case protocol.KindFramework:
@@ -74,7 +71,6 @@ func (l *leader) identify(api protocol.APISubject) (caller, error) {
 		if a.Principal != c.principal {
 			return c, fmt.Errorf("%w: agent %s is not credential %q's", protocol.ErrUnauthorized, api.ID, api.Principal)
 		}
-		c.agent = a
 	}
 	return c, nil
 }
@@ -97,8 +93,6 @@ func (c caller) owns(body any) error {
 				clipText(r.Principal), protocol.PrincipalToken(c.principal))
 		}
 		return nil
-	}
-	switch r := body.(type) {
 	case protocol.FrameworkCall:
 		if string(r.ForFramework()) != c.id {
 			return fmt.Errorf("%w: call for framework %q on the subject of %q", protocol.ErrInvalidArgument,

@@ -184,11 +184,12 @@ func (c Config) Validate() error {
 	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.ShareUpdateInterval < 0 || c.StatusRetryInterval < 0 || c.FilesTokenTTL < 0 {
 		return fmt.Errorf("%w: negative offer timeout, refuse filter, share update or status retry interval", ErrConfig)
 	}
-	if err := checkCredentials("credentials", c.Credentials); err != nil {
-		return err
-	}
-	if err := checkCredentials("agent credentials", c.AgentCredentials); err != nil {
-		return err
+	if c.authenticating() {
+		// The names and secrets of every credential, as the NATS servers
+		// will take them.
+		if err := c.natsAuth().Validate(); err != nil {
+			return fmt.Errorf("%w: credentials: %v", ErrConfig, err)
+		}
 	}
 	if c.MaxAgentsPerCredential < 0 || c.AgentRateLimit.QPS < 0 || c.AgentRateLimit.Burst < 0 {
 		return fmt.Errorf("%w: negative agents per credential or agent rate limit", ErrConfig)
@@ -209,9 +210,6 @@ func (c Config) Validate() error {
 	if c.authenticating() && c.NATS.Embedded() && c.NATS.MasterSecret == "" && !c.NATS.TLS.VerifyClients {
 		return fmt.Errorf("%w: credentials are configured, so the embedded NATS server authenticates every connection: "+
 			"the masters need a master secret (--nats-master-secret) or verified client certificates (--nats-tls-verify)", ErrConfig)
-	}
-	if c.NATS.MasterSecret != "" && len(c.NATS.MasterSecret) > protocol.MaxNameLen {
-		return fmt.Errorf("%w: the master secret is longer than %d bytes", ErrConfig, protocol.MaxNameLen)
 	}
 	if c.AgentTimeout <= c.AgentHeartbeat {
 		return fmt.Errorf("%w: agent timeout %s must exceed the heartbeat %s", ErrConfig, c.AgentTimeout, c.AgentHeartbeat)
@@ -236,22 +234,6 @@ func (c Config) filesToken(id protocol.FrameworkID, now time.Time) string {
 		ttl = defaultFilesTokenTTL
 	}
 	return protocol.FrameworkFilesToken(c.FilesSecret, id, now.Add(ttl).Truncate(time.Hour).Add(time.Hour))
-}
-
-// checkCredentials checks a name → secret file's entries: names that can
-// stand in a subject (protocol.ValidPrincipal) and are not the anonymous
-// principal, secrets of 1 to MaxNameLen bytes.
-func checkCredentials(what string, creds map[string]string) error {
-	for name, secret := range creds {
-		if !protocol.ValidPrincipal(name) || name == protocol.AnonymousPrincipal {
-			return fmt.Errorf("%w: %s: %q is not a principal name (1 to %d letters, digits, '_' or '-', not %q)",
-				ErrConfig, what, name, protocol.MaxPrincipalLen, protocol.AnonymousPrincipal)
-		}
-		if secret == "" || len(secret) > protocol.MaxNameLen {
-			return fmt.Errorf("%w: %s: principal %q needs a secret of 1 to %d bytes", ErrConfig, what, name, protocol.MaxNameLen)
-		}
-	}
-	return nil
 }
 
 // authenticating reports whether the cluster authenticates its NATS

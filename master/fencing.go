@@ -18,9 +18,14 @@ import (
 // with the framework's session (none once the framework is gone).
 func (l *leader) frameworkMsg(id protocol.FrameworkID, t protocol.MsgType, body any) (*nats.Msg, error) {
 	f, known := l.m.View().Framework(id)
-	// A removed framework is told why its calls now fail, on its
-	// principal's subject still.
-	principal, _ := l.m.frameworkPrincipal(id)
+	var principal string
+	if known {
+		principal = f.Principal
+	} else {
+		// A removed framework is told why its calls now fail, on its
+		// principal's subject still.
+		principal, _ = l.m.frameworkPrincipal(id)
+	}
 	subject, err := l.subj.FrameworkEvents(principal, id)
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ func (m *Master) viewerOf(r *http.Request) (viewer, bool) {
 	if len(m.cfg.Credentials) == 0 {
 		return viewer{operator: true}, true
 	}
-	if r.Header.Get("Authorization") != "" && m.cfg.OperatorToken != "" && m.isOperator(r) {
+	if m.isOperator(r) { // with credentials, only with the token
 		return viewer{operator: true}, true
 	}
 	user, pass, ok := r.BasicAuth()

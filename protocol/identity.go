@@ -157,3 +157,21 @@ func ReadCertIdentity(path string) (Identity, error) {
 // Such a certificate may still serve for TLS, the identity then coming
 // from a user name and password.
 var ErrNoCertIdentity = errors.New("the certificate names no allot identity")
+
+// CertPrincipal is the name of the identity of kind a client's PEM
+// certificate names: "" when it names none (the certificate then serves
+// for TLS only), an error when it names another kind. A client on a
+// cluster that takes identities from certificates must use that name in
+// its subjects.
+func CertPrincipal(path string, kind IdentityKind) (string, error) {
+	id, err := ReadCertIdentity(path)
+	switch {
+	case errors.Is(err, ErrNoCertIdentity):
+		return "", nil
+	case err != nil:
+		return "", err
+	case id.Kind != kind:
+		return "", fmt.Errorf("client certificate %s names %s, not a %s", path, id, kind)
+	}
+	return id.Name, nil
+}

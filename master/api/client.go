@@ -20,7 +20,7 @@ import (
 // masters in turn until one answers; a follower redirects a leader-only
 // call to the leader, and the client follows only to one of the masters it
 // was given, so that its credentials go nowhere else (a redirect elsewhere
-// fails with ErrUnavailable, naming the address to add).
+// fails with ErrUnknownMaster, naming the address to add).
 type Client struct {
 	bases []string // "http://host:port", no trailing slash
 	token string

@@ -44,7 +44,11 @@ func (a *Agent) onCommand(ctx context.Context, m *nats.Msg) {
 			a.log.Warn("invalid kill command dropped", "error", err)
 			return
 		}
-		a.kill(cmd.FrameworkID, cmd.TaskID, protocol.ReasonKilledByFramework, cmd.GracePeriod)
+		reason := protocol.ReasonKilledByFramework
+		if cmd.Reason != "" {
+			reason = cmd.Reason // preempted, revoked, drained or the operator's
+		}
+		a.kill(cmd.FrameworkID, cmd.TaskID, reason, cmd.GracePeriod)
 	case *protocol.ShutdownFrameworkCommand:
 		if !protocol.ValidID(string(cmd.FrameworkID)) {
 			a.log.Warn("invalid shutdown framework command dropped", "framework_id", cmd.FrameworkID)

@@ -38,10 +38,17 @@ type KillCommand struct {
 	FrameworkID FrameworkID   `msgpack:"fw" json:"framework_id"`
 	TaskID      TaskID        `msgpack:"tid" json:"task_id"`
 	GracePeriod time.Duration `msgpack:"grace,omitempty" json:"grace_period,omitempty"`
+	// Reason is why the master kills the task when it is not the
+	// framework's kill: one of the reasons MasterKillReason accepts. The
+	// task's KILLED status carries it.
+	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
 }
 
-// Validate checks the IDs and grace period.
+// Validate checks the IDs, grace period and reason.
 func (c KillCommand) Validate() error {
+	if c.Reason != "" && !MasterKillReason(c.Reason) {
+		return Errorf(ErrInvalidArgument, "kill reason %q", c.Reason)
+	}
 	if err := checkID("framework_id", c.FrameworkID); err != nil {
 		return err
 	}

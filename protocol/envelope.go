@@ -57,6 +57,7 @@ const (
 	MsgShareUpdateEvent  MsgType = 67
 	MsgErrorEvent        MsgType = 68
 	MsgHeartbeatEvent    MsgType = 69
+	MsgPreemptionEvent   MsgType = 70
 )
 
 // Leader → agent commands (subject allot.agent.<id>.cmd).
@@ -109,6 +110,7 @@ var msgTypeNames = map[MsgType]string{
 	MsgShareUpdateEvent:         "share_update_event",
 	MsgErrorEvent:               "error_event",
 	MsgHeartbeatEvent:           "heartbeat_event",
+	MsgPreemptionEvent:          "preemption_event",
 	MsgLaunchCommand:            "launch_command",
 	MsgLaunchGroupCommand:       "launch_group_command",
 	MsgKillCommand:              "kill_command",

@@ -36,6 +36,7 @@ const (
 	CodeFailedOver         Code = 23
 	CodeRateLimited        Code = 24
 	CodeLimitExceeded      Code = 25
+	CodeNotPreemptible     Code = 26
 )
 
 // Sentinel errors, one per code. errors.Is matches them against errors that
@@ -73,6 +74,9 @@ var (
 	// credential that holds as many registered agents as it may); it may
 	// succeed once something under the cap is released.
 	ErrLimitExceeded = &Error{Code: CodeLimitExceeded, Message: "limit exceeded"}
+	// ErrNotPreemptible: the task is marked non-preemptible, or may not be
+	// marked so (its role's guarantee does not cover it).
+	ErrNotPreemptible = &Error{Code: CodeNotPreemptible, Message: "not preemptible"}
 )
 
 var sentinels = map[Code]*Error{}
@@ -84,7 +88,7 @@ func init() {
 		ErrUnknownAgent, ErrUnknownOffer, ErrUnknownTask, ErrOfferRescinded,
 		ErrOfferMismatch, ErrInsufficient, ErrInvalidResources, ErrInvalidConstraint,
 		ErrConstraintViolated, ErrUnknownRole, ErrDuplicate, ErrTimeout, ErrUnavailable,
-		ErrFailedOver, ErrRateLimited, ErrLimitExceeded,
+		ErrFailedOver, ErrRateLimited, ErrLimitExceeded, ErrNotPreemptible,
 	} {
 		sentinels[e.Code] = e
 	}

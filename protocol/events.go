@@ -13,6 +13,10 @@ type Offer struct {
 	Resources  Resources  `msgpack:"res" json:"resources"`
 	Attributes Attributes `msgpack:"attrs,omitempty" json:"attributes,omitempty"`
 	Kind       OfferKind  `msgpack:"kind" json:"kind"`
+	// Revocable marks resources lent beyond the framework's fair share
+	// (leftover offers): tasks launched on them may be revoked when the
+	// lender wants them back (docs/preemption.md).
+	Revocable bool `msgpack:"rev,omitempty" json:"revocable,omitempty"`
 	// ExpiresAt is when the leader rescinds the offer if it is still held,
 	// in Unix nanoseconds; 0 means no timeout.
 	ExpiresAt int64 `msgpack:"exp,omitempty" json:"expires_at,omitempty"`
@@ -69,4 +73,26 @@ type HeartbeatEvent struct {
 	// SubscribeReply): tokens expire, so the leader hands out new ones
 	// while the framework stays connected.
 	FilesToken string `msgpack:"files,omitempty" json:"files_token,omitempty"`
+}
+
+// PreemptionEvent warns a framework that the master will kill some of its
+// tasks at Deadline unless the need for them passes first (the framework
+// may release other tasks of the same size on the same agents, for one).
+// When Withdrawn is set the warning for these tasks is cancelled: they may
+// run on.
+type PreemptionEvent struct {
+	Tasks []PreemptedTask `msgpack:"tasks" json:"tasks"`
+	// Deadline is when the tasks are killed, Unix nanoseconds.
+	Deadline  int64 `msgpack:"deadline,omitempty" json:"deadline,omitempty"`
+	Withdrawn bool  `msgpack:"withdrawn,omitempty" json:"withdrawn,omitempty"`
+}
+
+// PreemptedTask is one task named in a PreemptionEvent.
+type PreemptedTask struct {
+	TaskID    TaskID    `msgpack:"tid" json:"task_id"`
+	AgentID   AgentID   `msgpack:"ag" json:"agent_id"`
+	Resources Resources `msgpack:"res,omitempty" json:"resources,omitempty"`
+	// Reason is ReasonPreempted, ReasonRevoked, ReasonAgentDrained or
+	// ReasonKilledByOperator: the reason the kill will carry.
+	Reason string `msgpack:"reason" json:"reason"`
 }

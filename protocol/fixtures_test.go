@@ -135,9 +135,10 @@ func sampleBodies() map[MsgType]any {
 			Shares:    map[string]float64{ResCPUs: 0.25, ResMem: 0.125},
 			FairShare: map[string]int64{ResCPUs: 4000, ResMem: 8192},
 		},
-		MsgErrorEvent:     ErrorEvent{Error: Error{Code: CodeUnknownFramework, Message: "framework fw-1 removed"}},
-		MsgHeartbeatEvent: HeartbeatEvent{Seq: 42},
-		MsgLaunchCommand:  LaunchCommand{FrameworkID: "fw-1", Tasks: []TaskInfo{sampleTask("t-1")}},
+		MsgErrorEvent:      ErrorEvent{Error: Error{Code: CodeUnknownFramework, Message: "framework fw-1 removed"}},
+		MsgHeartbeatEvent:  HeartbeatEvent{Seq: 42},
+		MsgPreemptionEvent: PreemptionEvent{Tasks: []PreemptedTask{{TaskID: "t1", AgentID: "a1", Reason: ReasonPreempted, Resources: Resources{Scalars: map[string]int64{ResCPUs: 1000}}}}, Deadline: 1700000000000000000},
+		MsgLaunchCommand:   LaunchCommand{FrameworkID: "fw-1", Tasks: []TaskInfo{sampleTask("t-1")}},
 		MsgLaunchGroupCommand: LaunchGroupCommand{
 			FrameworkID: "fw-1", GroupID: "g-1", Tasks: []TaskInfo{sampleTask("t-2"), sampleTask("t-3")},
 		},

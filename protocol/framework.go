@@ -17,6 +17,9 @@ const (
 	CapGang = "gang"
 	// CapPartitionAware: the framework understands UNREACHABLE.
 	CapPartitionAware = "partition_aware"
+	// CapNoRevocable: the framework takes no revocable resources; it is
+	// never offered leftover, whatever it declares.
+	CapNoRevocable = "no_revocable"
 )
 
 // maxWeight bounds SubscribeRequest.Weight.

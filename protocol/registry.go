@@ -26,6 +26,7 @@ var registry = map[MsgType]func() any{
 	MsgShareUpdateEvent:         func() any { return new(ShareUpdateEvent) },
 	MsgErrorEvent:               func() any { return new(ErrorEvent) },
 	MsgHeartbeatEvent:           func() any { return new(HeartbeatEvent) },
+	MsgPreemptionEvent:          func() any { return new(PreemptionEvent) },
 	MsgLaunchCommand:            func() any { return new(LaunchCommand) },
 	MsgLaunchGroupCommand:       func() any { return new(LaunchGroupCommand) },
 	MsgKillCommand:              func() any { return new(KillCommand) },

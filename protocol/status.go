@@ -83,7 +83,28 @@ const (
 	ReasonKilledByFramework  = "killed_by_framework"
 	ReasonLaunchNotDelivered = "launch_not_delivered"
 	ReasonFailoverTimeout    = "failover_timeout"
+	// ReasonPreempted: the master killed the task, after a warning and a
+	// deadline, so that a role below its guarantee or fair share could run.
+	ReasonPreempted = "preempted"
+	// ReasonRevoked: the task ran on revocable (leftover) resources and the
+	// role that lent them wanted them back.
+	ReasonRevoked = "revoked"
+	// ReasonAgentDrained: the task was still running when its agent's drain
+	// deadline passed.
+	ReasonAgentDrained = "agent_drained"
+	// ReasonKilledByOperator: an operator killed the task.
+	ReasonKilledByOperator = "killed_by_operator"
 )
+
+// MasterKillReason reports whether reason is one the master may put on a
+// kill it sends an agent (KillCommand.Reason).
+func MasterKillReason(reason string) bool {
+	switch reason {
+	case ReasonPreempted, ReasonRevoked, ReasonAgentDrained, ReasonKilledByOperator:
+		return true
+	}
+	return false
+}
 
 // TaskStatus is a task's state at a point in time, as reported by its agent
 // or, for reconciliation and lost agents, by the master.

@@ -125,6 +125,11 @@ type TaskInfo struct {
 	GroupID string `msgpack:"gid,omitempty" json:"group_id,omitempty"`
 	// HealthCheck, when set, is run by the agent while the task runs.
 	HealthCheck *HealthCheck `msgpack:"health,omitempty" json:"health_check,omitempty"`
+	// NonPreemptible asks that the master never preempt the task. The
+	// master accepts it only for a task on a fair offer whose role's
+	// guarantee covers it with the role's other non-preemptible tasks
+	// (docs/preemption.md).
+	NonPreemptible bool `msgpack:"nonpre,omitempty" json:"non_preemptible,omitempty"`
 }
 
 // Validate checks the task's IDs, resources (which must not be empty),

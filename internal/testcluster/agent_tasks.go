@@ -48,7 +48,11 @@ func (a *TestAgent) handleCommand(msg *nats.Msg) {
 		a.launch(cmd.FrameworkID, cmd.Tasks)
 	case *protocol.KillCommand:
 		a.mu.Lock()
-		a.endLocked(TaskKey{cmd.FrameworkID, cmd.TaskID}, protocol.TaskKilled, protocol.ReasonKilledByFramework, "killed")
+		reason := protocol.ReasonKilledByFramework
+		if cmd.Reason != "" {
+			reason = cmd.Reason
+		}
+		a.endLocked(TaskKey{cmd.FrameworkID, cmd.TaskID}, protocol.TaskKilled, reason, "killed")
 		a.mu.Unlock()
 	case *protocol.ShutdownFrameworkCommand:
 		a.mu.Lock()

@@ -225,6 +225,7 @@ func (a *Allocator) countLaunch(f *framework, v vec, delta int64) {
 	}
 	a.static.stale = true
 	a.fair.stale = true
+	a.fair.allStale = true
 	a.crvRefresh(f)
 }
 

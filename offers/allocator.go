@@ -59,6 +59,8 @@ type Allocator struct {
 	choiceBuf   []spareChoice // scratch: efficiency-first candidates
 	groupBuf    []packGroup   // scratch: efficiency-first shape groups
 	groupIdx    map[string]int
+	// preempt remembers when needs began (preempt.go).
+	preempt preemptState
 	// generalPack makes efficiency-first use the general packer even
 	// without a work term (tests compare the two).
 	generalPack bool
@@ -78,6 +80,7 @@ func New(cfg Config) (*Allocator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.Preemption = cfg.Preemption.withDefaults()
 	a := &Allocator{
 		cfg:        cfg,
 		reg:        newRegistry(),
@@ -245,6 +248,7 @@ func (a *Allocator) changed() {
 	a.static.stale = true
 	a.collapsed.stale = true
 	a.fair.stale = true
+	a.fair.allStale = true
 }
 
 func btoi(b bool) int {

@@ -49,6 +49,9 @@ type Config struct {
 	// satisfies together with the hard ones relax at once. Zero makes soft
 	// constraints never filter.
 	SoftWait time.Duration
+	// Preemption configures PlanPreemption (preempt.go); a zero Policy is
+	// PreemptGuarantees and a zero MaxFraction that of DefaultPreemption.
+	Preemption PreemptionConfig
 }
 
 // DefaultConfig returns the defaults of DESIGN.md.
@@ -62,6 +65,7 @@ func DefaultConfig() Config {
 		OfferIDPrefix:  "o",
 		LeftoverOrder:  LeftoverJCTFirst,
 		SoftWait:       5 * time.Second,
+		Preemption:     DefaultPreemption(),
 	}
 }
 
@@ -88,6 +92,12 @@ func (c Config) Validate() error {
 	}
 	if !(c.LeftoverWorkWeight >= 0) || math.IsInf(c.LeftoverWorkWeight, 0) {
 		return fmt.Errorf("%w: leftover work weight %v", ErrInvalid, c.LeftoverWorkWeight)
+	}
+	if c.Preemption.Policy != "" || c.Preemption.MaxFraction != 0 || c.Preemption.Delay != 0 {
+		pc := c.Preemption.withDefaults()
+		if err := pc.Validate(); err != nil {
+			return err
+		}
 	}
 	if !(c.CRVMinRatio >= 0) || math.IsInf(c.CRVMinRatio, 0) {
 		return fmt.Errorf("%w: CRV min ratio %v", ErrInvalid, c.CRVMinRatio)

@@ -11,6 +11,10 @@ import (
 type fairShares struct {
 	stale  bool
 	shares map[protocol.FrameworkID]protocol.Resources
+	// all holds every role's and framework's fair share as preemption
+	// sees it (preempt_fair.go), recomputed when allStale.
+	allStale bool
+	all      map[*node]vec
 }
 
 // FairShares returns each declared framework's fair share A_k: what

@@ -64,6 +64,9 @@ type node struct {
 
 	// offerCons are the role's offer constraints (roleconstraints.go).
 	offerCons []protocol.Constraint
+
+	// preempt is the role's preemption policy, "" to inherit (preempt.go).
+	preempt PreemptionPolicy
 }
 
 func (n *node) isLeaf() bool { return n.fw != nil }

@@ -1,0 +1,211 @@
+package offers
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// need is a Need with the plan's bookkeeping.
+type need struct {
+	*Need
+	key string
+	// node is the guaranteed role, or the framework's leaf.
+	node *node
+	// guarantee: a role short of its guarantee; otherwise a fair share.
+	guarantee bool
+	// fws are the demanding frameworks the need serves.
+	fws []*framework
+	// fairShare is the framework's fair share (fair-share needs).
+	fairShare vec
+	// revocableOnly needs take back revocable tasks only.
+	revocableOnly bool
+	// ancestors maps node and each of its ancestors to its depth; maxTier
+	// is the depth of node's parent, the nearest relatives' common
+	// ancestor.
+	ancestors map[*node]int
+	maxTier   int
+	rank      float64
+}
+
+// findNeeds lists the needs in the order they are served (guarantees
+// first, the shortest first; then fair shares, the furthest below first),
+// and remembers when each began.
+func (p *planner) findNeeds() []*need {
+	a := p.a
+	var demanding []*framework
+	for _, f := range a.fwByIdx {
+		if f != nil && f.demanding() {
+			demanding = append(demanding, f)
+		}
+	}
+	seen := map[string]bool{}
+	var guar, fair []*need
+	for _, g := range a.guaranteedRoles {
+		pol := a.policyOf(g)
+		if pol == PreemptOff {
+			continue
+		}
+		var fws []*framework
+		for _, f := range demanding {
+			if f.leaf.under(g) {
+				fws = append(fws, f)
+			}
+		}
+		short, rank := guaranteeShort(g, fws)
+		if short == nil {
+			continue
+		}
+		n := p.newNeed("role "+g.path, g, pol, fws, short, seen)
+		n.guarantee, n.rank = true, rank
+		guar = append(guar, n)
+	}
+	if len(demanding) > 0 {
+		p.fair = a.preemptFairShares()
+	}
+	for _, f := range demanding {
+		pol := a.policyOf(f.leaf)
+		if pol == PreemptOff {
+			continue
+		}
+		fs := p.fair[f.leaf]
+		if !belowFair(a, f.alloc, fs, f.shapes) {
+			continue
+		}
+		n := p.newNeed("framework "+string(f.id), f.leaf, pol, []*framework{f}, shortfall(fs, f.alloc), seen)
+		n.Framework, n.Role = f.id, f.leaf.parent.path
+		n.fairShare = fs
+		n.revocableOnly = pol != PreemptFair
+		n.rank = a.dom(f.alloc) / max(a.dom(fs), shareEps)
+		fair = append(fair, n)
+	}
+	for k := range a.preempt.since {
+		if !seen[k] {
+			delete(a.preempt.since, k)
+		}
+	}
+	slices.SortStableFunc(guar, func(x, y *need) int { return cmp.Or(cmp.Compare(y.rank, x.rank), cmp.Compare(x.key, y.key)) })
+	slices.SortStableFunc(fair, func(x, y *need) int { return cmp.Or(cmp.Compare(x.rank, y.rank), cmp.Compare(x.key, y.key)) })
+	all := append(guar, fair...)
+	for _, n := range all {
+		p.out.Needs = append(p.out.Needs, *n.Need)
+	}
+	for i, n := range all {
+		// Needs report what serving them found.
+		n.Need = &p.out.Needs[i]
+	}
+	return all
+}
+
+func (p *planner) newNeed(name string, at *node, pol PreemptionPolicy, fws []*framework, short vec, seen map[string]bool) *need {
+	a := p.a
+	key := name
+	seen[key] = true
+	if a.preempt.since == nil {
+		a.preempt.since = map[string]time.Time{}
+	}
+	since, ok := a.preempt.since[key]
+	if !ok {
+		since = p.now
+		a.preempt.since[key] = since
+	}
+	n := &need{
+		Need: &Need{For: name, Role: at.path, Policy: pol, Short: a.reg.toResources(short),
+			Since: since, EligibleAt: since.Add(a.cfg.Preemption.Delay)},
+		key: key, node: at, fws: fws,
+		ancestors: map[*node]int{},
+	}
+	d := depth(at)
+	for x := at; x != nil; x = x.parent {
+		n.ancestors[x] = d
+		d--
+	}
+	n.maxTier = depth(at) - 1
+	return n
+}
+
+// guaranteeShort is what g lacks of its guarantee in the resources its
+// demanding frameworks' pending tasks use, with how short it is at most
+// (a fraction of the guarantee); nil when it lacks nothing they could use.
+func guaranteeShort(g *node, fws []*framework) (vec, float64) {
+	var short vec
+	rank := 0.0
+	for _, f := range fws {
+		for _, s := range f.shapes {
+			if s.pending() == 0 {
+				continue
+			}
+			for j, ok := range g.guaranteed {
+				if !ok || s.res.at(j) == 0 {
+					continue
+				}
+				if d := g.guar[j] - g.held.at(j); d > 0 {
+					short = short.grow(j + 1)
+					short[j] = d
+					rank = max(rank, float64(d)/float64(g.guar[j]))
+				}
+			}
+		}
+	}
+	return short, rank
+}
+
+// belowFair reports whether one more pending task of some shape keeps
+// held within the fair share fs (by dominant share).
+func belowFair(a *Allocator, held, fs vec, shapes []*shape) bool {
+	limit := a.dom(fs) + shareEps
+	for _, s := range shapes {
+		if s.pending() > 0 && !s.res.isZero() && a.dom(held.clone().add(s.res)) <= limit {
+			return true
+		}
+	}
+	return false
+}
+
+// next is the pending task shape the need takes next, with its framework,
+// or nil when it is no longer short. What the plan already found room for,
+// for any need, counts.
+func (p *planner) next(n *need) (*framework, *shape) {
+	var got vec
+	if n.guarantee {
+		for _, f := range n.fws {
+			got = got.add(p.placedFw[f])
+		}
+	}
+	for _, f := range n.fws {
+		for _, s := range f.shapes {
+			if s.res.isZero() {
+				continue
+			}
+			if left := s.pending(); left != Unlimited && left-p.placedShape[s] <= 0 {
+				continue
+			}
+			if n.guarantee {
+				if shortWith(n.node, got, s.res) {
+					return f, s
+				}
+				continue
+			}
+			if p.a.dom(f.alloc.clone().add(p.placedFw[f]).add(s.res)) <= p.a.dom(n.fairShare)+shareEps {
+				return f, s
+			}
+		}
+	}
+	return nil, nil
+}
+
+// shortWith reports whether g, holding got more, is still short of its
+// guarantee in a resource v uses (short, guarantee.go).
+func shortWith(g *node, got, v vec) bool {
+	uses := false
+	for j, ok := range g.guaranteed {
+		if !ok || v.at(j) == 0 {
+			continue
+		}
+		if g.held.at(j)+got.at(j) >= g.guar[j] {
+			return false
+		}
+		uses = true
+	}
+	return uses
+}

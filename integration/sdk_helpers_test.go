@@ -237,6 +237,15 @@ type sdkFramework struct {
 // newDriver builds a driver for rec connected to the cluster.
 func newDriver(t *testing.T, c *testcluster.Cluster, rec *sdkRecorder, opts ...framework.Option) *framework.Driver {
 	t.Helper()
+	d, err := framework.NewDriver(rec, append(driverOptions(t, c), opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// driverOptions connect a driver to the cluster.
+func driverOptions(t *testing.T, c *testcluster.Cluster) []framework.Option {
 	all := []framework.Option{
 		framework.WithNATSURLs(c.NATSURL()),
 		framework.WithLogger(testlog.New(t)),
@@ -245,12 +254,7 @@ func newDriver(t *testing.T, c *testcluster.Cluster, rec *sdkRecorder, opts ...f
 	if files, ok := c.TLSFiles(); ok {
 		all = append(all, framework.WithNATSTLS(files.CA, files.Cert, files.Key))
 	}
-	all = append(all, opts...)
-	d, err := framework.NewDriver(rec, all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return all
 }
 
 // runDriver runs d until the test ends (or stop) and waits until it has

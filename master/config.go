@@ -37,6 +37,9 @@ type Config struct {
 	// CoflowScheduler orders the shuffles (coflows) frameworks register:
 	// "philae" (default) or another scheduler of package coflow.
 	CoflowScheduler string
+	// Preemption says when the leader takes resources back for guarantees,
+	// fair shares and lent (revocable) resources (docs/preemption.md).
+	Preemption PreemptionConfig
 	// AllocationInterval is how often an allocation round runs at the
 	// latest; events trigger earlier rounds.
 	AllocationInterval time.Duration
@@ -131,6 +134,7 @@ func DefaultConfig() Config {
 		LeftoverOrder:       string(offers.LeftoverJCTFirst),
 		CoflowScheduler:     string(coflow.SchedulerPhilae),
 		AllocationInterval:  100 * time.Millisecond,
+		Preemption:          DefaultPreemptionConfig(),
 		ShareUpdateInterval: time.Second,
 		OfferTimeout:        30 * time.Second,
 		DefaultRefuse:       5 * time.Second,
@@ -167,6 +171,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := coflow.ParseScheduler(c.CoflowScheduler); c.CoflowScheduler != "" && err != nil {
 		return fmt.Errorf("%w: coflow scheduler: %v", ErrConfig, err)
+	}
+	if err := c.Preemption.Validate(); err != nil {
+		return err
 	}
 	for path, w := range c.Roles {
 		if !protocol.ValidRole(path) || !(w > 0) {

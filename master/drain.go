@@ -30,9 +30,13 @@ func (l *leader) addAgentLocked(info offers.AgentInfo) error {
 	return nil
 }
 
-// setDraining drains an agent (draining) or makes it active again, and
-// returns it. Only an active or draining agent can change.
-func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining bool) (*state.Agent, error) {
+// setDraining drains an agent (draining), with a deadline for the tasks
+// on it (Unix nanoseconds, 0 for none), or makes it active again, and
+// returns it. Only an active or draining agent can change; draining again
+// replaces the deadline. The frameworks with tasks on the agent are warned
+// of a new deadline, or told that a lifted one is withdrawn
+// (drain_deadline.go).
+func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining bool, deadline int64) (*state.Agent, error) {
 	a, ok := l.m.View().Agent(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", protocol.ErrUnknownAgent, id)
@@ -40,11 +44,15 @@ func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining 
 	if a.State != state.AgentActive && a.State != state.AgentDraining {
 		return nil, fmt.Errorf("%w: agent %s is %s", protocol.ErrInvalidArgument, id, a.State)
 	}
+	if deadline < 0 || deadline != 0 && !draining {
+		return nil, fmt.Errorf("%w: drain deadline %d", protocol.ErrInvalidArgument, deadline)
+	}
 	want := state.AgentActive
 	if draining {
 		want = state.AgentDraining
 	}
-	res, err := l.apply(ctx, state.CmdSetAgentState, state.SetAgentState{AgentID: id, State: want, Time: time.Now().UnixNano()})
+	res, err := l.apply(ctx, state.CmdSetAgentState, state.SetAgentState{AgentID: id, State: want, Time: time.Now().UnixNano(),
+		DrainDeadline: deadline})
 	if err != nil {
 		return nil, err
 	}
@@ -58,9 +66,20 @@ func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining 
 	}
 	l.sendRescinds(rescinds)
 	l.kick()
-	l.logger.Info("agent state set by the operator", "agent_id", id, "state", want)
+	l.logger.Info("agent state set by the operator", "agent_id", id, "state", want, "drain_deadline", deadline)
 	l.agentEvent(id, a.Hostname, string(want))
 	ag, _ := res.(*state.Agent)
+	action := protocol.OperatorAction{Action: protocol.OperatorActivateAgent, AgentID: id}
+	if draining {
+		action.Action = protocol.OperatorDrainAgent
+		if deadline != 0 {
+			action.Detail = "deadline " + time.Unix(0, deadline).UTC().Format(time.RFC3339Nano)
+		}
+	}
+	l.operatorEvent(action)
+	if ag != nil {
+		l.drainWarnings(a, ag)
+	}
 	return ag, nil
 }
 
@@ -87,5 +106,6 @@ func (l *leader) markGone(ctx context.Context, id protocol.AgentID) (*state.Agen
 	}
 	l.kick()
 	l.logger.Warn("agent marked gone by the operator", "agent_id", id)
+	l.operatorEvent(protocol.OperatorAction{Action: protocol.OperatorMarkAgentGone, AgentID: id})
 	return ag, nil
 }

@@ -31,7 +31,7 @@ func (l *leader) checkFrameworks(now time.Time) {
 				l.logger.Info("framework failover timeout expired", "framework_id", f.ID,
 					"failover_timeout", f.FailoverTimeout)
 				ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
-				if err := l.teardown(ctx, f.ID); err != nil {
+				if err := l.removeFramework(ctx, f.ID); err != nil {
 					l.logger.Warn("could not remove framework", "framework_id", f.ID, "error", err)
 				} else {
 					// Should the scheduler be listening after all, it learns

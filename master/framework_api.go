@@ -74,6 +74,9 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 		// the allocator follows what was just replicated.
 		err = l.alloc.MoveFramework(id, f.Role, f.Weight)
 	}
+	if err == nil {
+		err = l.alloc.SetNoRevocable(id, f.HasCapability(protocol.CapNoRevocable))
+	}
 	var rescinds []offers.Rescind
 	if resubscribe {
 		// A framework subscribing again has forgotten the offers it held.
@@ -144,37 +147,13 @@ func (l *leader) publishStatus(st protocol.TaskStatus) {
 	l.publishFramework(st.FrameworkID, protocol.MsgStatusUpdateEvent, protocol.StatusUpdateEvent{Status: st, UUID: st.UUID})
 }
 
-// teardown removes a framework: its agents are told to shut its tasks
-// down and its offers are rescinded.
+// teardown is a framework's own teardown call: it removes the framework
+// (removeFramework).
 func (l *leader) teardown(ctx context.Context, id protocol.FrameworkID) error {
 	if err := l.admit(id); err != nil {
 		return err
 	}
-	res, err := l.apply(ctx, state.CmdRemoveFramework, state.RemoveFramework{FrameworkID: id})
-	if err != nil {
-		return err
-	}
-	if removed, ok := res.(state.RemoveFrameworkResult); ok {
-		agents := map[protocol.AgentID]bool{}
-		for _, t := range removed.Tasks {
-			if !t.Terminal() && !agents[t.AgentID] {
-				agents[t.AgentID] = true
-				l.sendAgent(t.AgentID, protocol.MsgShutdownFrameworkCommand, protocol.ShutdownFrameworkCommand{FrameworkID: id})
-			}
-		}
-	}
-	l.mu.Lock()
-	rescinds, err := l.alloc.RemoveFramework(id)
-	l.mu.Unlock()
-	l.sendRescinds(rescinds)
-	now := time.Now()
-	l.coflows.removeFramework(now, id)
-	l.pushCoflows(now)
-	l.logger.Info("framework removed", "framework_id", id)
-	l.publishClusterEvent(protocol.ClusterEvent{Type: protocol.ClusterEventFramework,
-		Framework: &protocol.FrameworkChange{FrameworkID: id, State: "removed"}})
-	l.kick()
-	return err
+	return l.removeFramework(ctx, id)
 }
 
 // accept launches tasks on offers. The allocator re-validates the accept
@@ -220,6 +199,11 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 				return err
 			}
 		}
+	}
+	if err := l.checkNonPreemptible(r.FrameworkID, r.OfferIDs, tasks); err != nil {
+		l.mu.Unlock()
+		l.refuseLaunch(r, err)
+		return err
 	}
 	acc, err := l.alloc.AcceptTasks(r.FrameworkID, r.OfferIDs, resources, now)
 	if err == nil && acc.Remainder && r.Filters != nil && r.Filters.RefuseSeconds > 0 {

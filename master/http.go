@@ -29,6 +29,8 @@ import (
 //	GET /v1/events   the cluster events as newline-delimited JSON (http_events.go).
 //	POST /v1/agents/{id}/drain, /v1/agents/{id}/activate, /v1/agents/{id}/gone
 //	                 operator actions on agents (http_agents.go).
+//	POST /v1/frameworks/{id}/tasks/{task}/kill, /v1/frameworks/{id}/teardown
+//	                 operator actions on tasks and frameworks (http_operator.go).
 //	PUT /v1/roles/{path...}
 //	                 a role's weight and quota limit (http_roles.go).
 //	GET /v1/frameworks/{id}/explain
@@ -36,7 +38,7 @@ import (
 //	GET /v1/coflows  the coflows the leader schedules (http_coflows.go).
 //	GET /v1/frameworks/{id}/files-token
 //	                 the token that reads a framework's sandboxes (http_files.go).
-//	GET /ui/         the web UI (ui.go); GET / redirects to it.
+//	GET /ui/         the web UI (ui.go); GET / redirects to it; GET /ui/ui.js its script.
 //	GET, POST /v1/operator/raft/peers, DELETE /v1/operator/raft/peers/{id}
 //	                 the masters' Raft membership (http_raft.go).
 //	GET, PUT /v1/operator/snapshot
@@ -192,14 +194,17 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("GET /v1/state", m.viewingLeader(m.serveState))
 	mux.Handle("GET /metrics", m.metrics.handler())
 	mux.HandleFunc("GET /v1/events", m.viewing(m.serveEvents))
-	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(true))))
-	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentDraining(false))))
+	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDrain)))
+	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentActivate)))
 	mux.HandleFunc("POST /v1/agents/{id}/gone", m.operatorOnly(m.leaderOnly(m.serveAgentGone)))
+	mux.HandleFunc("POST /v1/frameworks/{id}/tasks/{task}/kill", m.operatorOnly(m.leaderOnly(m.serveKillTask)))
+	mux.HandleFunc("POST /v1/frameworks/{id}/teardown", m.operatorOnly(m.leaderOnly(m.serveTeardown)))
 	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
 	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.viewingLeader(m.serveExplain))
 	mux.HandleFunc("GET /v1/coflows", m.viewingLeader(m.serveCoflows))
 	mux.HandleFunc("GET /v1/frameworks/{id}/files-token", m.operatorOnly(m.serveFilesToken))
 	mux.HandleFunc("GET /ui/", m.viewingLeader(m.serveUI))
+	mux.HandleFunc("GET /ui/ui.js", m.serveUIScript)
 	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
 	mux.HandleFunc("GET /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotSave)))
 	mux.HandleFunc("PUT /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotRestore)))

@@ -44,6 +44,7 @@ func (m *Master) serveExplain(w http.ResponseWriter, r *http.Request, l *leader,
 			out.Reasons = append([]string{"the framework is disconnected: it gets no offers until its scheduler subscribes again"}, out.Reasons...)
 		}
 	}
+	l.explainPreemption(&out, time.Now())
 	writeJSON(w, http.StatusOK, out)
 }
 

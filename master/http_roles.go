@@ -10,6 +10,7 @@ import (
 
 	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -57,7 +58,7 @@ func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
 	defer cancel()
-	cmd := state.SetRole{Path: path, Weight: weight, OfferConstraints: req.OfferConstraints}
+	cmd := state.SetRole{Path: path, Weight: weight, OfferConstraints: req.OfferConstraints, Preemption: req.Preemption}
 	if !quota.Limit.IsEmpty() || !quota.Guarantee.IsEmpty() {
 		cmd.Quota = &quota
 	}
@@ -65,7 +66,7 @@ func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader)
 	switch {
 	case err == nil && role != nil:
 		out := api.RoleConfig{Path: role.Path, Weight: role.Weight, Guarantee: protocol.Resources{}, Limit: protocol.Resources{},
-			OfferConstraints: role.OfferConstraints}
+			OfferConstraints: role.OfferConstraints, Preemption: role.Preemption}
 		if out.OfferConstraints == nil {
 			out.OfferConstraints = []protocol.Constraint{}
 		}
@@ -73,7 +74,7 @@ func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader)
 			out.Guarantee, out.Limit = role.Quota.Guarantee, role.Quota.Limit
 		}
 		writeJSON(w, http.StatusOK, out)
-	case errors.Is(err, protocol.ErrInvalidArgument), errors.Is(err, protocol.ErrInvalidResources):
+	case errors.Is(err, protocol.ErrInvalidArgument), errors.Is(err, protocol.ErrInvalidResources), errors.Is(err, offers.ErrInvalid):
 		writeJSON(w, http.StatusBadRequest, api.Error{Error: err.Error()})
 	case err == nil:
 		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "no role in the result"})

@@ -27,7 +27,8 @@ func buildState(v *state.View, shares []offers.NodeShare, outstanding []offers.O
 		out.Agents = append(out.Agents, api.Agent{
 			ID: a.ID, Hostname: a.Hostname, HTTP: a.HTTPAddr, State: string(a.State),
 			Resources: a.Resources, Attributes: attributesJSON(a.Attributes),
-			RegisteredAt: unixNanoJSON(a.RegisteredAt),
+			RegisteredAt: unixNanoJSON(a.RegisteredAt), DrainDeadline: unixNanoJSON(a.DrainDeadline),
+			Drained: a.State == state.AgentDraining && len(liveTasks(v, a.ID)) == 0,
 		})
 	}
 	for _, f := range v.Frameworks() {
@@ -50,6 +51,7 @@ func buildState(v *state.View, shares []offers.NodeShare, outstanding []offers.O
 		}
 		if cfg, ok := v.Role(s.Path); ok {
 			r.OfferConstraints = cfg.OfferConstraints
+			r.Preemption = cfg.Preemption
 			if q := cfg.Quota; q != nil && !q.Limit.IsEmpty() {
 				r.Limit = &q.Limit
 			}

@@ -389,7 +389,7 @@ func TestMaster_HTTP(t *testing.T) {
 		want []string
 	}{
 		{"state", any(raw), []string{"agents", "completed_frameworks", "frameworks", "offers", "raft_index", "roles", "tasks"}},
-		{"agent", raw["agents"].([]any)[0], []string{"attributes", "hostname", "http", "id", "registered_at", "resources", "state"}},
+		{"agent", raw["agents"].([]any)[0], []string{"attributes", "drain_deadline", "drained", "hostname", "http", "id", "registered_at", "resources", "state"}},
 		{"framework", raw["frameworks"].([]any)[0], []string{"completed_tasks", "connected", "disconnected_at", "failover_timeout", "id", "name", "principal", "role", "suppressed", "weight"}},
 		{"role", raw["roles"].([]any)[i], []string{"allocation", "dominant_share", "path", "shares", "weight"}},
 		{"offer", raw["offers"].([]any)[0], []string{"agent_id", "expires", "framework_id", "id", "kind", "resources"}},

@@ -168,8 +168,9 @@ func (m *Master) filterCoflows(c api.Coflows, v viewer) api.Coflows {
 	return out
 }
 
-// seesEvent reports whether v may see a cluster event: agents' events are
-// everyone's, frameworks' and tasks' their principal's.
+// seesEvent reports whether v may see a cluster event: agents' events
+// (and operator actions on agents) are everyone's; frameworks', tasks',
+// preemptions' and operator actions on frameworks their principal's.
 func (m *Master) seesEvent(v viewer, ev protocol.ClusterEvent) bool {
 	switch {
 	case v.operator || ev.Agent != nil:
@@ -178,6 +179,10 @@ func (m *Master) seesEvent(v viewer, ev protocol.ClusterEvent) bool {
 		return m.seesFramework(v, ev.Task.FrameworkID)
 	case ev.Framework != nil:
 		return m.seesFramework(v, ev.Framework.FrameworkID)
+	case ev.Preemption != nil:
+		return m.seesFramework(v, ev.Preemption.FrameworkID)
+	case ev.Operator != nil:
+		return ev.Operator.FrameworkID == "" || m.seesFramework(v, ev.Operator.FrameworkID)
 	}
 	return false
 }

@@ -22,7 +22,7 @@ func (l *leader) refuseLaunch(r *protocol.AcceptRequest, cause error) {
 	}
 	reason := protocol.ReasonInvalidOffers
 	if errors.Is(cause, protocol.ErrInvalidArgument) || errors.Is(cause, protocol.ErrInvalidResources) ||
-		errors.Is(cause, protocol.ErrInvalidConstraint) {
+		errors.Is(cause, protocol.ErrInvalidConstraint) || errors.Is(cause, protocol.ErrNotPreemptible) {
 		reason = protocol.ReasonTaskInvalid
 	}
 	msg := cause.Error()

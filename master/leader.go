@@ -59,8 +59,16 @@ type leader struct {
 	coflowTimerMu sync.Mutex
 	coflowTimer   *time.Timer
 
+	// preemption is the preemption memory (preempt.go), guarded by mu;
+	// preemptNow asks for a decision at once (a deadline passed).
+	preemption preemptions
+	preemptNow chan struct{}
+
 	// retries is the status updates' retry memory (status_retry.go).
 	retries statusRetries
+	// drains remembers drain-deadline kills and drains reported done
+	// (drain_deadline.go; its own lock).
+	drains *drainWatch
 
 	sub      *nats.Subscription
 	checking atomic.Bool   // a framework check is running
@@ -85,6 +93,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 	cfg.LeftoverOrder = offers.LeftoverOrder(m.cfg.LeftoverOrder)
 	cfg.OfferTimeout = m.cfg.OfferTimeout
 	cfg.DefaultRefuse = m.cfg.DefaultRefuse
+	cfg.Preemption = m.cfg.Preemption.allocator()
 	// Offer IDs must never repeat across leaders.
 	cfg.OfferIDPrefix = protocol.NewID("of")
 	alloc, err := offers.New(cfg)
@@ -110,8 +119,10 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		shares:       shareUpdates{sent: map[protocol.FrameworkID]protocol.Resources{}},
 		joining:      map[protocol.AgentID]offers.AgentInfo{},
 		retries:      statusRetries{first: m.cfg.statusRetryInterval()},
+		drains:       newDrainWatch(),
 		work:         make(chan struct{}, maxConcurrentRequests),
 		trigger:      make(chan struct{}, 1),
+		preemptNow:   make(chan struct{}, 1),
 		done:         make(chan struct{}),
 	}
 	if m.cfg.FrameworkRateLimit.QPS > 0 {
@@ -136,7 +147,7 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 		}
 	}
 	for _, r := range v.Roles() {
-		if err := l.configureRole(r.Path, r.Weight, r.Quota, r.OfferConstraints); err != nil {
+		if err := l.configureRole(*r); err != nil {
 			return fmt.Errorf("role %s: %w", r.Path, err)
 		}
 	}
@@ -151,7 +162,8 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 		l.credentials.add(a.Principal, a.ID)
 	}
 	for _, f := range v.Frameworks() {
-		if err := l.alloc.AddFramework(offers.FrameworkInfo{ID: f.ID, Role: f.Role, Weight: f.Weight, Suppressed: f.Suppressed}); err != nil {
+		if err := l.alloc.AddFramework(offers.FrameworkInfo{ID: f.ID, Role: f.Role, Weight: f.Weight,
+			Suppressed: f.Suppressed, NoRevocable: f.HasCapability(protocol.CapNoRevocable)}); err != nil {
 			return fmt.Errorf("framework %s: %w", f.ID, err)
 		}
 	}
@@ -265,7 +277,7 @@ func (l *leader) announce() {
 }
 
 // loop runs allocation rounds (every AllocationInterval, or sooner when
-// triggered) and the agent heartbeat timeout.
+// triggered), the agent heartbeat timeout and the drains' deadlines.
 func (l *leader) loop() {
 	defer l.wg.Done()
 	alloc := time.NewTicker(l.m.cfg.AllocationInterval)
@@ -276,6 +288,8 @@ func (l *leader) loop() {
 	defer coflowRefresh.Stop()
 	retry := time.NewTicker(statusRetryScan(l.retries.first))
 	defer retry.Stop()
+	preempt := time.NewTicker(l.m.cfg.Preemption.Interval)
+	defer preempt.Stop()
 	for {
 		select {
 		case <-l.done:
@@ -286,12 +300,17 @@ func (l *leader) loop() {
 			l.allocate(time.Now())
 		case now := <-health.C:
 			l.checkAgents(now)
+			l.checkDrains(now)
 			l.runAlone(&l.checking, func() { l.checkFrameworks(now) })
 			l.announce() // periodic, as protocol.LeaderAnnouncement promises
 		case <-coflowRefresh.C:
 			l.sendCoflowPriorities(l.coflows.current())
 		case now := <-retry.C:
 			l.runAlone(&l.retrying, func() { l.retryStatuses(now) })
+		case now := <-preempt.C:
+			l.preempt(now)
+		case <-l.preemptNow:
+			l.preempt(time.Now())
 		}
 	}
 }
@@ -353,6 +372,7 @@ func wireOffer(o offers.Offer) protocol.Offer {
 	w := protocol.Offer{
 		ID: o.ID, FrameworkID: o.FrameworkID, AgentID: o.AgentID, Hostname: o.Hostname,
 		Resources: o.Resources, Attributes: o.Attributes, Kind: protocol.OfferKind(o.Kind),
+		Revocable: o.Kind == offers.KindLeftover,
 	}
 	if !o.Expires.IsZero() {
 		w.ExpiresAt = o.Expires.UnixNano()

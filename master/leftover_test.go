@@ -98,6 +98,9 @@ func TestMaster_Leftover(t *testing.T) {
 	if c := leftover.Resources.Scalar("cpus"); c != 400 {
 		t.Errorf("leftover offer: %s, want four tasks", leftover.Resources)
 	}
+	if !leftover.Revocable || fair.Revocable {
+		t.Errorf("revocable: leftover offer %v, fair offer %v; want only the leftover one revocable", leftover.Revocable, fair.Revocable)
+	}
 	if fair.Addresses.HTTP != "127.0.0.1:5051" || leftover.Addresses.HTTP != "127.0.0.1:5051" {
 		t.Errorf("offers carry agent addresses %+v and %+v, want the agent's 127.0.0.1:5051", fair.Addresses, leftover.Addresses)
 	}

@@ -28,6 +28,8 @@ type metrics struct {
 	requests   *prometheus.CounterVec
 	held       prometheus.Gauge
 	resent     prometheus.Counter
+	warned     prometheus.Counter
+	decisions  prometheus.Counter
 }
 
 // newMetrics registers the master's metrics; isLeader backs the
@@ -74,6 +76,14 @@ func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 			Name: "allot_status_updates_resent_total",
 			Help: "Status updates sent again to connected frameworks that had not acknowledged them in time.",
 		}),
+		decisions: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_preemption_decisions_total",
+			Help: "Preemption decisions the leader made (one per --preemption-interval, and at each warning's deadline).",
+		}),
+		warned: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_tasks_preemption_warned_total",
+			Help: "Tasks whose frameworks were warned that they would be preempted or revoked.",
+		}),
 	}
 	isLeaderGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "allot_is_leader",
@@ -85,7 +95,7 @@ func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 		return 0
 	})
 	m.registry.MustRegister(
-		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held, m.resent,
+		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held, m.resent, m.warned, m.decisions,
 		isLeaderGauge, states,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -133,6 +143,22 @@ func (m *metrics) statusesResent(n int) {
 		return
 	}
 	m.resent.Add(float64(n))
+}
+
+// preempted records n tasks warned of preemption or revocation.
+func (m *metrics) preempted(n int) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.warned.Add(float64(n))
+}
+
+// preemptionDecision records one preemption decision.
+func (m *metrics) preemptionDecision() {
+	if m == nil {
+		return
+	}
+	m.decisions.Inc()
 }
 
 // rescinds records n rescinded offers.

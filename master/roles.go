@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -18,7 +19,8 @@ func (l *leader) setRole(ctx context.Context, cmd state.SetRole) (*state.Role, e
 		return nil, err
 	}
 	l.mu.Lock()
-	err = l.configureRole(cmd.Path, cmd.Weight, cmd.Quota, cmd.OfferConstraints)
+	err = l.configureRole(state.Role{Path: cmd.Path, Weight: cmd.Weight, Quota: cmd.Quota,
+		OfferConstraints: cmd.OfferConstraints, Preemption: cmd.Preemption})
 	l.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("%w: role %s committed but not applied: %v", protocol.ErrInternal, cmd.Path, err)
@@ -29,19 +31,21 @@ func (l *leader) setRole(ctx context.Context, cmd state.SetRole) (*state.Role, e
 		quota = *cmd.Quota
 	}
 	l.logger.Info("role set by the operator", "role", cmd.Path, "weight", cmd.Weight,
-		"guarantee", quota.Guarantee.String(), "limit", quota.Limit.String(), "offer_constraints", len(cmd.OfferConstraints))
+		"guarantee", quota.Guarantee.String(), "limit", quota.Limit.String(), "offer_constraints", len(cmd.OfferConstraints),
+		"preemption", cmd.Preemption)
 	r, _ := res.(*state.Role)
 	return r, nil
 }
 
 // configureRole applies a role's configuration to the allocator; l.mu is
 // held.
-func (l *leader) configureRole(path string, weight float64, quota *state.Quota, cons []protocol.Constraint) error {
+func (l *leader) configureRole(r state.Role) error {
+	path := r.Path
 	var q state.Quota
-	if quota != nil {
-		q = *quota
+	if r.Quota != nil {
+		q = *r.Quota
 	}
-	if err := l.alloc.SetRole(path, weight); err != nil {
+	if err := l.alloc.SetRole(path, r.Weight); err != nil {
 		return err
 	}
 	if err := l.alloc.SetRoleLimit(path, q.Limit); err != nil {
@@ -50,5 +54,8 @@ func (l *leader) configureRole(path string, weight float64, quota *state.Quota, 
 	if err := l.alloc.SetRoleGuarantee(path, q.Guarantee); err != nil {
 		return err
 	}
-	return l.alloc.SetRoleOfferConstraints(path, cons)
+	if err := l.alloc.SetRolePreemption(path, offers.PreemptionPolicy(r.Preemption)); err != nil {
+		return err
+	}
+	return l.alloc.SetRoleOfferConstraints(path, r.OfferConstraints)
 }

@@ -17,9 +17,23 @@ import (
 // frameworks (each with a link to its explanation), agents, outstanding
 // offers, the shuffles ordered as coflows and the tasks that have not
 // ended. GET / redirects to it.
+//
+// For the operator (the page's viewer), the page also has the operator
+// actions: a Kill button per live task, a Teardown button per framework,
+// and per agent a drain with an optional deadline (and Activate while it
+// drains). GET /ui/ui.js (any master, no credential: it holds no data)
+// posts them to the operator API with the operator token, which it asks
+// for on a 401 and keeps in the tab's sessionStorage.
 
 //go:embed ui.html
 var uiSource string
+
+//go:embed ui.js
+var uiScript []byte
+
+// uiCSP lets the page load its own script and call its own API, and
+// nothing else.
+const uiCSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'"
 
 var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
 	"res": api.FormatResources,
@@ -46,6 +60,8 @@ var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
 
 // uiPage is what the template renders.
 type uiPage struct {
+	// Operator shows the operator actions.
+	Operator   bool
 	Leader     api.Leader
 	State      api.State
 	Active     []api.Task // tasks that have not ended
@@ -55,7 +71,7 @@ type uiPage struct {
 }
 
 func (m *Master) serveUI(w http.ResponseWriter, _ *http.Request, l *leader, v viewer) {
-	p := uiPage{Leader: m.leaderInfo(), State: filterState(m.currentState(l), v), Coflows: m.filterCoflows(l.coflowsJSON(), v),
+	p := uiPage{Operator: v.operator, Leader: m.leaderInfo(), State: filterState(m.currentState(l), v), Coflows: m.filterCoflows(l.coflowsJSON(), v),
 		TaskCounts: map[protocol.FrameworkID]int{}, AgentTasks: map[protocol.AgentID]int{}}
 	for _, t := range p.State.Tasks {
 		if !t.State.Terminal() {
@@ -71,6 +87,14 @@ func (m *Master) serveUI(w http.ResponseWriter, _ *http.Request, l *leader, v vi
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	w.Header().Set("Content-Security-Policy", uiCSP)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// serveUIScript serves the page's script.
+func (m *Master) serveUIScript(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(uiScript)
 }

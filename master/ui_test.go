@@ -46,6 +46,30 @@ func TestMaster_UI(t *testing.T) {
 	if strings.Contains(page, "<script>") {
 		t.Error("a framework's name reached the page unescaped")
 	}
+	// The operator's actions: teardown per framework, drain (with a
+	// deadline) per agent, and the script that posts them.
+	for _, want := range []string{
+		`data-action="teardown" data-fw="` + string(fw.FrameworkID) + `"`,
+		`data-action="drain" data-agent="` + string(agent.AgentID) + `"`,
+		`id="deadline-` + string(agent.AgentID) + `"`,
+		`<script src="/ui/ui.js" defer></script>`, `id="action-status"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "connect-src 'self'") {
+		t.Errorf("Content-Security-Policy %q does not let the page run its own script and call its API", csp)
+	}
+	code, hdr, body = httpTestGet(t, "http://"+m.HTTPAddr()+"/ui/ui.js")
+	if code != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/javascript") {
+		t.Fatalf("GET /ui/ui.js: %d %s", code, hdr.Get("Content-Type"))
+	}
+	for _, want := range []string{`"Bearer " + token`, "sessionStorage", "window.prompt", "/teardown", "/kill", "/drain", "/activate"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("ui.js lacks %q", want)
+		}
+	}
 
 	req, err := http.NewRequest(http.MethodGet, "http://"+m.HTTPAddr()+"/", nil)
 	if err != nil {
@@ -58,6 +82,44 @@ func TestMaster_UI(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/ui/" {
 		t.Fatalf("GET /: %d to %q, want 302 to /ui/", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// The operator sees a Kill button per live task, a drained agent and a
+// drain's deadline; other viewers see no action at all.
+func TestUITemplate_operatorActions(t *testing.T) {
+	t.Parallel()
+	deadline := "2026-11-27T10:00:00Z"
+	p := uiPage{
+		Active: []api.Task{{FrameworkID: "fw-1", TaskID: "t1", AgentID: "ag-1"}},
+		State: api.State{
+			Frameworks: []api.Framework{{ID: "fw-1"}},
+			Agents: []api.Agent{{ID: "ag-1", State: "draining", DrainDeadline: &deadline},
+				{ID: "ag-2", State: "draining", Drained: true}, {ID: "ag-3", State: "unreachable"}},
+		},
+	}
+	render := func(operator bool) string {
+		p.Operator = operator
+		var b strings.Builder
+		if err := uiTemplate.Execute(&b, p); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	page := render(true)
+	for _, want := range []string{
+		`data-action="kill" data-fw="fw-1" data-task="t1"`, "tasks killed at " + deadline, ", drained",
+		`data-action="activate" data-agent="ag-1"`, `data-action="drain" data-agent="ag-2"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the operator's page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `data-agent="ag-3"`) {
+		t.Error("an unreachable agent can be drained from the page")
+	}
+	if page := render(false); strings.Contains(page, "data-action") || strings.Contains(page, "action-status") {
+		t.Error("a tenant's page shows operator actions")
 	}
 }
 

@@ -134,11 +134,12 @@ func (a *Allocator) AddFramework(info FrameworkInfo) error {
 		return err
 	}
 	f := &framework{
-		id:         info.ID,
-		launched:   map[string]int64{},
-		launchRes:  map[string]vec{},
-		offers:     map[*offer]struct{}{},
-		suppressed: info.Suppressed,
+		id:          info.ID,
+		launched:    map[string]int64{},
+		launchRes:   map[string]vec{},
+		offers:      map[*offer]struct{}{},
+		suppressed:  info.Suppressed,
+		noRevocable: info.NoRevocable,
 	}
 	if n := len(a.freeIdx); n > 0 {
 		f.idx = a.freeIdx[n-1]
@@ -278,4 +279,18 @@ func (a *Allocator) expiryOf(now time.Time) time.Time {
 		return time.Time{}
 	}
 	return now.Add(a.cfg.OfferTimeout)
+}
+
+// SetNoRevocable says whether a framework refuses revocable resources
+// (FrameworkInfo.NoRevocable).
+func (a *Allocator) SetNoRevocable(id protocol.FrameworkID, refuse bool) error {
+	f, err := a.framework(id)
+	if err != nil {
+		return err
+	}
+	if f.noRevocable != refuse {
+		f.noRevocable = refuse
+		a.refresh(f)
+	}
+	return nil
 }

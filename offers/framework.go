@@ -22,6 +22,9 @@ type FrameworkInfo struct {
 	Weight float64
 	// Suppressed frameworks receive no offers until revived.
 	Suppressed bool
+	// NoRevocable frameworks take no revocable resources: no leftover
+	// offer is made to them, whatever they declare.
+	NoRevocable bool
 }
 
 // Demand is one pending task shape a framework declares: Count tasks, each
@@ -98,14 +101,15 @@ type framework struct {
 	offered vec // scalars in outstanding offers, cluster-wide
 	alloc   vec // used + offered: what shares are computed from
 
-	declared   bool
-	shapes     []*shape         // fair demand
-	optional   []*shape         // leftover candidates
-	work       float64          // remaining work in task-seconds, 0 unknown
-	launched   map[string]int64 // running tasks per shape key (static targets)
-	launchRes  map[string]vec   // the scalars of each key in launched
-	suppressed bool
-	offers     map[*offer]struct{}
+	declared    bool
+	shapes      []*shape         // fair demand
+	optional    []*shape         // leftover candidates
+	work        float64          // remaining work in task-seconds, 0 unknown
+	launched    map[string]int64 // running tasks per shape key (static targets)
+	launchRes   map[string]vec   // the scalars of each key in launched
+	suppressed  bool
+	noRevocable bool
+	offers      map[*offer]struct{}
 
 	// Flags last reported to the tree's subtree counters, and the shape keys
 	// last reported to the shape index.
@@ -138,7 +142,7 @@ func (f *framework) open() bool { return !f.suppressed && !f.declared }
 
 // wantsLeftover reports whether some leftover candidate has pending tasks.
 func (f *framework) wantsLeftover() bool {
-	if f.suppressed {
+	if f.suppressed || f.noRevocable {
 		return false
 	}
 	for _, s := range f.optional {

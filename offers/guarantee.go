@@ -21,7 +21,8 @@ import (
 //     shrinks what is owed as much as what is free, so it always passes.
 //
 // Headroom is held whether or not the guaranteed role has demand, so that
-// it can start work at once (there is no preemption); guarantees therefore
+// it can start work at once (preemption, preempt.go, only serves a role
+// that asks when others already hold what it needs); guarantees therefore
 // idle resources while unused, and guarantees larger than the cluster stop
 // every other role. Beyond its guarantee a role competes by H-DRF like any
 // other, its guaranteed part counting in its share.

@@ -78,7 +78,8 @@ type PreemptionChange struct {
 }
 
 // AgentChange is an agent's new state: "active", "draining",
-// "unreachable" or "gone".
+// "unreachable" or "gone", or "drained" for a draining agent left with no
+// live task (reported once per drain by each leader).
 type AgentChange struct {
 	AgentID  AgentID `msgpack:"ag" json:"agent_id"`
 	Hostname string  `msgpack:"host,omitempty" json:"hostname,omitempty"`

@@ -43,6 +43,11 @@ type masterFlags struct {
 	LeftoverOrder       string             `json:"leftover_order"`
 	CoflowScheduler     string             `json:"coflow_scheduler"`
 	AllocationInterval  time.Duration      `json:"allocation_interval"`
+	Preemption          string             `json:"preemption"`
+	PreemptionInterval  time.Duration      `json:"preemption_interval"`
+	PreemptionDelay     time.Duration      `json:"preemption_delay"`
+	PreemptionDeadline  time.Duration      `json:"preemption_deadline"`
+	PreemptionMax       float64            `json:"preemption_max_fraction"`
 	ShareUpdateInterval time.Duration      `json:"share_update_interval"`
 	OfferTimeout        time.Duration      `json:"offer_timeout"`
 	StatusRetry         time.Duration      `json:"status_retry_interval"`
@@ -69,6 +74,8 @@ func masterCommand() *cobra.Command {
 		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, CoflowScheduler: def.CoflowScheduler, AllocationInterval: def.AllocationInterval,
 		ShareUpdateInterval: def.ShareUpdateInterval, OfferTimeout: def.OfferTimeout, StatusRetry: def.StatusRetryInterval,
 		FilesTokenTTL: def.FilesTokenTTL, AgentsPerCredential: def.MaxAgentsPerCredential, AgentQPS: def.AgentRateLimit.QPS, AgentBurst: def.AgentRateLimit.Burst,
+		Preemption: def.Preemption.Policy, PreemptionInterval: def.Preemption.Interval, PreemptionDelay: def.Preemption.Delay,
+		PreemptionDeadline: def.Preemption.Deadline, PreemptionMax: def.Preemption.MaxFraction,
 		LogLevel: "info",
 	}
 	var configFile string
@@ -127,6 +134,11 @@ Example, first of three:
 	fl.StringVar(&f.LeftoverOrder, "leftover-order", f.LeftoverOrder, "how the leftover pool is shared: jct-first or efficiency-first")
 	fl.StringVar(&f.CoflowScheduler, "coflow-scheduler", f.CoflowScheduler, "how the agents order shuffle transfers: philae, aalo, sebf, scf, fifo or fair")
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
+	fl.StringVar(&f.Preemption, "preemption", f.Preemption, "what is taken back from roles above their share: off, guarantees (for roles below their guarantee, and lent resources for fair shares) or fair (also for fair shares)")
+	fl.DurationVar(&f.PreemptionInterval, "preemption-interval", f.PreemptionInterval, "how often the leader decides what to take back")
+	fl.DurationVar(&f.PreemptionDelay, "preemption-delay", f.PreemptionDelay, "how long a role must stay below its guarantee or fair share before anything is taken for it")
+	fl.DurationVar(&f.PreemptionDeadline, "preemption-deadline", f.PreemptionDeadline, "the warning frameworks get before their tasks are preempted or revoked")
+	fl.Float64Var(&f.PreemptionMax, "preemption-max-fraction", f.PreemptionMax, "most of the cluster's capacity of any resource newly taken back per decision (0 < f ≤ 1)")
 	fl.DurationVar(&f.ShareUpdateInterval, "share-update-interval", f.ShareUpdateInterval, "how often fair shares are recomputed and changes sent to frameworks (0: every round)")
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "the agents' --files-secret: frameworks then get a token that reads their sandboxes on every agent")
 	fl.DurationVar(&f.FilesTokenTTL, "files-token-ttl", f.FilesTokenTTL, "how long a framework's files token is valid; heartbeats bring fresh ones")
@@ -195,6 +207,8 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.CoflowScheduler = f.CoflowScheduler
 	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
 	cfg.ShareUpdateInterval = f.ShareUpdateInterval
+	cfg.Preemption = master.PreemptionConfig{Policy: f.Preemption, Interval: f.PreemptionInterval, Delay: f.PreemptionDelay,
+		Deadline: f.PreemptionDeadline, MaxFraction: f.PreemptionMax}
 	cfg.StatusRetryInterval = f.StatusRetry
 	cfg.FilesSecret = f.FilesSecret
 	cfg.FilesTokenTTL = f.FilesTokenTTL

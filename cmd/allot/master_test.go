@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	masterpkg "github.com/allot-project/allot/master"
 )
 
 func TestMasterFlags_Config(t *testing.T) {
@@ -28,7 +30,7 @@ func TestMasterFlags_Config(t *testing.T) {
 		NATSMasterSecret: "ms", AgentCredsFile: writeTemp(t, `{"rack1": "a-secret"}`), AgentsPerCredential: 2,
 		AgentQPS: 10, AgentBurst: 20, RunAsACLsFile: writeTemp(t, `{"analytics": ["nobody"]}`), OperatorToken: "op", FrameworkQPS: 50, RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
 		NATSTLSCert: "c.pem", NATSTLSKey: "k.pem", NATSTLSCA: "ca.pem", NATSTLSVerify: true, AgentRemovalLimit: 0.3,
-		StatusRetry: 20e9,
+		StatusRetry: 20e9, Preemption: "fair", PreemptionInterval: 2e9, PreemptionDelay: 3e9, PreemptionDeadline: 60e9, PreemptionMax: 0.5,
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -54,6 +56,9 @@ func TestMasterFlags_Config(t *testing.T) {
 	}
 	if got := cfg.FrameworkRateLimit; got.QPS != 50 || got.Burst != 50 {
 		t.Errorf("framework rate limit: got %+v, want 50 qps, burst 50", got)
+	}
+	if want := (masterpkg.PreemptionConfig{Policy: "fair", Interval: 2e9, Delay: 3e9, Deadline: 60e9, MaxFraction: 0.5}); cfg.Preemption != want {
+		t.Errorf("preemption: got %+v, want %+v", cfg.Preemption, want)
 	}
 	if cfg.OperatorToken != "op" {
 		t.Errorf("operator token: got %q, want op", cfg.OperatorToken)

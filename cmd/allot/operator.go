@@ -143,7 +143,7 @@ func agentOpsCommand() *cobra.Command {
 	}
 	cmd.AddCommand(
 		listCommand(o, "List the agents", func(st api.State) any { return st.Agents }, printAgents),
-		action("drain", "Stop offering an agent's resources; its tasks keep running", (*api.Client).DrainAgent),
+		drainCommand(o),
 		action("activate", "Offer a drained agent's resources again", (*api.Client).ActivateAgent),
 		action("mark-gone", "Take an agent out for good: its tasks are LOST for frameworks to run elsewhere, and it may never reregister", (*api.Client).MarkAgentGone),
 	)
@@ -152,7 +152,7 @@ func agentOpsCommand() *cobra.Command {
 
 func frameworkOpsCommand() *cobra.Command {
 	o := &operatorFlags{}
-	cmd := &cobra.Command{Use: "frameworks", Aliases: []string{"framework"}, Short: "List frameworks and explain their offers"}
+	cmd := &cobra.Command{Use: "frameworks", Aliases: []string{"framework"}, Short: "List frameworks, explain their offers and tear them down"}
 	o.register(cmd)
 	explain := &cobra.Command{
 		Use:   "explain FRAMEWORK_ID",
@@ -168,7 +168,8 @@ failing constraints, too few free resources), and roles at their quota limit.`,
 			}, printExplanation)
 		},
 	}
-	cmd.AddCommand(listCommand(o, "List the frameworks", func(st api.State) any { return st.Frameworks }, printFrameworks), explain)
+	cmd.AddCommand(listCommand(o, "List the frameworks", func(st api.State) any { return st.Frameworks }, printFrameworks), explain,
+		teardownCommand(o))
 	return cmd
 }
 
@@ -189,9 +190,10 @@ func coflowOpsCommand() *cobra.Command {
 
 func taskOpsCommand() *cobra.Command {
 	o := &operatorFlags{}
-	cmd := &cobra.Command{Use: "tasks", Aliases: []string{"task"}, Short: "List tasks and print their logs"}
+	cmd := &cobra.Command{Use: "tasks", Aliases: []string{"task"}, Short: "List tasks, print their logs and kill them"}
 	o.register(cmd)
-	cmd.AddCommand(listCommand(o, "List the tasks the master knows", func(st api.State) any { return st.Tasks }, printTasks), logsCommand(o))
+	cmd.AddCommand(listCommand(o, "List the tasks the master knows", func(st api.State) any { return st.Tasks }, printTasks), logsCommand(o),
+		killCommand(o))
 	return cmd
 }
 
@@ -209,14 +211,14 @@ func roleOpsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "roles", Aliases: []string{"role"}, Short: "List roles and set their weights and quotas"}
 	o.register(cmd)
 	var weight float64
-	var guarantee, limit string
+	var guarantee, limit, preemption string
 	var constraints []string
 	set := &cobra.Command{
 		Use:   "set ROLE_PATH",
 		Short: "Set a role's weight and quota (e.g. set eng/prod --weight 2 --guarantee cpus=4000 --limit cpus=8000,mem=16384)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := api.RoleRequest{}
+			req := api.RoleRequest{Preemption: preemption}
 			if cmd.Flags().Changed("weight") {
 				req.Weight = &weight
 			}
@@ -237,14 +239,16 @@ func roleOpsCommand() *cobra.Command {
 			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.RoleConfig, error) {
 				return c.SetRole(ctx, args[0], req)
 			}, func(w io.Writer, rc api.RoleConfig) {
-				fmt.Fprintf(w, "role %s: weight %g, guarantee %s, limit %s, offer constraints %s\n", rc.Path, rc.Weight,
-					orNone(api.FormatResources(rc.Guarantee)), orNone(api.FormatResources(rc.Limit)), constraintList(rc.OfferConstraints))
+				fmt.Fprintf(w, "role %s: weight %g, guarantee %s, limit %s, offer constraints %s, preemption %s\n", rc.Path, rc.Weight,
+					orNone(api.FormatResources(rc.Guarantee)), orNone(api.FormatResources(rc.Limit)), constraintList(rc.OfferConstraints),
+					orInherited(rc.Preemption))
 			})
 		},
 	}
 	set.Flags().Float64Var(&weight, "weight", 1, "the role's weight among its siblings")
 	set.Flags().StringVar(&guarantee, "guarantee", "", "quota guarantee as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
 	set.Flags().StringVar(&limit, "limit", "", "quota limit as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
+	set.Flags().StringVar(&preemption, "preemption", "", "the role's preemption policy: off, guarantees or fair (empty: its parent's, at the top the cluster's --preemption)")
 	set.Flags().StringArrayVar(&constraints, "offer-constraint", nil, "offer only agents satisfying this constraint to the role's frameworks, e.g. pool==gpu or 'zone in z1,z2' (repeatable; none: every agent)")
 	cmd.AddCommand(listCommand(o, "List the roles with their shares and limits", func(st api.State) any { return st.Roles }, printRoles), set)
 	return cmd
@@ -379,4 +383,12 @@ frameworks then reconcile with it as after a failover.`,
 		},
 	})
 	return sc
+}
+
+// orInherited names an unset per-role setting.
+func orInherited(s string) string {
+	if s == "" {
+		return "inherited"
+	}
+	return s
 }

@@ -79,9 +79,20 @@ func printAgents(w io.Writer, st api.State) {
 	}
 	table(w, "ID\tHOSTNAME\tSTATE\tTASKS\tRESOURCES\tATTRIBUTES", func(tw io.Writer) {
 		for _, a := range st.Agents {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Hostname, a.State, tasks[a.ID], api.FormatResources(a.Resources), attributes(a.Attributes))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", a.ID, a.Hostname, agentState(a), tasks[a.ID], api.FormatResources(a.Resources), attributes(a.Attributes))
 		}
 	})
+}
+
+// agentState is an agent's state, with a drain's deadline or end.
+func agentState(a api.Agent) string {
+	switch {
+	case a.Drained:
+		return a.State + " (drained)"
+	case a.DrainDeadline != nil:
+		return a.State + " (tasks killed at " + *a.DrainDeadline + ")"
+	}
+	return a.State
 }
 
 func attributes(m map[string]any) string {
@@ -225,6 +236,25 @@ func describeEvent(ev protocol.ClusterEvent) string {
 		return fmt.Sprintf("%s agent %s %s: %s", at, ev.Agent.AgentID, ev.Agent.Hostname, ev.Agent.State)
 	case ev.Framework != nil:
 		return fmt.Sprintf("%s framework %s %q in role %q: %s", at, ev.Framework.FrameworkID, ev.Framework.Name, ev.Framework.Role, ev.Framework.State)
+	case ev.Operator != nil:
+		op := ev.Operator
+		line := fmt.Sprintf("%s operator %s", at, op.Action)
+		for _, part := range []string{string(op.FrameworkID), string(op.TaskID), string(op.AgentID)} {
+			if part != "" {
+				line += " " + part
+			}
+		}
+		if op.Detail != "" {
+			line += " (" + op.Detail + ")"
+		}
+		return line
+	case ev.Preemption != nil:
+		p := ev.Preemption
+		line := fmt.Sprintf("%s task %s/%s on %s %s (%s)", at, p.FrameworkID, p.TaskID, p.AgentID, p.State, p.Reason)
+		if p.Deadline != 0 {
+			line += ", deadline " + time.Unix(0, p.Deadline).UTC().Format(time.RFC3339)
+		}
+		return line
 	}
 	return fmt.Sprintf("%s %s", at, ev.Type)
 }

@@ -108,6 +108,7 @@ type TestFramework struct {
 	ackQueue      []protocol.Acknowledgement
 	ackErrors     []error
 	errorEvents   []protocol.ErrorEvent
+	preemptions   []protocol.PreemptionEvent
 	offerQueue    []protocol.Offer
 
 	inbox   chan *nats.Msg // events and leader announcements, in order
@@ -445,6 +446,8 @@ func (f *TestFramework) onEvent(ctx context.Context, msg *nats.Msg) {
 		f.statusLocked(ctx, ev)
 	case *protocol.ErrorEvent:
 		f.errorEvents = append(f.errorEvents, *ev)
+	case *protocol.PreemptionEvent:
+		f.preemptions = append(f.preemptions, *ev)
 	}
 }
 

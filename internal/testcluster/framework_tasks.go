@@ -179,3 +179,11 @@ func states(sts []protocol.TaskStatus) []protocol.TaskState {
 	}
 	return out
 }
+
+// Preemptions returns the preemption warnings (and withdrawals) received,
+// in order.
+func (f *TestFramework) Preemptions() []protocol.PreemptionEvent {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.preemptions)
+}

@@ -349,7 +349,7 @@ func statusError(method, target string, resp *http.Response) error {
 	se := &StatusError{Code: resp.StatusCode, Method: method, URL: target}
 	var e Error
 	if json.Unmarshal(data, &e) == nil && e.Error != "" {
-		se.Message, se.LeaderID = e.Error, e.LeaderID
+		se.Message, se.LeaderID, se.ErrorCode = e.Error, e.LeaderID, e.Code
 	} else {
 		se.Message = strings.TrimSpace(string(data))
 	}

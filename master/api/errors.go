@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/allot-project/allot/protocol"
 )
 
 // Errors of the client. A *StatusError from a master matches the one of
@@ -28,6 +30,9 @@ type StatusError struct {
 	// follower could not redirect to it.
 	Message  string
 	LeaderID string
+	// ErrorCode is the protocol code of the leader's typed error, when the
+	// answer carried one (Error.Code).
+	ErrorCode protocol.Code
 }
 
 func (e *StatusError) Error() string {
@@ -41,8 +46,13 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// Is maps the status code to the client's sentinel errors.
+// Is maps the status code to the client's sentinel errors, and the
+// protocol code to protocol's: errors.Is(err, protocol.ErrNotPreemptible)
+// holds for a kill the leader refused with it.
 func (e *StatusError) Is(target error) bool {
+	if pe, ok := target.(*protocol.Error); ok {
+		return e.ErrorCode != protocol.CodeOK && pe.Code == e.ErrorCode
+	}
 	switch e.Code {
 	case http.StatusBadRequest:
 		return target == ErrBadRequest

@@ -54,6 +54,11 @@ type Agent struct {
 	Resources    protocol.Resources `json:"resources"`
 	Attributes   map[string]any     `json:"attributes"`
 	RegisteredAt *string            `json:"registered_at"`
+	// DrainDeadline is when the tasks still on a draining agent are
+	// killed (null: never, or not draining).
+	DrainDeadline *string `json:"drain_deadline"`
+	// Drained reports a draining agent that runs no task any more.
+	Drained bool `json:"drained"`
 }
 
 // Framework is one registered (or completed) framework.
@@ -105,6 +110,9 @@ type Role struct {
 	Limit     *protocol.Resources `json:"limit,omitempty"`
 	// OfferConstraints are the role's, when it has any.
 	OfferConstraints []protocol.Constraint `json:"offer_constraints,omitempty"`
+	// Preemption is the role's preemption policy: "off", "guarantees" or
+	// "fair"; empty inherits its parent's (docs/preemption.md).
+	Preemption string `json:"preemption,omitempty"`
 }
 
 // Offer is one outstanding offer.
@@ -120,14 +128,21 @@ type Offer struct {
 // Error is the body of every HTTP error.
 type Error struct {
 	Error string `json:"error"`
+	// Code is the error's protocol code (protocol.ErrUnknownTask's, say)
+	// when a typed error of the leader caused it; absent otherwise.
+	Code protocol.Code `json:"code,omitempty"`
 	// LeaderID names the leader when a follower cannot redirect to it.
 	LeaderID string `json:"leader_id,omitempty"`
 }
 
-// AgentState answers an operator action on an agent (drain, activate).
+// AgentState answers an operator action on an agent (drain, activate,
+// gone).
 type AgentState struct {
 	AgentID string `json:"agent_id"`
 	State   string `json:"state"`
+	// DrainDeadline is when the agent's remaining tasks are killed (null:
+	// never).
+	DrainDeadline *string `json:"drain_deadline"`
 }
 
 // RoleRequest is the body of PUT /v1/roles/{path}: Weight defaults to 1;
@@ -139,6 +154,9 @@ type RoleRequest struct {
 	// OfferConstraints keep the role's frameworks to the agents that
 	// satisfy them all (hard, per-agent constraints).
 	OfferConstraints []protocol.Constraint `json:"offer_constraints,omitempty"`
+	// Preemption is the role's preemption policy: "off", "guarantees" or
+	// "fair"; empty inherits its parent's (docs/preemption.md).
+	Preemption string `json:"preemption,omitempty"`
 }
 
 // RoleConfig answers PUT /v1/roles/{path}.
@@ -148,6 +166,7 @@ type RoleConfig struct {
 	Guarantee        protocol.Resources    `json:"guarantee"`
 	Limit            protocol.Resources    `json:"limit"`
 	OfferConstraints []protocol.Constraint `json:"offer_constraints"`
+	Preemption       string                `json:"preemption,omitempty"`
 }
 
 // Explanation answers GET /v1/frameworks/{id}/explain: what the framework
@@ -174,6 +193,12 @@ type Explanation struct {
 	// first; empty when a task of it fits some agent now, which leaves only
 	// its turn in H-DRF order.
 	Reasons []string `json:"reasons"`
+	// Preemption lists the needs for which the leader takes, or will take,
+	// resources back that concern the framework: its own fair share, or a
+	// guarantee of a role above it; and Warned its tasks warned of being
+	// taken.
+	Preemption []PreemptionNeed `json:"preemption,omitempty"`
+	Warned     []WarnedTask     `json:"warned,omitempty"`
 }
 
 // Filter is a decline filter in force on an agent; Until is null for one

@@ -91,6 +91,44 @@ func TestState_Apply_setAgentState(t *testing.T) {
 	})
 }
 
+// A drain's deadline is replicated with the drain: draining again replaces
+// it (none lifts it), every other state clears it, a reregistering agent
+// keeps it, and a bad one is refused and changes nothing.
+func TestState_Apply_setAgentStateDrainDeadline(t *testing.T) {
+	t.Parallel()
+	h := fixture(t)
+	steps := []struct {
+		name     string
+		state    AgentState
+		deadline int64
+		want     int64
+	}{
+		{"drain with a deadline", AgentDraining, t0 + 1000, t0 + 1000},
+		{"drain again, a later deadline", AgentDraining, t0 + 2000, t0 + 2000},
+		{"drain again, none", AgentDraining, 0, 0},
+		{"drain with a deadline again", AgentDraining, t0 + 3000, t0 + 3000},
+		{"activate", AgentActive, 0, 0},
+		{"drain, then unreachable", AgentDraining, t0 + 4000, t0 + 4000},
+		{"unreachable", AgentUnreachable, 0, 0},
+	}
+	for i, st := range steps {
+		res := h.must(CmdSetAgentState, &SetAgentState{AgentID: "ag-1", State: st.state, Time: t0 + int64(i) + 1, DrainDeadline: st.deadline})
+		if a := res.(*Agent); a.State != st.state || a.DrainDeadline != st.want {
+			t.Errorf("%s: got %s drain deadline %d, want %s %d", st.name, a.State, a.DrainDeadline, st.state, st.want)
+		}
+	}
+	h.must(CmdSetAgentState, &SetAgentState{AgentID: "ag-2", State: AgentDraining, Time: t0 + 10, DrainDeadline: t0 + 5000})
+	if res := h.must(CmdReregisterAgent, reregister("ag-2")).(ReregisterResult); res.Agent.DrainDeadline != t0+5000 {
+		t.Errorf("reregistered: got drain deadline %d, want %d kept", res.Agent.DrainDeadline, t0+5000)
+	}
+	inv := protocol.ErrInvalidArgument
+	runErrCases(t, h, []errCase{
+		{"negative deadline", CmdSetAgentState, &SetAgentState{AgentID: "ag-2", State: AgentDraining, Time: t0 + 20, DrainDeadline: -1}, inv},
+		{"deadline while active", CmdSetAgentState, &SetAgentState{AgentID: "ag-2", State: AgentActive, Time: t0 + 20, DrainDeadline: t0}, inv},
+		{"deadline while unreachable", CmdSetAgentState, &SetAgentState{AgentID: "ag-2", State: AgentUnreachable, Time: t0 + 20, DrainDeadline: t0}, inv},
+	})
+}
+
 func TestState_Apply_removeAgent(t *testing.T) {
 	t.Parallel()
 	h := fixture(t)

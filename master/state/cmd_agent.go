@@ -24,11 +24,17 @@ type RegisterAgent struct {
 // records UnreachableAt (an agent already unreachable keeps the earlier
 // time); becoming active or draining clears it. Gone is final: a gone agent
 // changes state no more. Tasks are not touched: the leader pairs this with
-// MarkAgentTasks. Apply result: the stored *Agent.
+// MarkAgentTasks. Draining sets the agent's DrainDeadline to DrainDeadline
+// (0: none, which also lifts an earlier drain's deadline); every other
+// state clears it, and only a draining agent may be given one
+// (ErrInvalidArgument). Apply result: the stored *Agent.
 type SetAgentState struct {
 	AgentID protocol.AgentID `msgpack:"ag"`
 	State   AgentState       `msgpack:"st"`
 	Time    int64            `msgpack:"time"`
+	// DrainDeadline is when the tasks still on a draining agent are
+	// killed, Unix nanoseconds (0: never).
+	DrainDeadline int64 `msgpack:"drain_by,omitempty"`
 }
 
 // RemoveAgent deletes an agent. Its tasks that are not terminal become
@@ -103,6 +109,9 @@ func (s *State) applySetAgentState(_ uint64, body []byte) (any, error) {
 	if err := checkTime("time", c.Time); err != nil {
 		return nil, fmt.Errorf("set agent state: %w", err)
 	}
+	if c.DrainDeadline < 0 || c.DrainDeadline != 0 && c.State != AgentDraining {
+		return nil, errorf(protocol.ErrInvalidArgument, "set agent state %s: drain deadline %d", c.State, c.DrainDeadline)
+	}
 	old, err := s.agent("set agent state", c.AgentID)
 	if err != nil {
 		return nil, err
@@ -118,6 +127,10 @@ func (s *State) applySetAgentState(_ uint64, body []byte) (any, error) {
 		}
 	case AgentActive, AgentDraining:
 		a.UnreachableAt = 0
+	}
+	a.DrainDeadline = 0
+	if c.State == AgentDraining {
+		a.DrainDeadline = c.DrainDeadline
 	}
 	if a.State != c.State {
 		a.State, a.UpdatedAt = c.State, c.Time

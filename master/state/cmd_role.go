@@ -19,6 +19,8 @@ type SetRole struct {
 	Quota *Quota `msgpack:"quota,omitempty"`
 	// OfferConstraints are hard per-agent constraints (no group operators).
 	OfferConstraints []protocol.Constraint `msgpack:"cons,omitempty"`
+	// Preemption is "", "off", "guarantees" or "fair" (Role.Preemption).
+	Preemption string `msgpack:"preempt,omitempty"`
 }
 
 // maxOfferConstraints bounds a role's offer constraints.
@@ -36,6 +38,11 @@ func (c *SetRole) validate() error {
 	}
 	if err := checkWeight("weight", c.Weight); err != nil {
 		return err
+	}
+	switch c.Preemption {
+	case "", "off", "guarantees", "fair":
+	default:
+		return errorf(protocol.ErrInvalidArgument, "preemption policy %q: want off, guarantees or fair", clip(c.Preemption))
 	}
 	if len(c.OfferConstraints) > maxOfferConstraints {
 		return errorf(protocol.ErrInvalidArgument, "%d offer constraints: at most %d", len(c.OfferConstraints), maxOfferConstraints)
@@ -73,7 +80,7 @@ func (s *State) applySetRole(_ uint64, body []byte) (any, error) {
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("set role: %w", err)
 	}
-	r := &Role{Path: c.Path, Weight: c.Weight, Quota: c.Quota, OfferConstraints: c.OfferConstraints}
+	r := &Role{Path: c.Path, Weight: c.Weight, Quota: c.Quota, OfferConstraints: c.OfferConstraints, Preemption: c.Preemption}
 	s.cur.roles = s.cur.roles.set(c.Path, r)
 	return r, nil
 }

@@ -36,6 +36,9 @@ type Role struct {
 	// OfferConstraints keep the role's frameworks, and those of the roles
 	// below it, to agents whose attributes satisfy them all.
 	OfferConstraints []protocol.Constraint `msgpack:"cons,omitempty" json:"offer_constraints,omitempty"`
+	// Preemption is the role's preemption policy ("off", "guarantees",
+	// "fair"); "" inherits its parent's, and the root's is the cluster's.
+	Preemption string `msgpack:"preempt,omitempty" json:"preemption,omitempty"`
 }
 
 // AgentState is an agent's administrative and liveness state.
@@ -84,6 +87,10 @@ type Agent struct {
 	UnreachableAt int64 `msgpack:"unreach,omitempty" json:"unreachable_at,omitempty"`
 	// UpdatedAt is when the agent last (re)registered or changed state.
 	UpdatedAt int64 `msgpack:"upd" json:"updated_at"`
+	// DrainDeadline is when the leader kills the tasks still running on a
+	// draining agent, Unix nanoseconds; 0 for a drain without one (and for
+	// an agent that is not draining).
+	DrainDeadline int64 `msgpack:"drain_by,omitempty" json:"drain_deadline,omitempty"`
 }
 
 // Framework is a subscribed framework.

@@ -140,7 +140,12 @@ func (g *logGen) next(s *State) (CmdType, any) {
 		if st == AgentGone && g.chance(0.7) {
 			st = AgentUnreachable
 		}
-		return CmdSetAgentState, &SetAgentState{AgentID: g.agentID(), State: st, Time: g.time()}
+		c := &SetAgentState{AgentID: g.agentID(), State: st, Time: g.time()}
+		if st == AgentDraining && c.Time%2 == 0 {
+			// Derived, not drawn, so the rest of the log stays as it was.
+			c.DrainDeadline = c.Time + 1e9
+		}
+		return CmdSetAgentState, c
 	case 10:
 		if g.chance(0.3) {
 			return CmdRemoveAgent, &RemoveAgent{AgentID: g.agentID(), Time: g.time()}

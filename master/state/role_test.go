@@ -66,7 +66,21 @@ func TestState_Apply_setRoleErrors(t *testing.T) {
 			OfferConstraints: []protocol.Constraint{{Attribute: "rack", Op: protocol.OpExists, Soft: true}}}, inv},
 		{"malformed offer constraint", CmdSetRole, &SetRole{Path: "a", Weight: 1,
 			OfferConstraints: []protocol.Constraint{{Attribute: "rack", Op: "~"}}}, inv},
+		{"unknown preemption policy", CmdSetRole, &SetRole{Path: "a", Weight: 1, Preemption: "sometimes"}, inv},
 	})
+}
+
+func TestState_Apply_setRolePreemption(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.must(CmdSetRole, &SetRole{Path: "eng/batch", Weight: 1, Preemption: "off"})
+	if r, _ := h.view().Role("eng/batch"); r.Preemption != "off" {
+		t.Fatalf("role %+v, want preemption off", r)
+	}
+	h.must(CmdSetRole, &SetRole{Path: "eng/batch", Weight: 1})
+	if r, _ := h.view().Role("eng/batch"); r.Preemption != "" {
+		t.Fatalf("role %+v after a set without a policy, want it inherited", r)
+	}
 }
 
 // A role's offer constraints are stored and survive a snapshot.

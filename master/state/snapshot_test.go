@@ -93,6 +93,21 @@ func TestView_WriteTo_empty(t *testing.T) {
 	}
 }
 
+// A draining agent's deadline survives a snapshot and its restore.
+func TestView_WriteTo_drainDeadline(t *testing.T) {
+	t.Parallel()
+	h := fixture(t)
+	h.must(CmdSetAgentState, &SetAgentState{AgentID: "ag-1", State: AgentDraining, Time: t0 + 1, DrainDeadline: t0 + 600e9})
+	r, err := Restore(bytes.NewReader(snapshotBytes(t, h.view())))
+	if err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	a, ok := r.Snapshot().Agent("ag-1")
+	if !ok || a.State != AgentDraining || a.DrainDeadline != t0+600e9 {
+		t.Fatalf("restored agent: got %+v, want draining with drain deadline %d", a, int64(t0+600e9))
+	}
+}
+
 func TestView_WriteTo_writeError(t *testing.T) {
 	t.Parallel()
 	h := fixture(t)

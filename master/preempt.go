@@ -1,0 +1,128 @@
+package master
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/offers"
+	"github.com/allot-project/allot/protocol"
+)
+
+// Preemption and revocation (docs/preemption.md). Every
+// Config.Preemption.Interval the leader lists the live tasks, asks the
+// allocator's planner what to take back, warns the frameworks of the tasks
+// it newly chose (a PreemptionEvent with the deadline), withdraws warnings
+// no longer needed, and kills, once their deadline has passed, the warned
+// tasks the plan still needs. Warnings are soft state: a new leader plans
+// afresh, its needs waiting out the delay again.
+
+// warning is a task warned of its preemption.
+type warning struct {
+	reason   string
+	need     string
+	deadline time.Time
+	// killedAt is when the kill was last sent (zero: not yet).
+	killedAt time.Time
+}
+
+// preemptions is the leader's preemption memory, guarded by leader.mu.
+type preemptions struct {
+	warned map[state.TaskKey]*warning
+	// needs are the last plan's needs, for explain.
+	needs []offers.Need
+}
+
+// killResend is how long a kill at a deadline waits for the task to end
+// before it is sent again.
+const killResend = 10 * time.Second
+
+// preempt runs one preemption decision.
+func (l *leader) preempt(now time.Time) {
+	cfg := l.m.cfg.Preemption
+	view := l.m.View()
+	byKey := map[state.TaskKey]*state.Task{}
+	var tasks []offers.RunningTask
+	l.mu.Lock()
+	if l.preemption.warned == nil {
+		l.preemption.warned = map[state.TaskKey]*warning{}
+	}
+	for _, t := range view.Tasks() {
+		if t.Terminal() || t.State == protocol.TaskUnreachable {
+			continue
+		}
+		byKey[t.Key()] = t
+		_, warned := l.preemption.warned[t.Key()]
+		tasks = append(tasks, offers.RunningTask{
+			FrameworkID: t.FrameworkID, TaskID: t.ID, AgentID: t.AgentID, Resources: t.Info.Resources,
+			Revocable: t.Kind == protocol.OfferKind(offers.KindLeftover), NonPreemptible: t.Info.NonPreemptible,
+			StartedAt: time.Unix(0, t.LaunchedAt), Warned: warned,
+		})
+	}
+	plan := l.alloc.PlanPreemption(tasks, now)
+	l.preemption.needs = plan.Needs
+	deadline := now.Add(cfg.Deadline)
+	warn := map[protocol.FrameworkID][]protocol.PreemptedTask{}
+	withdraw := map[protocol.FrameworkID][]protocol.PreemptedTask{}
+	var kill []*state.Task
+	var killReasons []string
+	for _, v := range plan.Preempt {
+		k := state.TaskKey{FrameworkID: v.FrameworkID, TaskID: v.TaskID}
+		l.preemption.warned[k] = &warning{reason: v.Reason, need: v.For, deadline: deadline}
+		warn[v.FrameworkID] = append(warn[v.FrameworkID], preempted(byKey[k], v.Reason))
+	}
+	for _, v := range plan.Keep {
+		k := state.TaskKey{FrameworkID: v.FrameworkID, TaskID: v.TaskID}
+		w := l.preemption.warned[k]
+		if w == nil || now.Before(w.deadline) || (!w.killedAt.IsZero() && now.Sub(w.killedAt) < killResend) {
+			continue
+		}
+		w.killedAt = now
+		kill = append(kill, byKey[k])
+		killReasons = append(killReasons, w.reason)
+	}
+	for _, v := range plan.Release {
+		k := state.TaskKey{FrameworkID: v.FrameworkID, TaskID: v.TaskID}
+		w := l.preemption.warned[k]
+		delete(l.preemption.warned, k)
+		if w == nil || !w.killedAt.IsZero() {
+			continue // a kill sent is not taken back
+		}
+		if t := byKey[k]; t != nil {
+			withdraw[v.FrameworkID] = append(withdraw[v.FrameworkID], preempted(t, w.reason))
+		}
+	}
+	for k := range l.preemption.warned {
+		if byKey[k] == nil {
+			delete(l.preemption.warned, k) // ended
+		}
+	}
+	l.mu.Unlock()
+
+	for _, fw := range slices.Sorted(maps.Keys(warn)) {
+		l.warnTasks(fw, protocol.PreemptionEvent{Tasks: warn[fw], Deadline: deadline.UnixNano()})
+	}
+	for _, fw := range slices.Sorted(maps.Keys(withdraw)) {
+		l.warnTasks(fw, protocol.PreemptionEvent{Tasks: withdraw[fw], Withdrawn: true})
+	}
+	for i, t := range kill {
+		l.killForMaster(t, killReasons[i], 0)
+	}
+	l.m.metrics.preemptionDecision()
+	if n := len(plan.Preempt); n > 0 {
+		// Decide again at the deadline, not at the next tick.
+		time.AfterFunc(cfg.Deadline, func() {
+			select {
+			case l.preemptNow <- struct{}{}:
+			default:
+			}
+		})
+		l.m.metrics.preempted(n)
+		l.logger.Info("tasks warned of preemption", "tasks", n, "deadline", deadline)
+	}
+}
+
+func preempted(t *state.Task, reason string) protocol.PreemptedTask {
+	return protocol.PreemptedTask{TaskID: t.ID, AgentID: t.AgentID, Resources: t.Info.Resources, Reason: reason}
+}

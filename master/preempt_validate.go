@@ -1,0 +1,96 @@
+package master
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/allot-project/allot/offers"
+	"github.com/allot-project/allot/protocol"
+)
+
+// checkNonPreemptible refuses an accept whose non-preemptible tasks its
+// role's guarantee does not cover: such a task must run on fair offers,
+// under a role (its framework's or an ancestor) with a guarantee, and the
+// non-preemptible tasks under the nearest such role, these included, must
+// fit in that guarantee in every resource it names (and use one of them).
+// l.mu is held.
+func (l *leader) checkNonPreemptible(fw protocol.FrameworkID, offerIDs []protocol.OfferID, tasks []protocol.TaskInfo) error {
+	var pinned []protocol.TaskInfo
+	for _, t := range tasks {
+		if t.NonPreemptible {
+			pinned = append(pinned, t)
+		}
+	}
+	if len(pinned) == 0 {
+		return nil
+	}
+	for _, id := range offerIDs {
+		if o, ok := l.alloc.Offer(id); ok && o.Kind == offers.KindLeftover {
+			return fmt.Errorf("%w: task %s: a non-preemptible task cannot run on revocable (leftover) offer %s",
+				protocol.ErrNotPreemptible, pinned[0].TaskID, id)
+		}
+	}
+	v := l.m.View()
+	f, ok := v.Framework(fw)
+	if !ok {
+		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, fw)
+	}
+	role, guar := guaranteedRole(l, f.Role)
+	if role == "" {
+		return fmt.Errorf("%w: task %s: role %q has no guarantee to hold a non-preemptible task",
+			protocol.ErrNotPreemptible, pinned[0].TaskID, f.Role)
+	}
+	sum := map[string]int64{}
+	for _, t := range v.Tasks() {
+		if t.Terminal() || !t.Info.NonPreemptible {
+			continue
+		}
+		if owner, ok := v.Framework(t.FrameworkID); ok && underRole(owner.Role, role) {
+			for name, x := range t.Info.Resources.Scalars {
+				sum[name] += x
+			}
+		}
+	}
+	for _, t := range pinned {
+		uses := false
+		for name, x := range t.Resources.Scalars {
+			if g, named := guar.Scalars[name]; named {
+				uses = uses || x > 0
+				sum[name] += x
+				if sum[name] > g {
+					return fmt.Errorf("%w: task %s: non-preemptible tasks under role %q would hold %d %s, beyond its guarantee of %d",
+						protocol.ErrNotPreemptible, t.TaskID, role, sum[name], name, g)
+				}
+			}
+		}
+		if !uses {
+			return fmt.Errorf("%w: task %s uses none of the resources role %q's guarantee names",
+				protocol.ErrNotPreemptible, t.TaskID, role)
+		}
+	}
+	return nil
+}
+
+// guaranteedRole is the nearest role at or above path with a guarantee,
+// and that guarantee; "" when none has one.
+func guaranteedRole(l *leader, path string) (string, protocol.Resources) {
+	v := l.m.View()
+	for p := path; p != ""; p = parentRole(p) {
+		if r, ok := v.Role(p); ok && r.Quota != nil && len(r.Quota.Guarantee.Scalars) > 0 {
+			return p, r.Quota.Guarantee
+		}
+	}
+	return "", protocol.Resources{}
+}
+
+func parentRole(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// underRole reports whether role path lies at or under role r.
+func underRole(path, r string) bool {
+	return path == r || strings.HasPrefix(path, r+"/")
+}

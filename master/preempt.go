@@ -32,6 +32,8 @@ type preemptions struct {
 	warned map[state.TaskKey]*warning
 	// needs are the last plan's needs, for explain.
 	needs []offers.Need
+	// wakeAt is when a decision is already asked for (preemptAt).
+	wakeAt time.Time
 }
 
 // killResend is how long a kill at a deadline waits for the task to end
@@ -62,6 +64,15 @@ func (l *leader) preempt(now time.Time) {
 	}
 	plan := l.alloc.PlanPreemption(tasks, now)
 	l.preemption.needs = plan.Needs
+	if !l.preemption.wakeAt.After(now) {
+		l.preemption.wakeAt = time.Time{}
+	}
+	for _, n := range plan.Needs {
+		// A need whose delay ends between ticks is acted on then.
+		if n.EligibleAt.After(now) {
+			l.preemptAtLocked(n.EligibleAt, now)
+		}
+	}
 	deadline := now.Add(cfg.Deadline)
 	warn := map[protocol.FrameworkID][]protocol.PreemptedTask{}
 	withdraw := map[protocol.FrameworkID][]protocol.PreemptedTask{}
@@ -98,6 +109,9 @@ func (l *leader) preempt(now time.Time) {
 			delete(l.preemption.warned, k) // ended
 		}
 	}
+	if len(plan.Preempt) > 0 {
+		l.preemptAtLocked(deadline, now) // kill at the deadline, not the next tick
+	}
 	l.mu.Unlock()
 
 	for _, fw := range slices.Sorted(maps.Keys(warn)) {
@@ -111,13 +125,6 @@ func (l *leader) preempt(now time.Time) {
 	}
 	l.m.metrics.preemptionDecision()
 	if n := len(plan.Preempt); n > 0 {
-		// Decide again at the deadline, not at the next tick.
-		time.AfterFunc(cfg.Deadline, func() {
-			select {
-			case l.preemptNow <- struct{}{}:
-			default:
-			}
-		})
 		l.m.metrics.preempted(n)
 		l.logger.Info("tasks warned of preemption", "tasks", n, "deadline", deadline)
 	}
@@ -125,4 +132,19 @@ func (l *leader) preempt(now time.Time) {
 
 func preempted(t *state.Task, reason string) protocol.PreemptedTask {
 	return protocol.PreemptedTask{TaskID: t.ID, AgentID: t.AgentID, Resources: t.Info.Resources, Reason: reason}
+}
+
+// preemptAtLocked asks for a decision at t, unless one is asked for
+// earlier. l.mu is held.
+func (l *leader) preemptAtLocked(t, now time.Time) {
+	if w := l.preemption.wakeAt; !w.IsZero() && !w.After(t) {
+		return
+	}
+	l.preemption.wakeAt = t
+	time.AfterFunc(t.Sub(now), func() {
+		select {
+		case l.preemptNow <- struct{}{}:
+		default:
+		}
+	})
 }

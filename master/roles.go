@@ -19,8 +19,7 @@ func (l *leader) setRole(ctx context.Context, cmd state.SetRole) (*state.Role, e
 		return nil, err
 	}
 	l.mu.Lock()
-	err = l.configureRole(state.Role{Path: cmd.Path, Weight: cmd.Weight, Quota: cmd.Quota,
-		OfferConstraints: cmd.OfferConstraints, Preemption: cmd.Preemption})
+	err = l.configureRole(state.Role(cmd))
 	l.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("%w: role %s committed but not applied: %v", protocol.ErrInternal, cmd.Path, err)

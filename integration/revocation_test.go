@@ -1,0 +1,200 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/master"
+	"github.com/allot-project/allot/protocol"
+)
+
+// launcher is an SDK framework that launches as many 1-CPU tasks as each
+// offer holds, up to max, and records its offers and warnings.
+type launcher struct {
+	*sdkRecorder
+	name string
+	max  int
+
+	mu       sync.Mutex
+	launched int
+	warnings []protocol.PreemptionEvent
+}
+
+func (l *launcher) Preempting(_ *framework.Driver, ev protocol.PreemptionEvent) {
+	l.mu.Lock()
+	l.warnings = append(l.warnings, ev)
+	l.mu.Unlock()
+}
+
+func (l *launcher) onOffers(d *framework.Driver, offers []protocol.Offer) {
+	ctx, cancel := context.WithTimeout(context.Background(), sdkWait)
+	defer cancel()
+	for _, o := range offers {
+		l.mu.Lock()
+		n := min(o.Resources.Scalar(protocol.ResCPUs)/1000, int64(l.max-l.launched))
+		first := l.launched
+		l.launched += int(max(n, 0))
+		l.mu.Unlock()
+		var tasks []protocol.TaskInfo
+		for i := range max(n, 0) {
+			id := protocol.TaskID(fmt.Sprintf("%s-%d", l.name, first+int(i)))
+			tasks = append(tasks, framework.NewTask(id, "sleep 600").Shell().CPUs(1000).Build())
+		}
+		var err error
+		if len(tasks) == 0 {
+			err = d.Decline(ctx, []protocol.OfferID{o.ID}, framework.NoFilter)
+		} else {
+			err = d.Launch(ctx, []protocol.OfferID{o.ID}, tasks...)
+		}
+		if err != nil {
+			l.Error(d, err)
+		}
+	}
+}
+
+func newLauncher(t *testing.T, c *testcluster.Cluster, name, role string, max int, opts ...framework.Option) (*launcher, *sdkFramework) {
+	t.Helper()
+	l := &launcher{sdkRecorder: &sdkRecorder{}, name: name, max: max}
+	l.sdkRecorder.onOffers = l.onOffers
+	opts = append([]framework.Option{framework.WithName(name), framework.WithRole(role)}, opts...)
+	d, err := framework.NewDriver(l, append(driverOptions(t, c), opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, runDriver(t, d, l.sdkRecorder)
+}
+
+// TestRevocation_lenderGetsItsShareBack: a borrower runs long tasks on
+// resources lent to it (revocable, leftover offers); when the lender's
+// demand returns, it gets its share back within the warning deadline,
+// the borrower's revoked tasks end KILLED with reason revoked after a
+// warning, and a framework that takes no revocable resources is never
+// offered any.
+func TestRevocation_lenderGetsItsShareBack(t *testing.T) {
+	t.Parallel()
+	pc := master.DefaultPreemptionConfig()
+	// A short delay and deadline keep the test short; a cap of half the
+	// cluster per decision lets both lent CPUs be warned at once (the
+	// shipped 0.2 of this 4-CPU cluster takes one a second).
+	pc.Delay, pc.Deadline, pc.MaxFraction = 300*time.Millisecond, 2*time.Second, 0.5
+	alloc := master.DefaultConfig().AllocationInterval
+	// The lender's role weighs 2 against the other two's 1: of the 4 CPUs
+	// all three ask for, its fair share is 2.
+	c := testcluster.New(t, testcluster.Options{Masters: 1, AllocationInterval: alloc, Roles: map[string]float64{"a": 2},
+		Configure: func(_ int, cfg *master.Config) { cfg.Preemption = pc }})
+	ctx := sdkCtx(t)
+	unit := []protocol.TaskShape{{Resources: unitTask(), Count: 4}}
+
+	// Both ask for optional work only: it runs on leftover.
+	refuser, refuserFw := newLauncher(t, c, "refuser", "c", 4, framework.WithCapabilities(protocol.CapNoRevocable))
+	if err := refuserFw.d.DeclareDemand(ctx, protocol.DemandRequest{Demand: unit, Optional: unit}); err != nil {
+		t.Fatal(err)
+	}
+	borrower, borrowerFw := newLauncher(t, c, "borrower", "b", 4)
+	if err := borrowerFw.d.DeclareDemand(ctx, protocol.DemandRequest{Demand: unit, Optional: unit}); err != nil {
+		t.Fatal(err)
+	}
+	lender, lenderFw := newLauncher(t, c, "lender", "a", 2, framework.WithSuppressed())
+	c.NewAgent(testcluster.AgentOptions{Resources: agentResources(4), Held: true})
+
+	testutil.WaitFor(t, sdkWait, 5*time.Millisecond, func() error {
+		if got := runningCPUs(c.Agents())[borrowerFw.d.ID()]; got != 4000 {
+			return fmt.Errorf("borrower runs %d milli-CPUs, want all 4000 on loan", got)
+		}
+		return nil
+	})
+	borrower.mu.Lock()
+	for _, o := range borrower.offers {
+		if !o.Revocable || o.Kind != protocol.OfferLeftover {
+			t.Errorf("borrower's offer %s is %s, revocable %v; want leftover and revocable", o.ID, o.Kind, o.Revocable)
+		}
+	}
+	borrower.mu.Unlock()
+
+	// The lender's demand returns.
+	returned := time.Now()
+	if err := lenderFw.d.DeclareDemand(ctx, protocol.DemandRequest{Demand: []protocol.TaskShape{{Resources: unitTask(), Count: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lenderFw.d.Revive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var reached time.Time
+	testutil.WaitFor(t, 20*time.Second, 2*time.Millisecond, func() error {
+		if got := runningCPUs(c.Agents())[lenderFw.d.ID()]; got < 2000 {
+			return fmt.Errorf("lender runs %d milli-CPUs, want its 2000 back", got)
+		}
+		reached = time.Now()
+		return nil
+	})
+	borrower.mu.Lock()
+	warnings := append([]protocol.PreemptionEvent(nil), borrower.warnings...)
+	borrower.mu.Unlock()
+	if len(warnings) == 0 || warnings[0].Withdrawn {
+		t.Fatalf("the borrower got no warning before its tasks were revoked: %+v", warnings)
+	}
+	deadline := time.Unix(0, warnings[len(warnings)-1].Deadline)
+	if reached.After(deadline.Add(alloc)) {
+		t.Errorf("the lender got its share %v after the last warning's deadline, want within one allocation interval (%v)", reached.Sub(deadline), alloc)
+	}
+	// The need is seen at the first decision after the demand returns,
+	// acted on after the delay, and the kill comes at the deadline.
+	if limit := pc.Interval + pc.Delay + pc.Deadline + alloc; reached.Sub(returned) > limit {
+		t.Errorf("the lender got its share %v after its demand returned, want within %v", reached.Sub(returned), limit)
+	}
+	warned := map[protocol.TaskID]bool{}
+	for _, ev := range warnings {
+		for _, pt := range ev.Tasks {
+			warned[pt.TaskID] = !ev.Withdrawn
+			if pt.Reason != protocol.ReasonRevoked {
+				t.Errorf("warned task %s for %s, want revoked", pt.TaskID, pt.Reason)
+			}
+		}
+	}
+	revoked := 0
+	for _, a := range borrower.statusesSnapshot() {
+		if a.State == protocol.TaskKilled {
+			revoked++
+			if a.Reason != protocol.ReasonRevoked || !warned[a.TaskID] {
+				t.Errorf("borrower task %s killed with %q (warned %v), want revoked after a warning", a.TaskID, a.Reason, warned[a.TaskID])
+			}
+		}
+	}
+	if revoked != 2 {
+		t.Errorf("%d borrower tasks revoked, want the 2 the lender needed", revoked)
+	}
+
+	refuser.mu.Lock()
+	defer refuser.mu.Unlock()
+	for _, o := range refuser.offers {
+		if o.Revocable || o.Kind == protocol.OfferLeftover {
+			t.Errorf("the framework that takes no revocable resources was offered %s (%s)", o.ID, o.Kind)
+		}
+	}
+	if len(lender.warnings) != 0 {
+		t.Errorf("the lender was warned: %+v", lender.warnings)
+	}
+}
+
+// statusesSnapshot returns the statuses received so far, deduplicated by
+// task and state.
+func (r *sdkRecorder) statusesSnapshot() []arrival {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	var out []arrival
+	for _, a := range r.statuses {
+		k := string(a.TaskID) + "/" + string(a.State)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}

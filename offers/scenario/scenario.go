@@ -1,9 +1,12 @@
 // Package scenario replays H-DRF scenarios against the allocator: a weighted
 // tree whose leaves run identical tasks, on a pool of agents, filled by
 // allocation rounds in which every offer is accepted whole, then churned by
-// completing random running tasks and refilling. It is the fixture of the
-// offers tests and the engine of `allot sim hdrf`, so both exercise exactly
-// the code the master runs.
+// completing random running tasks and refilling. A scenario with a timeline
+// (arrivals, task durations, guarantees, preemption) is replayed instead by
+// Replay, event by event as the master's leader drives the allocator
+// (replay.go). It is the fixture of the offers tests and the engine of
+// `allot sim hdrf`, so both exercise exactly the code the master runs; file.go
+// reads the JSON scenario files.
 package scenario
 
 import (
@@ -28,6 +31,20 @@ type Node struct {
 	Demand map[string]int64
 	// Tasks is a leaf's total number of tasks; offers.Unlimited for no bound.
 	Tasks int64
+
+	// The timeline (timeline.go); all zero for a scenario without one.
+
+	// Arrival is when a leaf's framework subscribes and declares its
+	// demand, from the start of the replay.
+	Arrival time.Duration
+	// Duration is how long each of a leaf's tasks runs; zero runs it until
+	// it is killed.
+	Duration time.Duration
+	// Guarantee is a role's guarantee, in effect from the first arrival
+	// under it.
+	Guarantee map[string]int64
+	// Preemption is a role's own preemption policy ("" inherits).
+	Preemption offers.PreemptionPolicy
 }
 
 // Spec is a whole scenario.
@@ -36,17 +53,29 @@ type Spec struct {
 	Root     Node
 	// Agents splits the capacity over this many equal agents (default 1).
 	Agents int
+	// Preemption, when set, configures the preemption Replay runs; nil
+	// runs the master's defaults (DefaultPreemption).
+	Preemption *Preemption
+	// Until ends Replay at this time; zero replays until nothing more can
+	// happen.
+	Until time.Duration
 }
 
 // Run is a scenario loaded into an allocator.
 type Run struct {
-	Alloc   *offers.Allocator
-	spec    Spec
-	leaves  []string // leaf names in tree order
-	demand  map[string]protocol.Resources
-	tasks   map[string]int64 // running tasks per leaf
-	running []runningTask
-	now     time.Time
+	Alloc  *offers.Allocator
+	spec   Spec
+	leaves []string // leaf names in tree order
+	// leafRole is each leaf's role path; nodes every node by its key (a
+	// role's path, a leaf's name); arrivals the leaves and guarantees
+	// that wait for a later time (timeline.go).
+	leafRole map[string]string
+	nodes    map[string]*Node
+	arrivals []arrival
+	demand   map[string]protocol.Resources
+	tasks    map[string]int64 // running tasks per leaf
+	running  []runningTask
+	now      time.Time
 }
 
 type runningTask struct {
@@ -59,12 +88,21 @@ func New(spec Spec, policy offers.Policy) (*Run, error) {
 	cfg := offers.DefaultConfig()
 	cfg.Policy = policy
 	cfg.OfferTimeout = 0
+	if spec.Preemption != nil {
+		if err := spec.Preemption.validate(); err != nil {
+			return nil, err
+		}
+		cfg.Preemption = spec.Preemption.allocator()
+	}
+	if spec.Until < 0 {
+		return nil, &FieldError{Field: "until", Reason: fmt.Sprintf("must not be negative, got %v", spec.Until)}
+	}
 	a, err := offers.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	r := &Run{Alloc: a, spec: spec, demand: map[string]protocol.Resources{}, tasks: map[string]int64{},
-		now: time.Unix(0, 0).UTC()}
+		now: time.Unix(0, 0).UTC(), leafRole: map[string]string{}, nodes: map[string]*Node{}}
 	if len(spec.Capacity) == 0 {
 		return nil, fmt.Errorf("%w: empty capacity", protocol.ErrInvalidArgument)
 	}
@@ -83,12 +121,16 @@ func New(spec Spec, policy offers.Policy) (*Run, error) {
 	if len(spec.Root.Children) == 0 {
 		return nil, fmt.Errorf("%w: the root has no children", protocol.ErrInvalidArgument)
 	}
+	if err := checkRootTimeline(spec.Root); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, c := range spec.Root.Children {
 		if err := r.addNode(c, "", seen); err != nil {
 			return nil, err
 		}
 	}
+	r.sortArrivals()
 	return r, nil
 }
 
@@ -141,6 +183,9 @@ func (r *Run) addNode(n Node, parent string, seen map[string]bool) error {
 		if err := r.Alloc.SetRole(path, w); err != nil {
 			return err
 		}
+		if err := r.addRoleTimeline(n, path); err != nil {
+			return err
+		}
 		for _, c := range n.Children {
 			if err := r.addNode(c, path, seen); err != nil {
 				return err
@@ -171,14 +216,28 @@ func (r *Run) addLeaf(n Node, role string, w float64) error {
 	if n.Tasks < 0 {
 		return fmt.Errorf("%w: leaf %s: negative tasks", protocol.ErrInvalidArgument, n.Name)
 	}
-	id := protocol.FrameworkID(n.Name)
-	if err := r.Alloc.AddFramework(offers.FrameworkInfo{ID: id, Role: role, Weight: w}); err != nil {
+	if err := checkLeafTimeline(n); err != nil {
 		return err
 	}
-	res := protocol.Scalars(n.Demand)
-	r.demand[n.Name] = res
+	r.demand[n.Name] = protocol.Scalars(n.Demand)
 	r.leaves = append(r.leaves, n.Name)
-	return r.Alloc.SetDemand(id, []offers.Demand{{Resources: res, Count: n.Tasks}})
+	r.leafRole[n.Name] = role
+	r.nodes[n.Name] = &n
+	if n.Arrival > 0 {
+		r.arrivals = append(r.arrivals, arrival{at: n.Arrival, leaf: n.Name, weight: w})
+		return nil
+	}
+	return r.join(n.Name, w)
+}
+
+// join adds a leaf's framework and declares its demand, as a framework that
+// subscribes does.
+func (r *Run) join(leaf string, w float64) error {
+	id := protocol.FrameworkID(leaf)
+	if err := r.Alloc.AddFramework(offers.FrameworkInfo{ID: id, Role: r.leafRole[leaf], Weight: w}); err != nil {
+		return err
+	}
+	return r.Alloc.SetDemand(id, []offers.Demand{{Resources: r.demand[leaf], Count: r.nodes[leaf].Tasks}})
 }
 
 // Leaves returns the leaf names in tree order.

@@ -35,6 +35,10 @@
 //     updates arrive in order, each once the one before is acknowledged.
 //   - A framework the master no longer knows (removed after its failover
 //     timeout) ends Run with an error wrapping protocol.ErrUnknownFramework.
+//   - Preemption warnings (protocol.PreemptionEvent) go to schedulers that
+//     implement the optional PreemptionHandler; Driver.Warned lists the
+//     warnings in force. WithoutRevocable keeps revocable resources away,
+//     and TaskBuilder.NonPreemptible asks that a task never be preempted.
 //
 // Helpers cover the rest of a scheduler's work: resource arithmetic on
 // offers (SumOffers, Fits, HowMany, PickPorts), constraint matching with

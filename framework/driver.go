@@ -78,6 +78,10 @@ type Driver struct {
 	seen      uuidWindow
 	fatal     error
 	tearing   bool // a teardown is under way or done: the master forgetting the framework is expected
+
+	// warned are the preemption warnings in force (preemption.go); it
+	// has its own lock.
+	warned warnings
 }
 
 // errTornDown is the cause that ends Run after a successful Teardown.

@@ -29,8 +29,14 @@ var (
 	// ErrGangLaunch: a gang had a placement but one of its per-agent
 	// launches failed; the tasks launched on other agents were killed.
 	ErrGangLaunch = errors.New("gang launch failed")
-	// ErrGangCanceled: the gang was canceled before it launched.
+	// ErrGangCanceled: the gang was canceled before it launched (or, with
+	// GangSpec.Relaunch, while it watched its members), or its driver
+	// stopped.
 	ErrGangCanceled = errors.New("gang canceled")
+	// ErrGangLost: a gang with GangSpec.Relaunch lost a member (it ended
+	// other than FINISHED, or the master warned it would preempt it) when
+	// no relaunch was left; its other members were killed.
+	ErrGangLost = errors.New("gang lost")
 	// ErrInvalidSpec: a gang specification or an option is unusable.
 	ErrInvalidSpec = errors.New("invalid specification")
 )

@@ -138,6 +138,8 @@ func (d *Driver) onEvent(ctx context.Context, body any) {
 		d.onStatus(ctx, ev)
 	case *protocol.ShareUpdateEvent:
 		d.sched.ShareUpdate(d, *ev)
+	case *protocol.PreemptionEvent:
+		d.onPreemption(*ev)
 	case *protocol.ErrorEvent:
 		err := ev.Err()
 		d.logger.Warn("error event", "error", err)
@@ -177,7 +179,8 @@ func (d *Driver) gangList() []*Gang {
 }
 
 // onStatus delivers a status update, drops duplicates, settles unanswered
-// launches and queues the acknowledgement.
+// launches, tells the gangs, ends a warning of a task that ended and
+// queues the acknowledgement.
 func (d *Driver) onStatus(ctx context.Context, ev *protocol.StatusUpdateEvent) {
 	st := ev.Status
 	uuid := ev.UUID
@@ -199,6 +202,15 @@ func (d *Driver) onStatus(ctx context.Context, ev *protocol.StatusUpdateEvent) {
 			d.acks.add(ackEntry{ack: ack})
 		}
 		return
+	}
+	if st.State.Terminal() {
+		d.warned.forget(st.TaskID)
+	}
+	d.mu.Lock()
+	gangs := d.gangList()
+	d.mu.Unlock()
+	for _, g := range gangs {
+		g.status(st)
 	}
 	d.sched.StatusUpdate(d, st)
 	if uuid != "" && !d.cfg.manualAcks && ctx.Err() == nil {

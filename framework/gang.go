@@ -64,6 +64,19 @@ type GangSpec struct {
 	// it fails, nothing is launched, Offer returns every offer the gang
 	// held, and the gang fails with ErrGangLaunch.
 	Prepare func(tasks []protocol.TaskInfo) error
+	// Relaunch is how many times a gang that lost a member after it
+	// launched is acquired and launched again (negative: without limit).
+	// With the default, 0, a gang is done once launched, as the helper
+	// leaves its tasks alone from then on. Otherwise the gang watches its
+	// members: when one ends other than FINISHED (failed, killed, lost),
+	// or the master warns it will preempt or revoke one (a
+	// protocol.PreemptionEvent naming it), the whole gang is lost. It
+	// kills its other members and acquires and launches all its tasks
+	// again, as on its first attempt (Timeout, Attempts and Prepare
+	// apply afresh), under new task IDs: "<id>.r<n>" for its n-th
+	// relaunch. Once no relaunch is left, a lost gang kills its other
+	// members and fails with ErrGangLost.
+	Relaunch int
 }
 
 // gangState is where a gang is in its life.
@@ -74,6 +87,7 @@ const (
 	gangAcquiring
 	gangLaunching
 	gangWaiting // between attempts
+	gangRunning // launched, watching its members (Relaunch)
 	gangDone
 )
 
@@ -98,6 +112,11 @@ const (
 // and fails with ErrGangTimeout, or tries again after a jittered back-off
 // when Attempts allows. Releasing on time is what keeps two gangs that
 // each hold part of what both need from waiting on each other forever.
+//
+// A gang with GangSpec.Relaunch keeps all or nothing after its launch
+// too: it treats a member that ends other than FINISHED, or that the master
+// warns it will preempt, as the loss of the whole gang, and launches all
+// its tasks again (gang_relaunch.go).
 type Gang struct {
 	d      *Driver
 	spec   GangSpec
@@ -112,7 +131,14 @@ type Gang struct {
 	tasks    []protocol.TaskInfo
 	err      error
 	done     chan struct{}
-	resumed  chan struct{} // a launch on stale offers went back to acquiring
+	resumed  chan struct{} // a launch on stale offers, or a lost gang, went back to acquiring
+	// base are the spec's tasks with their own IDs; spec.Tasks are those
+	// of the current launch (renamed after a relaunch).
+	base []protocol.TaskInfo
+	// launches counts the gang's launches; live are the members of the
+	// current launch that have not ended (Relaunch only), by task ID.
+	launches int
+	live     map[protocol.TaskID]protocol.AgentID
 }
 
 // NewGang checks spec and prepares a gang on d; Start begins acquiring.
@@ -143,6 +169,7 @@ func NewGang(d *Driver, spec GangSpec) (*Gang, error) {
 	return &Gang{
 		d:       d,
 		spec:    spec,
+		base:    slices.Clone(spec.Tasks),
 		shapes:  gangShapes(spec),
 		logger:  d.logger.Named("gang").With("group_id", spec.GroupID),
 		held:    map[protocol.OfferID]protocol.Offer{},
@@ -307,7 +334,7 @@ func (g *Gang) Offer(ctx context.Context, offers []protocol.Offer) (rest []proto
 	} else if err != nil {
 		g.finish(ctx, nil, err)
 	} else {
-		g.finish(ctx, p.Tasks, nil)
+		g.launched(ctx, p.Tasks)
 	}
 	return rest, err
 }
@@ -357,12 +384,15 @@ func (g *Gang) heldLocked() []protocol.Offer {
 	return out
 }
 
-// Done is closed when the gang launched or failed.
+// Done is closed when the gang launched or failed; with
+// GangSpec.Relaunch, when every member of its last launch has finished, or
+// it failed.
 func (g *Gang) Done() <-chan struct{} { return g.done }
 
 // Err returns the gang's outcome once Done is closed: nil when it
-// launched, or an error wrapping ErrGangTimeout, ErrGangLaunch or
-// ErrGangCanceled.
+// launched (with GangSpec.Relaunch: when its members all finished), or an
+// error wrapping ErrGangTimeout, ErrGangLaunch, ErrGangCanceled or
+// ErrGangLost.
 func (g *Gang) Err() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -380,14 +410,24 @@ func (g *Gang) Wait(ctx context.Context) error {
 }
 
 // Tasks returns the launched tasks, with their agents and ports, once the
-// gang launched.
+// gang launched: those of its current launch, none while a gang that was
+// lost acquires again.
 func (g *Gang) Tasks() []protocol.TaskInfo {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return slices.Clone(g.tasks)
 }
 
-// Attempt returns the number of the current (or last) attempt.
+// Launches returns how many times the gang launched: 1 after its first
+// launch, and one more after each relaunch (GangSpec.Relaunch).
+func (g *Gang) Launches() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.launches
+}
+
+// Attempt returns the number of the current (or last) attempt of the
+// current acquisition (a relaunch starts again from 1).
 func (g *Gang) Attempt() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()

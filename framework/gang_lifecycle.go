@@ -41,13 +41,8 @@ func (g *Gang) launch(ctx context.Context, p Placement) error {
 		return fmt.Errorf("%w: %w", errStaleOffers, failure)
 	}
 	for i, ap := range p.Agents {
-		if errs[i] != nil && !errors.Is(errs[i], ErrAmbiguous) {
-			continue
-		}
-		for _, t := range ap.Tasks {
-			if err := g.d.Kill(ctx, t.TaskID, t.AgentID, 0); err != nil && !errors.Is(err, protocol.ErrUnknownTask) {
-				g.logger.Warn("could not kill a task of a failed gang", "task_id", t.TaskID, "error", err)
-			}
+		if errs[i] == nil || errors.Is(errs[i], ErrAmbiguous) {
+			g.kill(ctx, ap.Tasks)
 		}
 	}
 	return fmt.Errorf("%w: %s: %w", ErrGangLaunch, g.spec.GroupID, failure)
@@ -96,12 +91,33 @@ func (g *Gang) prepare(p *Placement) error {
 // errStaleOffers marks a gang launch refused only for stale offers.
 var errStaleOffers = errors.New("every offer of the placement was stale")
 
+// kill kills tasks of the gang (launched, or maybe launched).
+func (g *Gang) kill(ctx context.Context, tasks []protocol.TaskInfo) {
+	for _, t := range tasks {
+		if err := g.d.Kill(ctx, t.TaskID, t.AgentID, 0); err != nil && !errors.Is(err, protocol.ErrUnknownTask) {
+			g.logger.Warn("could not kill a task of the gang", "task_id", t.TaskID, "error", err)
+		}
+	}
+}
+
 // finish ends the gang with err (nil: launched) and withdraws its demand.
 func (g *Gang) finish(ctx context.Context, tasks []protocol.TaskInfo, err error) {
+	if !g.settle(tasks, err) || ctx.Err() != nil {
+		return
+	}
+	if derr := g.d.setGangDemand(ctx, g, nil); derr != nil && ctx.Err() == nil {
+		g.logger.Warn("could not withdraw the gang's demand", "error", derr)
+	}
+}
+
+// settle records the gang's outcome, closes Done and stops the driver
+// telling the gang of events. It reports false when the gang was done
+// already.
+func (g *Gang) settle(tasks []protocol.TaskInfo, err error) bool {
 	g.mu.Lock()
 	if g.state == gangDone {
 		g.mu.Unlock()
-		return
+		return false
 	}
 	g.state = gangDone
 	g.tasks, g.err = tasks, err
@@ -113,14 +129,9 @@ func (g *Gang) finish(ctx context.Context, tasks []protocol.TaskInfo, err error)
 	if err != nil {
 		g.logger.Warn("gang failed", "error", err)
 	} else {
-		g.logger.Info("gang launched", "tasks", len(tasks))
+		g.logger.Info("gang done", "tasks", len(tasks))
 	}
-	if ctx.Err() != nil {
-		return
-	}
-	if derr := g.d.setGangDemand(ctx, g, nil); derr != nil && ctx.Err() == nil {
-		g.logger.Warn("could not withdraw the gang's demand", "error", derr)
-	}
+	return true
 }
 
 // rescind drops a held offer.
@@ -140,11 +151,12 @@ func (g *Gang) run(ctx context.Context) {
 		switch state {
 		case gangDone:
 			return
-		case gangLaunching:
+		case gangLaunching, gangRunning:
 			select {
 			case <-g.done:
 			case <-g.resumed:
 			case <-ctx.Done():
+				g.stopWatching()
 				return
 			}
 			continue
@@ -237,11 +249,18 @@ func (g *Gang) retry(ctx context.Context) {
 }
 
 // Cancel stops the gang: it declines what it holds and withdraws its
-// demand. A gang that launched already is not affected.
+// demand. A gang that launched already keeps its tasks; one that watches
+// them (GangSpec.Relaunch) stops watching, and fails with ErrGangCanceled.
 func (g *Gang) Cancel(ctx context.Context) {
 	g.mu.Lock()
 	if g.state == gangDone || g.state == gangLaunching {
 		g.mu.Unlock()
+		return
+	}
+	if g.state == gangRunning {
+		tasks := g.tasks
+		g.mu.Unlock()
+		g.settle(tasks, fmt.Errorf("%w: %s", ErrGangCanceled, g.spec.GroupID))
 		return
 	}
 	held := g.heldLocked()

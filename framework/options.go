@@ -215,6 +215,21 @@ func WithCapabilities(caps ...string) Option {
 	return func(c *config) error { c.capabilities = append(c.capabilities, caps...); return nil }
 }
 
+// WithoutRevocable subscribes with protocol.CapNoRevocable: the master
+// never offers the framework revocable resources (leftover offers,
+// protocol.Offer.Revocable), whatever demand it declares, so none of its
+// tasks can be revoked. Its tasks may still be preempted for other roles'
+// guarantees or fair shares, unless launched non-preemptible
+// (TaskBuilder.NonPreemptible).
+func WithoutRevocable() Option {
+	return func(c *config) error {
+		if !slices.Contains(c.capabilities, protocol.CapNoRevocable) {
+			c.capabilities = append(c.capabilities, protocol.CapNoRevocable)
+		}
+		return nil
+	}
+}
+
 // WithWeight sets the framework's weight among its role's frameworks
 // (default 1).
 func WithWeight(w float64) Option {

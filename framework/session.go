@@ -61,6 +61,7 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 	d.mu.Unlock()
 	if moved {
 		d.voidOffers()
+		d.warned.reset()
 	}
 	var reply protocol.SubscribeReply
 	err := d.withState(ctx, func() error {

@@ -111,6 +111,13 @@ func (b *TaskBuilder) HealthCheck(hc protocol.HealthCheck) *TaskBuilder {
 	return b
 }
 
+// NonPreemptible asks the master never to preempt the task
+// (protocol.TaskInfo.NonPreemptible). The master accepts it only on fair
+// offers, within the guarantee of the framework's role (or of the nearest
+// role above it with one); otherwise the launch is refused with
+// protocol.ErrNotPreemptible.
+func (b *TaskBuilder) NonPreemptible() *TaskBuilder { b.t.NonPreemptible = true; return b }
+
 // On places the task on an agent (Launch fills it in from the offers when
 // left empty).
 func (b *TaskBuilder) On(agent protocol.AgentID) *TaskBuilder { b.t.AgentID = agent; return b }

@@ -41,6 +41,18 @@
 // again when its output was lost (a MapReduce map whose machine died):
 // tasks of its child stages that have not started wait for it again.
 //
+// # Preemption
+//
+// The Scheduler implements framework.PreemptionHandler. Warned that the
+// master will revoke some of its tasks that run on revocable (leftover)
+// resources, it kills in place of each the running revocable task on the
+// same agent, at least as large, that has run for the shortest time, if
+// that is shorter than the warned task's: less work is lost, and the master
+// withdraws the warning once it has the resources back. A task the master
+// kills to preempt or revoke it or to drain its agent, and one the
+// scheduler released, runs again without counting against WithMaxAttempts
+// (Result.Preempted, Result.Released).
+//
 // # Shares
 //
 // The master sends the framework its fair share A (protocol.

@@ -24,7 +24,9 @@ type Job struct {
 	// Task builds one attempt of one task. The scheduler then sets the
 	// task's TaskID (and its Name when empty), its AgentID and its
 	// Resources (the stage's Demand); everything else (the command above
-	// all, labels, kill grace period) is the builder's. It is called with
+	// all, labels, kill grace period, NonPreemptible) is the builder's,
+	// except that NonPreemptible is cleared on leftover offers, whose
+	// tasks the master never takes as non-preemptible. It is called with
 	// the scheduler's lock held and must not call the scheduler.
 	Task func(TaskRef) protocol.TaskInfo
 }
@@ -66,8 +68,16 @@ type Result struct {
 	// FairTasks and LeftoverTasks count the task attempts launched on
 	// fair and on leftover offers.
 	FairTasks, LeftoverTasks int
-	// Failures counts failed task attempts.
+	// Failures counts failed task attempts. Attempts the master killed to
+	// preempt or revoke them or to drain their agent, and those the
+	// scheduler released in place of warned ones, are not failures: they
+	// run again without counting against WithMaxAttempts.
 	Failures int
+	// Preempted counts attempts the master killed for preemption,
+	// revocation or a drain (their KILLED status's reason); Released
+	// those the scheduler killed itself in place of attempts the master
+	// warned it would revoke.
+	Preempted, Released int
 	// Plans counts the job's plans.
 	Plans int
 }
@@ -100,6 +110,18 @@ type attempt struct {
 	task  altruism.TaskID
 	agent protocol.AgentID
 	kind  protocol.OfferKind
+	// res is what the attempt holds; started is when its launch was
+	// accepted, on the scheduler's clock.
+	res     protocol.Resources
+	started time.Time
+	// revocable: it runs on revocable (leftover) resources.
+	revocable bool
+	// warned: the master warned it will kill the attempt, and has not
+	// withdrawn the warning. released: the scheduler killed it in place
+	// of a warned attempt (preempt.go); its end is no failure. cover is
+	// the attempt released in this one's place.
+	warned, released bool
+	cover            protocol.TaskID
 }
 
 // newJobState checks j and builds its state.
@@ -116,8 +138,10 @@ func newJobState(j Job, seq int, cfg config, now time.Time) (*jobState, error) {
 	}
 	demand := map[string]protocol.Resources{}
 	for _, st := range j.Spec.Stages {
-		// The longest ID the job can produce: its last task, attempt 99.
-		ref := TaskRef{Job: j.ID, Stage: st.Name, Index: st.Tasks - 1, Attempt: 99}
+		// The longest ID the job can produce: its last task at a large
+		// attempt (attempts taken back by preemption do not count against
+		// the limit, so a task may run many times).
+		ref := TaskRef{Job: j.ID, Stage: st.Name, Index: st.Tasks - 1, Attempt: 999999}
 		if !protocol.ValidID(string(ref.TaskID())) {
 			return nil, fmt.Errorf("%w: %s: stage %q cannot name tasks", ErrInvalidJob, j.ID, st.Name)
 		}
@@ -175,5 +199,8 @@ func (js *jobState) buildTask(id altruism.TaskID, kind protocol.OfferKind, agent
 	}
 	t.AgentID = agent
 	t.Resources = js.demand[id.Stage].Clone()
+	if kind == protocol.OfferLeftover {
+		t.NonPreemptible = false
+	}
 	return t, ref
 }

@@ -101,6 +101,8 @@ func (s *Scheduler) placeLocked(ctx context.Context, offers []protocol.Offer, ki
 	ids := framework.OfferIDs(offers)
 	avail := framework.SumOffers(offers)
 	agent := offers[0].AgentID
+	revocable := kind == protocol.OfferLeftover ||
+		slices.ContainsFunc(offers, func(o protocol.Offer) bool { return o.Revocable })
 	var picked []candidate
 	if !s.closed {
 		for _, c := range s.candidatesLocked(kind) {
@@ -150,7 +152,8 @@ func (s *Scheduler) placeLocked(ctx context.Context, offers []protocol.Offer, ki
 			s.logger.Error("task started", "task_id", tasks[i].TaskID, "error", err)
 			continue
 		}
-		a := &attempt{js: c.js, task: c.task, agent: agent, kind: kind}
+		a := &attempt{js: c.js, task: c.task, agent: agent, kind: kind, res: tasks[i].Resources,
+			started: now, revocable: revocable}
 		s.tasks[tasks[i].TaskID] = a
 		c.js.running[tasks[i].TaskID] = a
 		if kind == protocol.OfferLeftover {

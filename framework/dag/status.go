@@ -10,7 +10,9 @@ import (
 // status handles a task's status: a finished task may complete its job
 // or make child stages runnable; a task that failed, or was lost, killed,
 // refused or dropped runs again, unless it has failed WithMaxAttempts
-// times, which fails its job. Statuses of tasks the scheduler does not
+// times, which fails its job. A task the master took back (preempted,
+// revoked, drained) or the scheduler released in its place runs again
+// without counting as a failure. Statuses of tasks the scheduler does not
 // run (other frameworks' helpers, ended jobs) and non-terminal ones are
 // ignored.
 func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
@@ -44,6 +46,18 @@ func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
 		}
 		s.logger.Debug("launch refused after all", "task_id", st.TaskID, "message", st.Message)
 		s.replanLocked(js)
+	} else if a.released || takenBack(st) {
+		if err := js.job.TaskFailed(a.task, now); err != nil {
+			s.logger.Error("task taken back", "task_id", st.TaskID, "error", err)
+		}
+		if a.released {
+			js.res.Released++
+		} else {
+			js.res.Preempted++
+		}
+		s.logger.Debug("task taken back, to run again", "task_id", st.TaskID, "reason", st.Reason,
+			"released", a.released)
+		s.replanLocked(js)
 	} else {
 		if err := js.job.TaskFailed(a.task, now); err != nil {
 			s.logger.Error("task failed", "task_id", st.TaskID, "error", err)
@@ -68,6 +82,17 @@ func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
 // insufficient): the task's own fault as little as a refused launch.
 func neverRan(st protocol.TaskStatus) bool {
 	return st.State == protocol.TaskError && st.Reason == protocol.ReasonInvalidOffers
+}
+
+// takenBack reports a status that ends a task the master killed to give
+// its resources to others (preemption, revocation) or to drain its agent:
+// the task's own fault as little as a stale launch.
+func takenBack(st protocol.TaskStatus) bool {
+	switch st.Reason {
+	case protocol.ReasonPreempted, protocol.ReasonRevoked, protocol.ReasonAgentDrained:
+		return true
+	}
+	return false
 }
 
 // failJobLocked ends js as failed because task failed too often (last

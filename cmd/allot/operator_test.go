@@ -94,17 +94,22 @@ func TestOperatorCommands(t *testing.T) {
 		t.Fatalf("activate: %q", out)
 	}
 
-	if out := run("roles", "set", "eng", "--weight=2", "--guarantee=cpus=500", "--limit=cpus=1000,mem=512", "--offer-constraint=rack in r1,r2", "--token=op"); out != "role eng: weight 2, guarantee cpus 0.5, limit cpus 1, mem 512 MiB, offer constraints rack in [r1 r2]\n" {
+	if out := run("roles", "set", "eng", "--weight=2", "--guarantee=cpus=500", "--limit=cpus=1000,mem=512", "--offer-constraint=rack in r1,r2", "--token=op"); out != "role eng: weight 2, guarantee cpus 0.5, limit cpus 1, mem 512 MiB, offer constraints rack in [r1 r2], preemption inherited\n" {
 		t.Fatalf("roles set: %q", out)
 	}
+	if out := run("roles", "set", "eng/batch", "--preemption=off", "--token=op"); !strings.HasSuffix(out, ", preemption off\n") {
+		t.Fatalf("roles set --preemption: %q", out)
+	}
+	fails("preemption policy", "roles", "set", "eng/batch", "--preemption=sometimes", "--token=op")
 	fails("want name=amount pairs", "roles", "set", "eng", "--limit=cpus", "--token=op")
 	fails("no operator", "roles", "set", "eng", "--offer-constraint=rack", "--token=op")
 	var roles []api.Role
 	if err := json.Unmarshal([]byte(run("roles", "list", "--json")), &roles); err != nil {
 		t.Fatal(err)
 	}
-	if len(roles) != 1 || roles[0].Path != "eng" || roles[0].Weight != 2 || roles[0].Limit == nil || roles[0].Guarantee == nil || len(roles[0].OfferConstraints) != 1 {
-		t.Fatalf("roles list --json: %+v, want eng with weight 2, a guarantee, a limit and an offer constraint", roles)
+	if len(roles) != 2 || roles[0].Path != "eng" || roles[0].Weight != 2 || roles[0].Limit == nil || roles[0].Guarantee == nil || len(roles[0].OfferConstraints) != 1 ||
+		roles[1].Path != "eng/batch" || roles[1].Preemption != "off" {
+		t.Fatalf("roles list --json: %+v, want eng with weight 2, a guarantee, a limit and an offer constraint, and eng/batch with preemption off", roles)
 	}
 	if out := run("operator", "raft", "list-peers"); strings.Count(out, "\n") != 4 || strings.Count(out, "true") != 1 {
 		t.Fatalf("operator raft list-peers: %q, want three members, one the leader", out)

@@ -25,7 +25,9 @@ import (
 //     lent resources coming back). A need must last PreemptionConfig.Delay
 //     before anything is taken for it.
 //   - A need is met, one pending task at a time, from free resources first,
-//     then from tasks already warned, and only then by new victims.
+//     then from tasks already warned, and only then by new victims. A
+//     guarantee's need still within its delay takes free resources only
+//     (a round's guarantee phase hands them to it first).
 //   - Victims come from the relatives nearest the need first (siblings
 //     before cousins, as the H-DRF walk goes), revocable tasks before
 //     others, the most recently started first; on each agent the fewest
@@ -34,7 +36,13 @@ import (
 //     framework and the need (the framework included) keeps at least its
 //     guarantee and its fair share of what it runs for sure. Revocable tasks
 //     are on loan and carry no such protection. Non-preemptible tasks are
-//     never taken.
+//     never taken, nor, for a need that is no guarantee's, tasks of a role
+//     short of its guarantee (a round would give their room back to it).
+//   - Room counts only if a round would hand it to the need: within the
+//     limits of its roles and the headroom of unmet guarantees. What the
+//     headroom lacks, a guarantee's need takes first, from any agent; any
+//     other need frees it with its task's room, and takes nothing while
+//     the headroom lacks more than that task.
 //   - At most PreemptionConfig.MaxFraction of the cluster's capacity of any
 //     resource is newly chosen per plan (one task unit's worth always may).
 
@@ -146,7 +154,7 @@ type Need struct {
 	Since, EligibleAt time.Time
 	// Covered is how many of its pending tasks the plan found room for
 	// (free, warned or new victims); Blocked reports that it found none
-	// for the next one.
+	// for some pending task it is owed.
 	Covered int
 	Blocked bool
 }
@@ -166,6 +174,7 @@ type PreemptionPlan struct {
 // preemptState is what the allocator remembers between plans.
 type preemptState struct {
 	since map[string]time.Time // need key → first seen
+	bufs  planBufs
 }
 
 // PlanPreemption decides what to take back now. Tasks of unknown
@@ -179,6 +188,10 @@ func (a *Allocator) PlanPreemption(tasks []RunningTask, now time.Time) Preemptio
 	needs := p.findNeeds()
 	for _, n := range needs {
 		if now.Before(n.EligibleAt) {
+			if n.guarantee {
+				// A round hands it free room first, delay or not.
+				p.serveFree(n)
+			}
 			continue
 		}
 		p.serve(n)

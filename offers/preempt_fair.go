@@ -17,7 +17,7 @@ func (a *Allocator) preemptFairShares() map[*node]vec {
 		return a.fair.all
 	}
 	a.fair.allStale = false
-	targets := staticFill(a.tree.root, a.capacity, func(f *framework) []fillShape {
+	a.fair.all = preemptFill(a.tree.root, a.capacity, func(f *framework) []fillShape {
 		var out []fillShape
 		add := func(key string, r vec, count int64) {
 			if r.isZero() || count <= 0 {
@@ -44,43 +44,148 @@ func (a *Allocator) preemptFairShares() map[*node]vec {
 		}
 		return out
 	})
+	return a.fair.all
+}
+
+// fillKeyed mirrors a tree node during preemptFill. A parent keeps its
+// children's keys (share over weight), creation orders and done flags side
+// by side, so that choosing a child reads no child.
+type fillKeyed struct {
+	src      *node
+	children []*fillKeyed
+	parent   *fillKeyed
+	pos      int // index among the parent's children
+	u        vec
+	shapes   []fillShape
+	done     bool
+	keys     []float64
+	seqs     []uint64
+	dones    []bool
+}
+
+// preemptFill is staticFill (static.go) making the same choices by the
+// same comparisons, with each node's share computed once per change
+// instead of at every comparison; it returns what every node with
+// anything holds at the end (a framework's leaf: its tasks' sum; a role:
+// its frameworks').
+func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape) map[*node]vec {
+	share := func(u vec) float64 {
+		s := 0.0
+		for j, x := range u {
+			if r := capacity.at(j); r > 0 {
+				if q := float64(x) / float64(r); q > s {
+					s = q
+				}
+			}
+		}
+		return s
+	}
+	var build func(n *node, parent *fillKeyed, pos int) *fillKeyed
+	build = func(n *node, parent *fillKeyed, pos int) *fillKeyed {
+		fn := &fillKeyed{src: n, parent: parent, pos: pos}
+		if n.isLeaf() {
+			fn.shapes = shapesOf(n.fw)
+			return fn
+		}
+		k := len(n.children)
+		fn.children = make([]*fillKeyed, 0, k)
+		fn.keys, fn.seqs, fn.dones = make([]float64, k), make([]uint64, k), make([]bool, k)
+		for i, c := range n.children {
+			fn.children = append(fn.children, build(c, fn, i))
+			fn.keys[i] = share(nil) / c.weight
+			fn.seqs[i] = c.seq
+		}
+		return fn
+	}
+	froot := build(root, nil, 0)
+	free := capacity.clone()
+	markDone := func(n *fillKeyed) {
+		n.done = true
+		if n.parent != nil {
+			n.parent.dones[n.pos] = true
+		}
+	}
+	// pick is the child staticFill's less would choose: the first among
+	// equals, scanning in order.
+	pick := func(n *fillKeyed) int {
+		best := -1
+		for i, done := range n.dones {
+			if done {
+				continue
+			}
+			if best < 0 {
+				best = i
+				continue
+			}
+			// Keys are never NaN or negative: the larger is max(kx, ky).
+			kx, ky := n.keys[i], n.keys[best]
+			m := kx
+			if ky > m {
+				m = ky
+			}
+			if d, tol := kx-ky, tieTolerance*m; d > tol || -d > tol {
+				if d < 0 {
+					best = i
+				}
+			} else if n.seqs[i] < n.seqs[best] {
+				best = i
+			}
+		}
+		return best
+	}
+	var descend func(n *fillKeyed) (*fillKeyed, int)
+	descend = func(n *fillKeyed) (*fillKeyed, int) {
+		if n.done {
+			return nil, -1
+		}
+		if n.src.isLeaf() {
+			for i, s := range n.shapes {
+				if s.left > 0 && free.fits(s.res) {
+					return n, i
+				}
+			}
+			markDone(n)
+			return nil, -1
+		}
+		for {
+			best := pick(n)
+			if best < 0 {
+				markDone(n)
+				return nil, -1
+			}
+			if leaf, i := descend(n.children[best]); leaf != nil {
+				return leaf, i
+			}
+		}
+	}
+	for {
+		leaf, i := descend(froot)
+		if leaf == nil {
+			break
+		}
+		s := &leaf.shapes[i]
+		if s.left != Unlimited {
+			s.left--
+		}
+		free = free.sub(s.res)
+		for n := leaf; n != nil; n = n.parent {
+			n.u = n.u.add(s.res)
+			if n.parent != nil {
+				n.parent.keys[n.pos] = share(n.u) / n.src.weight
+			}
+		}
+	}
 	all := map[*node]vec{}
-	for f, counts := range targets {
-		var sum vec
-		for key, n := range counts {
-			sum = sum.add(scaled(resOfKey(f, key), n))
+	var collect func(n *fillKeyed)
+	collect = func(n *fillKeyed) {
+		if n.u.isZero() {
+			return
 		}
-		for x := f.leaf; x != nil; x = x.parent {
-			all[x] = all[x].add(sum)
+		all[n.src] = n.u
+		for _, c := range n.children {
+			collect(c)
 		}
 	}
-	a.fair.all = all
+	collect(froot)
 	return all
-}
-
-// resOfKey is the scalars of the shape or launched key of f.
-func resOfKey(f *framework, key string) vec {
-	if r, ok := f.launchRes[key]; ok {
-		return r
-	}
-	for _, s := range f.shapes {
-		if s.key == key {
-			return s.res
-		}
-	}
-	for _, s := range f.optional {
-		if s.key == key {
-			return s.res
-		}
-	}
-	return nil
-}
-
-// scaled is v times n, new.
-func scaled(v vec, n int64) vec {
-	out := make(vec, len(v))
-	for j, x := range v {
-		out[j] = x * n
-	}
-	return out
 }

@@ -26,6 +26,12 @@ type need struct {
 	ancestors map[*node]int
 	maxTier   int
 	rank      float64
+	// stuck are the shapes this plan found no room for.
+	stuck []*shape
+	// tierOf is fwTier by framework index; byTier the frameworks with
+	// tasks that may be taken, by tier.
+	tierOf []int16
+	byTier [][]*framework
 }
 
 // findNeeds lists the needs in the order they are served (guarantees
@@ -125,14 +131,16 @@ func (p *planner) newNeed(name string, at *node, pol PreemptionPolicy, fws []*fr
 }
 
 // guaranteeShort is what g lacks of its guarantee in the resources its
-// demanding frameworks' pending tasks use, with how short it is at most
-// (a fraction of the guarantee); nil when it lacks nothing they could use.
+// demanding frameworks' pending tasks use, counting only the tasks a unit
+// of which g is owed (short in every guaranteed resource the task uses, as
+// the guarantee phase of a round judges), with how short it is at most (a
+// fraction of the guarantee); nil when it lacks nothing they could use.
 func guaranteeShort(g *node, fws []*framework) (vec, float64) {
 	var short vec
 	rank := 0.0
 	for _, f := range fws {
 		for _, s := range f.shapes {
-			if s.pending() == 0 {
+			if s.pending() == 0 || !shortWith(g, nil, s.res) {
 				continue
 			}
 			for j, ok := range g.guaranteed {
@@ -174,7 +182,7 @@ func (p *planner) next(n *need) (*framework, *shape) {
 	}
 	for _, f := range n.fws {
 		for _, s := range f.shapes {
-			if s.res.isZero() {
+			if s.res.isZero() || slices.Contains(n.stuck, s) {
 				continue
 			}
 			if left := s.pending(); left != Unlimited && left-p.placedShape[s] <= 0 {
@@ -208,4 +216,134 @@ func shortWith(g *node, got, v vec) bool {
 		uses = true
 	}
 	return uses
+}
+
+// The plan's view of what a round admits (guarantee.go headroomAllows,
+// quota.go withinLimits), as it will be once its victims are gone and the
+// tasks it placed launched: dfree is what they free less what they take,
+// cluster-wide; dheld the same for each role with a guarantee or a limit.
+
+// gone records that t's resources will be freed.
+func (p *planner) gone(t *planTask) {
+	p.dfree = p.dfree.add(t.res)
+	p.heldDelta(t.f, t.res, -1)
+}
+
+// launch records that one task of v will run for f.
+func (p *planner) launch(f *framework, v vec) {
+	p.dfree = p.dfree.sub(v)
+	p.heldDelta(f, v, 1)
+}
+
+func (p *planner) heldDelta(f *framework, v vec, sign int64) {
+	if len(p.a.guaranteedRoles) == 0 && p.a.limits == 0 {
+		return
+	}
+	for x := f.leaf.parent; x != nil; x = x.parent {
+		if x.guaranteed == nil && x.limited == nil {
+			continue
+		}
+		if p.dheld == nil {
+			p.dheld = map[*node]vec{}
+		}
+		d := p.dheld[x].grow(len(v))
+		for j, y := range v {
+			d[j] += sign * y
+		}
+		p.dheld[x] = d
+	}
+}
+
+// heldBy is what role x will hold: now, plus the plan's placements under
+// it, less its victims and the tasks in freed (indices into tasks) under
+// it.
+func (p *planner) heldBy(x *node, j int, freed []int) int64 {
+	h := x.held.at(j) + p.dheld[x].at(j)
+	for _, i := range freed {
+		if t := &p.tasks[i]; t.f.leaf.under(x) {
+			h -= t.res.at(j)
+		}
+	}
+	return h
+}
+
+// required is what must be freed cluster-wide, beyond room on its agent,
+// for a round to hand one task of v to f under the headroom of unmet
+// guarantees: per resource v uses that an outermost guarantee names, v
+// less what the task meets of its own outermost role's shortfall, less
+// the headroom's slack (unallocated less unmet), given the plan so far.
+// Entries of zero or less ask for nothing.
+func (p *planner) required(f *framework, v vec) vec {
+	a := p.a
+	if len(a.outerGuaranteed) == 0 {
+		return nil
+	}
+	var req vec
+	for j, x := range v {
+		if x == 0 {
+			continue
+		}
+		if r, named := p.headroomNeeds(f, j, x, nil); named {
+			req = req.grow(j + 1)
+			req[j] = r
+		}
+	}
+	return req
+}
+
+// headroomNeeds is how much of resource j must still be freed for a round
+// to allocate x of it to f, once the tasks in freed are gone: x less what
+// it meets of f's outermost guaranteed role's shortfall, less unallocated
+// less unmet; and whether any outermost guarantee names j.
+func (p *planner) headroomNeeds(f *framework, j int, x int64, freed []int) (int64, bool) {
+	a := p.a
+	var unmet, met int64
+	named := false
+	for _, g := range a.outerGuaranteed {
+		if j >= len(g.guaranteed) || !g.guaranteed[j] {
+			continue
+		}
+		named = true
+		lack := max(0, g.guar[j]-p.heldBy(g, j, freed))
+		unmet += lack
+		if f.leaf.under(g) {
+			met = min(x, lack)
+		}
+	}
+	if !named {
+		return 0, false
+	}
+	free := a.unallocated(j) + p.dfree.at(j)
+	for _, i := range freed {
+		free += p.tasks[i].res.at(j)
+	}
+	return x - met - (free - unmet), true
+}
+
+// admits reports whether a round would hand one task of v to f once the
+// tasks in freed are gone: the headroom of unmet guarantees allows it and
+// every role above f stays within its limit.
+func (p *planner) admits(f *framework, v vec, freed []int) bool {
+	a := p.a
+	if len(a.outerGuaranteed) > 0 {
+		for j, x := range v {
+			if x == 0 {
+				continue
+			}
+			if r, named := p.headroomNeeds(f, j, x, freed); named && r > 0 {
+				return false
+			}
+		}
+	}
+	if a.limits == 0 {
+		return true
+	}
+	for x := f.leaf.parent; x != nil; x = x.parent {
+		for j, ok := range x.limited {
+			if ok && p.heldBy(x, j, freed)+v.at(j) > x.limit[j] {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -4,6 +4,10 @@ package offers
 type pick struct {
 	ag    *agent
 	tasks []int // indices into planner.tasks
+	// warned are warned tasks there the pick counts as room, and short
+	// what it and they make room for.
+	warned []int
+	short  vec
 	// tier is the depth of the victims' farthest common ancestor with the
 	// need: higher is nearer kin.
 	tier int
@@ -11,11 +15,13 @@ type pick struct {
 	// them, in Unix nanoseconds.
 	sure   int
 	newest int64
+	// spare is how many more tasks of the shape the room left there holds.
+	spare int64
 }
 
 // better orders picks: nearer kin, then fewer tasks, then fewer
-// non-revocable ones, then the most recently started; ties keep the
-// earlier agent.
+// non-revocable ones, then the most room left for the need's next tasks,
+// then the most recently started; ties keep the earlier agent.
 func (c pick) better(o pick) bool {
 	switch {
 	case c.tier != o.tier:
@@ -24,8 +30,33 @@ func (c pick) better(o pick) bool {
 		return len(c.tasks) < len(o.tasks)
 	case c.sure != o.sure:
 		return c.sure < o.sure
+	case c.spare != o.spare:
+		return c.spare > o.spare
 	}
 	return c.newest > o.newest
+}
+
+// spareFor is how many more tasks of v fit on c's agent once c's victims
+// and warned tasks are gone and one task of v runs there.
+func (p *planner) spareFor(c pick, v vec) int64 {
+	free := p.free(c.ag)
+	n := int64(-1)
+	for j, x := range v {
+		if x <= 0 {
+			continue
+		}
+		room := free.at(j) - x
+		for _, i := range c.tasks {
+			room += p.tasks[i].res.at(j)
+		}
+		for _, i := range c.warned {
+			room += p.tasks[i].res.at(j)
+		}
+		if k := max(0, room) / x; n < 0 || k < n {
+			n = k
+		}
+	}
+	return max(n, 0)
 }
 
 // candidate is a task that may be taken for a need, with its kinship tier.
@@ -34,16 +65,18 @@ type candidate struct {
 	tier int
 }
 
-// pickOn chooses the fewest victims on ag that make room for one task of
-// s, from the nearest kin that suffice.
-func (p *planner) pickOn(ag *agent, n *need, s *shape) (pick, bool) {
-	short := shortfall(s.res, p.free(ag))
+// pickOn chooses the fewest victims on ag that free short (room for one
+// task there), from the nearest kin that suffice; partial settles, when
+// nothing there frees all of short, for as much of it as the candidates
+// protection lets go of.
+func (p *planner) pickOn(ag *agent, n *need, short vec, partial bool) (pick, bool) {
 	if short.isZero() {
 		return pick{}, false
 	}
-	var cands []candidate
+	cands := p.cands[:0]
 	var total vec
-	for _, i := range p.byAgent[ag.idx] {
+	top := -1
+	for _, i := range p.onAgent(ag) {
 		t := &p.tasks[i]
 		if t.removed || t.Warned || t.NonPreemptible || !covers(t.res, short) {
 			continue
@@ -54,14 +87,42 @@ func (p *planner) pickOn(ag *agent, n *need, s *shape) (pick, bool) {
 		}
 		cands = append(cands, candidate{i, tier})
 		total = total.add(t.res)
+		top = max(top, tier)
 	}
-	if len(cands) == 0 || !total.fits(short) {
+	p.cands = cands
+	if len(cands) == 0 {
 		return pick{}, false
 	}
-	for tier := n.maxTier; tier >= 0; tier-- {
-		if c, ok := p.pickTier(ag, cands, tier, short); ok {
-			return c, true
+	if total.fits(short) {
+		for tier := top; tier >= 0; tier-- {
+			if c, ok := p.pickOne(ag, cands, tier, short); ok {
+				return c, true
+			}
+			if c, ok := p.pickTier(ag, cands, tier, short, false); ok {
+				return c, true
+			}
 		}
+	}
+	if partial {
+		return p.pickTier(ag, cands, 0, short, true)
+	}
+	return pick{}, false
+}
+
+// pickOne is what pickTier picks when a candidate of the tier or nearer
+// holds all of short alone: its greedy takes first the first such one
+// protection lets go of (it covers the most), and needs nothing more.
+func (p *planner) pickOne(ag *agent, cands []candidate, tier int, short vec) (pick, bool) {
+	for _, c := range cands {
+		t := &p.tasks[c.i]
+		if c.tier < tier || !t.res.fits(short) || !t.Revocable && !p.protected(t, c.tier) {
+			continue
+		}
+		one := pick{ag: ag, tasks: []int{c.i}, tier: tier, newest: t.startNs}
+		if !t.Revocable {
+			one.sure = 1
+		}
+		return one, true
 	}
 	return pick{}, false
 }
@@ -70,14 +131,15 @@ func (p *planner) pickOn(ag *agent, n *need, s *shape) (pick, bool) {
 // at each step the task covering most of what is still short (the
 // preferred one among equals), each checked against the protection of its
 // roles given the ones before; then drops any the others make unneeded.
-func (p *planner) pickTier(ag *agent, cands []candidate, tier int, short vec) (pick, bool) {
+// partial keeps what it got when no candidate left may be taken.
+func (p *planner) pickTier(ag *agent, cands []candidate, tier int, short vec, partial bool) (pick, bool) {
 	var sum vec
 	for _, c := range cands {
 		if c.tier >= tier {
 			sum = sum.add(p.tasks[c.i].res)
 		}
 	}
-	if !sum.fits(short) {
+	if !partial && !sum.fits(short) {
 		return pick{}, false
 	}
 	var chosen []int
@@ -107,6 +169,9 @@ func (p *planner) pickTier(ag *agent, cands []candidate, tier int, short vec) (p
 			best, bestCover = c.i, cv
 		}
 		if best < 0 {
+			if partial && len(chosen) > 0 {
+				break
+			}
 			undo()
 			return pick{}, false
 		}
@@ -118,14 +183,16 @@ func (p *planner) pickTier(ag *agent, cands []candidate, tier int, short vec) (p
 		left = shortfall(left, p.tasks[best].res)
 	}
 	undo()
-	chosen = p.prune(chosen, short)
+	if left.isZero() {
+		chosen = p.prune(chosen, short)
+	}
 	c := pick{ag: ag, tasks: chosen, tier: tier}
 	for _, i := range chosen {
 		t := &p.tasks[i]
 		if !t.Revocable {
 			c.sure++
 		}
-		c.newest = max(c.newest, t.StartedAt.UnixNano())
+		c.newest = max(c.newest, t.startNs)
 	}
 	return c, true
 }
@@ -162,19 +229,68 @@ func coverage(r, short vec) float64 {
 // eligible reports whether t may be taken for n, and its kinship tier: the
 // depth of its framework's nearest common ancestor with the need.
 func (p *planner) eligible(t *planTask, n *need) (int, bool) {
-	leaf := t.f.leaf
-	if _, own := n.ancestors[leaf]; own || leaf.under(n.node) {
+	tier, ok := p.fwTier(t.f, n)
+	if !ok || n.revocableOnly && !t.Revocable {
 		return 0, false
 	}
-	if n.revocableOnly && !t.Revocable {
-		return 0, false
-	}
-	for x := leaf.parent; x != nil; x = x.parent {
-		if d, ok := n.ancestors[x]; ok {
-			return d, true
+	return tier, true
+}
+
+// fwTier is eligible for f's tasks but the revocable rule: never the
+// need's own frameworks, nor, for a need that is no guarantee's, one under
+// a role short of its guarantee. It is kept for the plan by need.
+func (p *planner) fwTier(f *framework, n *need) (int, bool) {
+	if n.tierOf == nil {
+		n.tierOf = make([]int16, len(p.a.fwByIdx))
+		for i := range n.tierOf {
+			n.tierOf[i] = tierUnknown
 		}
 	}
-	return 0, false
+	if c := n.tierOf[f.idx]; c != tierUnknown {
+		return int(c), c >= 0
+	}
+	tier := -1
+	leaf := f.leaf
+	if _, own := n.ancestors[leaf]; !own && !leaf.under(n.node) && (n.guarantee || !p.underShortGuarantee(f)) {
+		for x := leaf.parent; x != nil; x = x.parent {
+			if d, ok := n.ancestors[x]; ok {
+				tier = d
+				break
+			}
+		}
+	}
+	n.tierOf[f.idx] = int16(tier)
+	return tier, tier >= 0
+}
+
+// tierUnknown marks a framework fwTier has not looked at.
+const tierUnknown = -2
+
+// underShortGuarantee reports whether a role above f is short of its
+// guarantee in some resource it names: what its tasks free goes back to it
+// first (the guarantee phase of a round) and leaves the headroom of unmet
+// guarantees as it was, so no need but a guarantee's takes them.
+func (p *planner) underShortGuarantee(f *framework) bool {
+	if len(p.a.guaranteedRoles) == 0 {
+		return false
+	}
+	if p.shortGuar == nil {
+		p.shortGuar = make([]int8, len(p.a.fwByIdx))
+	}
+	if c := p.shortGuar[f.idx]; c != 0 {
+		return c > 0
+	}
+	var c int8 = -1
+	for x := f.leaf.parent; x != nil && c < 0; x = x.parent {
+		for j, ok := range x.guaranteed {
+			if ok && x.held.at(j) < x.guar[j] {
+				c = 1
+				break
+			}
+		}
+	}
+	p.shortGuar[f.idx] = c
+	return c > 0
 }
 
 // protected reports whether taking t keeps every role between its

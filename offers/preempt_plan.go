@@ -2,6 +2,7 @@ package offers
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -10,10 +11,15 @@ import (
 
 // planTask is a running task during one plan.
 type planTask struct {
-	RunningTask
-	f   *framework
-	ag  *agent
-	res vec
+	*RunningTask
+	// Revocable, NonPreemptible and Warned are the RunningTask's, kept
+	// here where the planner reads them most.
+	Revocable, NonPreemptible, Warned bool
+	f                                 *framework
+	ag                                *agent
+	res                               vec
+	// startNs is StartedAt in Unix nanoseconds.
+	startNs int64
 	// removed: chosen as a new victim in this plan; used: a warned task
 	// this plan still needs.
 	removed, used bool
@@ -21,17 +27,23 @@ type planTask struct {
 }
 
 // planner holds one PlanPreemption's working state. Nothing in the
-// allocator changes but the memory of when needs began.
+// allocator changes but the memory of when needs began and the arrays it
+// keeps for the next plan (planBufs), which hold nothing the next plan
+// reads before writing.
 type planner struct {
 	a     *Allocator
 	now   time.Time
 	tasks []planTask
-	// byAgent lists each agent's tasks (indices into tasks) in the order
-	// victims are preferred: revocable first, then the most recently
-	// started, then by framework and task ID.
+	// byAgent lists each agent's tasks (indices into tasks), which
+	// onAgent sorts on first use in the order victims are preferred:
+	// revocable first, then the most recently started, then by framework
+	// and task ID.
 	byAgent [][]int
-	// warnedOn lists the agents holding warned tasks, in agent order.
-	warnedOn []*agent
+	sorted  []bool
+	// warnedOn lists the agents holding warned tasks, in agent order;
+	// hasWarned says the same by agent index.
+	warnedOn  []*agent
+	hasWarned []bool
 	// sure is, per role and framework node, what its frameworks run for
 	// sure: non-revocable tasks neither warned nor chosen.
 	sure map[*node]vec
@@ -41,6 +53,35 @@ type planner struct {
 	vfree  []vec
 	budget vec
 	spent  vec
+	// dfree and dheld track what a round will admit (admits).
+	dfree vec
+	dheld map[*node]vec
+	// shortGuar caches underShortGuarantee by framework index (0 unknown,
+	// 1 yes, -1 no).
+	shortGuar []int8
+	// byFw lists each framework's tasks (indices into tasks), revocable
+	// ones first, by framework index; search is the victim search under
+	// way (bestPick).
+	byFw      [][]int
+	search    *victimSearch
+	states    searchState
+	lookStamp uint32
+	listStamp uint32
+	// freeIdx finds free room (placeFree), once built.
+	freeIdx freeIndex
+	// agentVer counts the changes of each agent's room or tasks;
+	// quickLists are readTierShared's.
+	agentVer   []uint32
+	quickLists map[quickKey]*quickList
+	// dfsFws are the frameworks depth first; fwRange, by node, the range
+	// of those below it; fwPos, by framework index, its place (below).
+	dfsFws  []*framework
+	fwRange map[*node][2]int32
+	fwPos   []int32
+	// cands, shortBuf and arena are scratch space.
+	cands    []candidate
+	shortBuf vec
+	arena    []int
 	// placedFw and placedShape are the tasks the plan found room for, by
 	// framework (their scalars) and by shape (their count).
 	placedFw    map[*framework]vec
@@ -49,49 +90,162 @@ type planner struct {
 }
 
 func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
+	b := &a.preempt.bufs
+	nag, nfw := len(a.agentList), len(a.fwByIdx)
 	p := &planner{
 		a: a, now: now,
-		byAgent: make([][]int, len(a.agentList)),
-		vfree:   make([]vec, len(a.agentList)),
-		sure:    map[*node]vec{},
+		byAgent:  reuse(&b.byAgent, nag),
+		vfree:    reuse(&b.vfree, nag),
+		agentVer: reuse(&b.agentVer, nag),
+		sure:     map[*node]vec{},
 
 		placedFw:    map[*framework]vec{},
 		placedShape: map[*shape]int64{},
 	}
-	p.tasks = make([]planTask, 0, len(tasks))
-	for _, t := range tasks {
-		f, fok := a.frameworks[t.FrameworkID]
-		ag, aok := a.agents[t.AgentID]
-		if !fok || !aok {
+	p.tasks = reuse(&b.tasks, len(tasks))[:0]
+	// One backing array for the tasks' vectors; the caller's tasks are
+	// not copied. Consecutive tasks mostly share their framework or agent.
+	width := len(a.reg.names)
+	backing := reuse(&b.backing, len(tasks)*width)
+	var f *framework
+	var ag *agent
+	perAgent := reuse(&b.perAgent, nag)
+	perFw := reuse(&b.perFw, nfw)
+	for i := range tasks {
+		t := &tasks[i]
+		if f == nil || f.id != t.FrameworkID {
+			f = a.frameworks[t.FrameworkID]
+		}
+		if ag == nil || ag.id != t.AgentID {
+			ag = a.agents[t.AgentID]
+		}
+		if f == nil || ag == nil {
 			if t.Warned {
 				p.out.Release = append(p.out.Release, Victim{FrameworkID: t.FrameworkID, TaskID: t.TaskID, AgentID: t.AgentID, Reason: victimReason(t.Revocable)})
 			}
 			continue
 		}
-		res := a.reg.toVec(t.Resources)
-		p.tasks = append(p.tasks, planTask{RunningTask: t, f: f, ag: ag, res: res})
+		k := len(p.tasks) * width
+		res := p.resVec(t.Resources, vec(backing[k:k+width:k+width]))
+		p.tasks = append(p.tasks, planTask{RunningTask: t, Revocable: t.Revocable, NonPreemptible: t.NonPreemptible, Warned: t.Warned,
+			f: f, ag: ag, res: res, startNs: t.StartedAt.UnixNano()})
+		perAgent[ag.idx]++
+		perFw[f.idx]++
 	}
-	warned := make([]bool, len(a.agentList))
+	// byAgent and byFw by counting, each in one array.
+	idx, fwIdx := reuse(&b.idx, len(p.tasks)), reuse(&b.fwIdx, len(p.tasks))
+	off := 0
+	for j, n := range perAgent {
+		p.byAgent[j] = idx[off : off : off+int(n)]
+		off += int(n)
+	}
+	p.byFw = reuse(&b.byFw, nfw)
+	off = 0
+	for j, n := range perFw {
+		p.byFw[j] = fwIdx[off : off : off+int(n)]
+		off += int(n)
+	}
+	warned := reuse(&b.warned, nag)
+	sureFw := make([]vec, nfw)
+	for i := range p.tasks {
+		if t := &p.tasks[i]; t.Revocable {
+			p.byFw[t.f.idx] = append(p.byFw[t.f.idx], i)
+		}
+	}
 	for i := range p.tasks {
 		t := &p.tasks[i]
 		p.byAgent[t.ag.idx] = append(p.byAgent[t.ag.idx], i)
+		if !t.Revocable {
+			p.byFw[t.f.idx] = append(p.byFw[t.f.idx], i)
+		}
 		if t.Warned {
 			warned[t.ag.idx] = true
 		} else if !t.Revocable {
-			p.addSure(t.f.leaf, t.res, 1)
+			sureFw[t.f.idx] = sureFw[t.f.idx].add(t.res)
 		}
 	}
-	for i, list := range p.byAgent {
-		slices.SortFunc(list, func(x, y int) int { return p.prefer(&p.tasks[x], &p.tasks[y]) })
+	for _, f := range a.fwByIdx {
+		if f != nil && sureFw[f.idx] != nil {
+			p.addSure(f.leaf, sureFw[f.idx], 1)
+		}
+	}
+	for i := range p.byAgent {
 		if warned[i] {
 			p.warnedOn = append(p.warnedOn, a.agentList[i])
 		}
 	}
+	p.hasWarned = warned
+	p.sorted = reuse(&b.sorted, nag)
 	for j, c := range a.capacity {
 		p.budget = p.budget.grow(j + 1)
 		p.budget[j] = int64(float64(c) * a.cfg.Preemption.MaxFraction)
 	}
 	return p
+}
+
+// planBufs are the planner's large arrays, which the allocator keeps
+// between plans so that a plan allocates little of them (tasks keeps the
+// last caller's tasks reachable until the next plan).
+type planBufs struct {
+	tasks                     []planTask
+	backing                   []int64
+	idx, fwIdx                []int
+	perAgent, perFw           []int32
+	byAgent, byFw             [][]int
+	vfree                     []vec
+	warned, sorted            []bool
+	agentVer                  []uint32
+	epoch, ver, dirty, looked []uint32
+	listed                    []uint32
+	picks                     []pick
+	freeMax                   []int64
+}
+
+// reuse is *buf with n zero elements, reallocated only when too small.
+func reuse[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+		return *buf
+	}
+	s := (*buf)[:n]
+	clear(s)
+	return s
+}
+
+// resVec is res's scalars in buf (zeroed, as long as the registry), or a
+// new vector if res names a resource the registry did not know.
+func (p *planner) resVec(res protocol.Resources, buf vec) vec {
+	found := 0
+	for j, name := range p.a.reg.names {
+		if x, ok := res.Scalars[name]; ok {
+			buf[j] = x
+			found++
+		}
+	}
+	if found == len(res.Scalars) {
+		return buf
+	}
+	for name, x := range res.Scalars {
+		if _, known := p.a.reg.index[name]; known || x == 0 {
+			continue
+		}
+		j := p.a.reg.id(name)
+		buf = buf.grow(j + 1)
+		buf[j] = x
+	}
+	return buf
+}
+
+// onAgent is ag's tasks in the order victims are preferred.
+func (p *planner) onAgent(ag *agent) []int {
+	list := p.byAgent[ag.idx]
+	if !p.sorted[ag.idx] {
+		p.sorted[ag.idx] = true
+		if len(list) > 1 {
+			slices.SortFunc(list, func(x, y int) int { return p.prefer(&p.tasks[x], &p.tasks[y]) })
+		}
+	}
+	return list
 }
 
 // prefer orders victims: revocable first, then the most recently started.
@@ -101,6 +255,9 @@ func (p *planner) prefer(x, y *planTask) int {
 			return -1
 		}
 		return 1
+	}
+	if x.startNs != y.startNs {
+		return cmp.Compare(y.startNs, x.startNs)
 	}
 	return cmp.Or(y.StartedAt.Compare(x.StartedAt), cmp.Compare(x.FrameworkID, y.FrameworkID), cmp.Compare(x.TaskID, y.TaskID))
 }
@@ -135,7 +292,15 @@ func (p *planner) free(ag *agent) vec {
 	return ag.free
 }
 
-func (p *planner) setFree(ag *agent, v vec) { p.vfree[ag.idx] = v }
+// setFree records ag's free resources as the plan has used them.
+func (p *planner) setFree(ag *agent, v vec) {
+	p.vfree[ag.idx] = v
+	p.agentVer[ag.idx]++
+	if p.freeIdx.max != nil {
+		p.freeIdx.set(ag.idx, v)
+	}
+	p.touched(ag)
+}
 
 // usable reports whether one task of s for f could run on ag.
 func (p *planner) usable(ag *agent, f *framework, s *shape) bool {
@@ -143,7 +308,8 @@ func (p *planner) usable(ag *agent, f *framework, s *shape) bool {
 }
 
 // serve finds room for n's pending tasks, one at a time, until n is no
-// longer short or no room can be made.
+// longer short or no room can be made for any of them: a shape no room is
+// found for is set aside and the next one tried.
 func (p *planner) serve(n *need) {
 	for {
 		f, s := p.next(n)
@@ -152,6 +318,20 @@ func (p *planner) serve(n *need) {
 		}
 		if !p.place(n, f, s) {
 			n.Blocked = true
+			n.stuck = append(n.stuck, s)
+			continue
+		}
+		n.Covered++
+		p.placedShape[s]++
+		p.placedFw[f] = p.placedFw[f].add(s.res)
+	}
+}
+
+// serveFree finds free room for n's pending tasks, taking nothing.
+func (p *planner) serveFree(n *need) {
+	for {
+		f, s := p.next(n)
+		if s == nil || !p.placeFree(f, s) {
 			return
 		}
 		n.Covered++
@@ -160,36 +340,229 @@ func (p *planner) serve(n *need) {
 	}
 }
 
-// place makes room for one task of s (for f, serving n): free resources
-// first, then warned tasks, then new victims.
-func (p *planner) place(n *need, f *framework, s *shape) bool {
-	for _, ag := range p.a.agentList {
-		if p.free(ag).fits(s.res) && p.usable(ag, f, s) {
+// placeFree places one task of s for f on free resources a round would
+// hand it: the first agent in order whose free resources hold it.
+func (p *planner) placeFree(f *framework, s *shape) bool {
+	if !shortfall(p.required(f, s.res), nil).isZero() || !p.admits(f, s.res, nil) {
+		return false
+	}
+	if p.freeIdx.max == nil {
+		p.freeIdx = newFreeIndex(p)
+	}
+	for i := p.freeIdx.first(0, s.res); i >= 0; i = p.freeIdx.first(i+1, s.res) {
+		if ag := p.a.agentList[i]; p.usable(ag, f, s) {
 			p.setFree(ag, p.free(ag).clone().sub(s.res))
+			p.launch(f, s.res)
 			return true
 		}
 	}
-	if p.placeOnWarned(n, f, s) {
-		return true
-	}
-	return p.placeOnVictims(n, f, s)
+	return false
 }
 
-// placeOnWarned uses tasks warned by an earlier plan.
-func (p *planner) placeOnWarned(n *need, f *framework, s *shape) bool {
+// freeIndex finds the first agent, in order, whose free resources (as the
+// plan has used them) hold a vector: a binary tree over the agents whose
+// every node keeps, per resource, the most any agent under it has free.
+type freeIndex struct {
+	width, size int
+	max         []int64 // node k's entries are max[k*width : (k+1)*width]
+}
+
+func newFreeIndex(p *planner) freeIndex {
+	fi := freeIndex{width: len(p.a.reg.names), size: 1}
+	for fi.size < len(p.a.agentList) {
+		fi.size *= 2
+	}
+	fi.max = reuse(&p.a.preempt.bufs.freeMax, 2*fi.size*fi.width)
+	for k := range fi.max {
+		fi.max[k] = math.MinInt64
+	}
+	for i, ag := range p.a.agentList {
+		fi.put(i, p.free(ag))
+	}
+	for k := fi.size - 1; k >= 1; k-- {
+		fi.pull(k)
+	}
+	return fi
+}
+
+// put sets agent i's leaf.
+func (fi *freeIndex) put(i int, v vec) {
+	leaf := fi.max[(fi.size+i)*fi.width : (fi.size+i+1)*fi.width]
+	for j := range leaf {
+		leaf[j] = v.at(j)
+	}
+}
+
+// pull recomputes node k from its children.
+func (fi *freeIndex) pull(k int) {
+	w := fi.width
+	for j := range w {
+		fi.max[k*w+j] = max(fi.max[2*k*w+j], fi.max[(2*k+1)*w+j])
+	}
+}
+
+// set records agent i's free resources.
+func (fi *freeIndex) set(i int, v vec) {
+	fi.put(i, v)
+	for k := (fi.size + i) / 2; k >= 1; k /= 2 {
+		fi.pull(k)
+	}
+}
+
+// first is the first agent at or after from whose free resources hold v,
+// or -1.
+func (fi *freeIndex) first(from int, v vec) int {
+	for j := fi.width; j < len(v); j++ {
+		if v[j] > 0 {
+			return -1 // a resource no agent has
+		}
+	}
+	return fi.search(1, 0, fi.size, from, v)
+}
+
+func (fi *freeIndex) search(k, lo, hi, from int, v vec) int {
+	if hi <= from {
+		return -1
+	}
+	node := fi.max[k*fi.width : (k+1)*fi.width]
+	for j, x := range v[:min(len(v), fi.width)] {
+		if node[j] < x {
+			return -1
+		}
+	}
+	if hi-lo == 1 {
+		return lo
+	}
+	mid := (lo + hi) / 2
+	if i := fi.search(2*k, lo, mid, from, v); i >= 0 {
+		return i
+	}
+	return fi.search(2*k+1, mid, hi, from, v)
+}
+
+// place makes room for one task of s (for f, serving n): free resources
+// first, then warned tasks, then new victims. Room counts only if the next
+// round would hand it to f (admits). When the headroom of unmet
+// guarantees lacks something s uses, what the plan frees must make it up:
+// a guarantee's need frees it with the task's room on one agent if it can,
+// else first from anywhere (payHeadroom); any other need frees it with the
+// task's room, and takes nothing while the headroom lacks more than its
+// task.
+func (p *planner) place(n *need, f *framework, s *shape) bool {
+	req := shortfall(p.required(f, s.res), nil) // what it asks for, if anything
+	if !req.isZero() {
+		if n.guarantee {
+			// One agent where what is freed makes both, or else the
+			// headroom first, from anywhere.
+			if p.placeOnWarned(n, f, s, req) || p.placeOnVictims(n, f, s, req) {
+				return true
+			}
+			if !p.payHeadroom(n, f, s.res) {
+				return false
+			}
+			req = nil
+		} else if !s.res.fits(req) {
+			return false
+		}
+	}
+	if req.isZero() && p.placeFree(f, s) {
+		return true
+	}
+	if p.placeOnWarned(n, f, s, req) {
+		return true
+	}
+	return p.placeOnVictims(n, f, s, req)
+}
+
+// payHeadroom takes, for a guarantee's need, warned tasks and new victims
+// from any agent until the headroom of unmet guarantees lets a round hand
+// one task of v to f; it reports whether it got there.
+func (p *planner) payHeadroom(n *need, f *framework, v vec) bool {
+	for {
+		req := p.required(f, v)
+		short := shortfall(req, nil)
+		if short.isZero() {
+			return true
+		}
+		if p.payFromWarned(n, short) {
+			continue
+		}
+		var best pick
+		bestCover := 0.0
+		for _, ag := range p.a.agentList {
+			c, ok := p.pickOn(ag, n, short, true)
+			if !ok {
+				continue
+			}
+			var got vec
+			for _, i := range c.tasks {
+				got = got.add(p.tasks[i].res)
+			}
+			cv := coverage(got, short)
+			if best.tasks == nil || cv > bestCover+shareEps || cv >= bestCover-shareEps && c.better(best) {
+				best, bestCover = c, cv
+			}
+		}
+		if best.tasks == nil || !p.take(n, best) {
+			return false
+		}
+	}
+}
+
+// payFromWarned uses the warned tasks n may take that hold some of short,
+// the preferred first; it reports whether it used any.
+func (p *planner) payFromWarned(n *need, short vec) bool {
+	used := false
+	for _, ag := range p.warnedOn {
+		var take []int
+		for _, i := range p.warnedOnFor(ag, n, short) {
+			if covers(p.tasks[i].res, short) {
+				take = append(take, i)
+				short = shortfall(short, p.tasks[i].res)
+			}
+		}
+		p.useWarned(n, ag, take)
+		used = used || len(take) > 0
+		if short.isZero() {
+			break
+		}
+	}
+	return used
+}
+
+// shortOn is what must be freed on ag for one task of s: what its free
+// resources lack, and at least req.
+func (p *planner) shortOn(ag *agent, s *shape, req vec) vec {
+	short := shortfall(s.res, p.free(ag))
+	for j, x := range req {
+		if x > short.at(j) {
+			short = short.grow(j + 1)
+			short[j] = x
+		}
+	}
+	return short
+}
+
+// placeOnWarned uses tasks warned by an earlier plan that n may take (the
+// rules for new victims but protection, which was checked when they were
+// chosen), the fewest that make room.
+func (p *planner) placeOnWarned(n *need, f *framework, s *shape, req vec) bool {
 	for _, ag := range p.warnedOn {
 		if !p.usable(ag, f, s) {
 			continue
 		}
-		short := shortfall(s.res, p.free(ag))
+		need := p.shortOn(ag, s, req)
+		if need.isZero() {
+			continue
+		}
+		short := need
 		var chosen []int
-		for _, i := range p.byAgent[ag.idx] {
-			t := &p.tasks[i]
-			if !t.Warned || t.used || !covers(t.res, short) {
+		for _, i := range p.warnedOnFor(ag, n, need) {
+			if !covers(p.tasks[i].res, short) {
 				continue
 			}
 			chosen = append(chosen, i)
-			short = shortfall(short, t.res)
+			short = shortfall(short, p.tasks[i].res)
 			if short.isZero() {
 				break
 			}
@@ -197,57 +570,99 @@ func (p *planner) placeOnWarned(n *need, f *framework, s *shape) bool {
 		if !short.isZero() {
 			continue
 		}
-		freed := p.free(ag).clone()
-		for _, i := range chosen {
-			t := &p.tasks[i]
-			t.used, t.usedFor = true, n.For
-			freed = freed.add(t.res)
+		chosen = p.prune(chosen, need)
+		if !p.admits(f, s.res, chosen) {
+			continue
 		}
-		p.setFree(ag, freed.sub(s.res))
+		p.useWarned(n, ag, chosen)
+		p.setFree(ag, p.free(ag).clone().sub(s.res))
+		p.launch(f, s.res)
 		return true
 	}
 	return false
 }
 
 // placeOnVictims chooses new victims on the agent needing the fewest, from
-// the nearest relatives of n that suffice.
-func (p *planner) placeOnVictims(n *need, f *framework, s *shape) bool {
-	var best pick
-	for _, ag := range p.a.agentList {
-		if !p.usable(ag, f, s) {
-			continue
-		}
-		c, ok := p.pickOn(ag, n, s)
-		if ok && (best.tasks == nil || c.better(best)) {
-			best = c
-			if c.tier == n.maxTier && len(c.tasks) == 1 && p.tasks[c.tasks[0]].Revocable {
-				break // nothing can beat one revocable sibling task
-			}
-		}
-	}
-	if best.tasks == nil {
+// the nearest relatives of n that suffice, with the warned tasks there n
+// may take counted as room first (bestPick).
+func (p *planner) placeOnVictims(n *need, f *framework, s *shape, req vec) bool {
+	best, ok := p.bestPick(n, f, s, req)
+	if !ok {
 		return false
 	}
+	if len(best.warned) > 0 {
+		// Keep only the warned tasks the victims leave needed.
+		all := p.prune(append(slices.Clone(best.tasks), best.warned...), best.short)
+		best.warned = all[len(best.tasks):]
+	}
+	if !p.admits(f, s.res, append(slices.Clone(best.tasks), best.warned...)) || !p.take(n, best) {
+		return false
+	}
+	p.useWarned(n, best.ag, best.warned)
+	p.setFree(best.ag, p.free(best.ag).clone().sub(s.res))
+	p.launch(f, s.res)
+	return true
+}
+
+// warnedOnFor lists the warned tasks on ag, not used yet, that n may take
+// and that hold some of short, the preferred first.
+func (p *planner) warnedOnFor(ag *agent, n *need, short vec) []int {
+	if !p.hasWarned[ag.idx] {
+		return nil
+	}
+	var out []int
+	for _, i := range p.onAgent(ag) {
+		t := &p.tasks[i]
+		if !t.Warned || t.used || t.NonPreemptible || !covers(t.res, short) {
+			continue
+		}
+		if _, ok := p.eligible(t, n); ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// useWarned keeps the warned tasks on ag for n: their room is the plan's.
+func (p *planner) useWarned(n *need, ag *agent, warned []int) {
+	if len(warned) == 0 {
+		return
+	}
+	freed := p.free(ag).clone()
+	for _, i := range warned {
+		t := &p.tasks[i]
+		t.used, t.usedFor = true, n.For
+		freed = freed.add(t.res)
+		p.gone(t)
+	}
+	p.setFree(ag, freed)
+}
+
+// take makes c's tasks victims for n, within the plan's cap (one pick may
+// always be taken first); it reports whether it could.
+func (p *planner) take(n *need, c pick) bool {
 	var took vec
-	for _, i := range best.tasks {
+	for _, i := range c.tasks {
 		took = took.add(p.tasks[i].res)
 	}
 	if len(p.out.Preempt) > 0 && !p.budget.fits(p.spent.clone().add(took)) {
 		return false
 	}
 	p.spent = p.spent.add(took)
-	freed := p.free(best.ag).clone()
-	for _, i := range best.tasks {
+	freed := p.free(c.ag).clone()
+	for _, i := range c.tasks {
 		t := &p.tasks[i]
 		t.removed = true
 		if !t.Revocable {
 			p.addSure(t.f.leaf, t.res, -1)
+			p.sureChanged(t.f.leaf)
 		}
 		freed = freed.add(t.res)
+		p.gone(t)
 		p.out.Preempt = append(p.out.Preempt, Victim{FrameworkID: t.FrameworkID, TaskID: t.TaskID,
 			AgentID: t.AgentID, Reason: victimReason(t.Revocable), For: n.For})
 	}
-	p.setFree(best.ag, freed.sub(s.res))
+	p.setFree(c.ag, freed)
 	return true
 }
 

@@ -73,6 +73,7 @@ type leader struct {
 	sub      *nats.Subscription
 	checking atomic.Bool   // a framework check is running
 	retrying atomic.Bool   // a status retry scan is running
+	planning atomic.Bool   // a preemption decision is running
 	work     chan struct{} // bounds concurrent request handlers
 	trigger  chan struct{}
 	done     chan struct{}
@@ -308,18 +309,22 @@ func (l *leader) loop() {
 		case now := <-retry.C:
 			l.runAlone(&l.retrying, func() { l.retryStatuses(now) })
 		case now := <-preempt.C:
-			l.preempt(now)
+			l.runAlone(&l.planning, func() { l.preempt(now) })
 		case <-l.preemptNow:
-			l.preempt(time.Now())
+			if !l.runAlone(&l.planning, func() { l.preempt(time.Now()) }) {
+				// A deadline or a delay ended during a decision: decide
+				// again just after it.
+				time.AfterFunc(10*time.Millisecond, l.wakePreempt)
+			}
 		}
 	}
 }
 
 // runAlone runs f on its own goroutine unless the previous run that
 // running guards has not ended: a slow check is skipped, not queued.
-func (l *leader) runAlone(running *atomic.Bool, f func()) {
+func (l *leader) runAlone(running *atomic.Bool, f func()) bool {
 	if !running.CompareAndSwap(false, true) {
-		return
+		return false
 	}
 	l.wg.Add(1)
 	go func() {
@@ -327,6 +332,7 @@ func (l *leader) runAlone(running *atomic.Bool, f func()) {
 		defer running.Store(false)
 		f()
 	}()
+	return true
 }
 
 // kick asks for an allocation round soon; kicks coalesce.

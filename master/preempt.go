@@ -141,10 +141,13 @@ func (l *leader) preemptAtLocked(t, now time.Time) {
 		return
 	}
 	l.preemption.wakeAt = t
-	time.AfterFunc(t.Sub(now), func() {
-		select {
-		case l.preemptNow <- struct{}{}:
-		default:
-		}
-	})
+	time.AfterFunc(t.Sub(now), l.wakePreempt)
+}
+
+// wakePreempt asks the leader's loop for a preemption decision now.
+func (l *leader) wakePreempt() {
+	select {
+	case l.preemptNow <- struct{}{}:
+	default:
+	}
 }

@@ -112,10 +112,14 @@ func TestGang_RelaunchDoneWhenFinished(t *testing.T) {
 	if err := waitGang(t, s.gang); err != nil {
 		t.Fatalf("gang error %v, want none", err)
 	}
+	// The gang sees each status before the scheduler does.
 	for _, id := range []protocol.TaskID{"m-0", "m-1"} {
-		if st := s.statusesOf(id); len(st) == 0 || st[len(st)-1].State != protocol.TaskFinished {
-			t.Fatalf("task %s: statuses %v, want FINISHED last", id, states(st))
-		}
+		testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
+			if st := s.statusesOf(id); len(st) == 0 || st[len(st)-1].State != protocol.TaskFinished {
+				return fmt.Errorf("task %s: statuses %v, want FINISHED last", id, states(st))
+			}
+			return nil
+		})
 	}
 	if n := s.gang.Launches(); n != 1 {
 		t.Fatalf("%d launches, want 1", n)

@@ -120,7 +120,13 @@ func (p *planner) newSearch(n *need, f *framework, s *shape, req vec) *victimSea
 	if p.search != nil {
 		epoch = p.search.epoch + 1
 	}
-	vs := &victimSearch{n: n, f: f, s: s, req: req.clone(), epoch: epoch, level: n.maxTier + 1, stage: 2, deps: map[*node][]int32{}}
+	b := &p.a.preempt.bufs
+	if old := p.search; old != nil {
+		// The search it replaces is done with them.
+		b.heap, b.pending = old.heap[:0], old.pending[:0]
+	}
+	vs := &victimSearch{n: n, f: f, s: s, req: req.clone(), epoch: epoch, level: n.maxTier + 1, stage: 2, deps: map[*node][]int32{},
+		heap: b.heap[:0], pending: b.pending[:0]}
 	p.search = vs
 	return vs
 }

@@ -121,6 +121,10 @@ type planBufs struct {
 	listed                    []uint32
 	picks                     []pick
 	freeMax                   []int64
+	// heap and pending are the victim search's, handed from one search
+	// to the next.
+	heap    []searchEntry
+	pending []*agent
 }
 
 // reuse is *buf with n zero elements, reallocated only when too small.

@@ -143,11 +143,14 @@ func TestRevocation_lenderGetsItsShareBack(t *testing.T) {
 	if reached.After(deadline.Add(alloc)) {
 		t.Errorf("the lender got its share %v after the last warning's deadline, want within one allocation interval (%v)", reached.Sub(deadline), alloc)
 	}
-	// The need is seen at the first decision after the demand returns,
-	// acted on after the delay, and the kill comes at the deadline.
-	if limit := pc.Interval + pc.Delay + pc.Deadline + alloc; reached.Sub(returned) > limit {
+	// The need is seen at the first decision after the demand returns
+	// (within an interval, give or take a tick's lateness: another
+	// interval), acted on after the delay, and the kill comes at the
+	// deadline.
+	if limit := 2*pc.Interval + pc.Delay + pc.Deadline + alloc; reached.Sub(returned) > limit {
 		t.Errorf("the lender got its share %v after its demand returned, want within %v", reached.Sub(returned), limit)
 	}
+	t.Logf("the lender got its share %v after its demand returned, %v after the last warning's deadline", reached.Sub(returned), reached.Sub(deadline))
 	warned := map[protocol.TaskID]bool{}
 	for _, ev := range warnings {
 		for _, pt := range ev.Tasks {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// aalo is D-CLAS (spec §1.4): every coflow enters the tail of queue 0 and,
+// aalo is D-CLAS (docs/coflow.md): every coflow enters the tail of queue 0 and,
 // whenever a progress report shows its bytes sent d at or past its queue's
 // limit Q_hi_q, moves one queue down (to the tail); it never moves up. It
 // shares philae's main queues and slot plan, so both have the same

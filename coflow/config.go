@@ -63,7 +63,7 @@ func ParseScheduler(name string) (Scheduler, error) {
 	return "", fmt.Errorf("%w: %q (want one of %s)", ErrUnknownScheduler, name, strings.Join(names, ", "))
 }
 
-// Policy is Philae's inter-coflow ordering metric (spec §2.7).
+// Policy is Philae's inter-coflow ordering metric (docs/coflow.md).
 type Policy string
 
 // Philae's ordering policies. D is the default.
@@ -125,7 +125,7 @@ type Config struct {
 	WorkConserving bool
 }
 
-// DefaultConfig returns the paper's defaults (spec §2.1) for a fabric of
+// DefaultConfig returns the paper's defaults (docs/coflow.md) for a fabric of
 // the given number of ports.
 func DefaultConfig(ports int) Config {
 	return Config{

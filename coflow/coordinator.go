@@ -10,7 +10,7 @@ import (
 // scheduler is one ordering discipline behind the Coordinator. The
 // coordinator owns the model (coflows, flows, per-port sets) and calls these
 // hooks after updating it; each hook that returns true asks for the decision
-// to be recomputed (spec §2.12: recompute on events only).
+// to be recomputed (docs/coflow.md: recompute on events only).
 type scheduler interface {
 	// admit places a newly registered coflow (phase, pilots, queue).
 	admit(c *coflowState)

@@ -5,7 +5,7 @@ import "time"
 // Class is a grant's priority class. Lower classes go first at every port.
 type Class uint8
 
-// Grant classes, highest priority first (spec §2.9).
+// Grant classes, highest priority first (docs/coflow.md).
 const (
 	// ClassThin: philae's thin coflows, all flows at once.
 	ClassThin Class = iota
@@ -17,7 +17,7 @@ const (
 	// across queues), and every coflow of the single-order schedulers.
 	ClassQueue
 	// ClassWorkConserving: non-pilot flows of coflows still piloting, only
-	// on ports that would otherwise idle (spec §2.10).
+	// on ports that would otherwise idle (docs/coflow.md).
 	ClassWorkConserving
 )
 

@@ -24,7 +24,7 @@
 // for per-flow max-min fair rates instead, and fair-split for equal shares
 // per port side (SplitRate).
 //
-// A decision is recomputed only on events (spec §2.12): for philae, a coflow
+// A decision is recomputed only on events (docs/coflow.md): for philae, a coflow
 // arriving or finishing, a coflow's last pilot finishing and, for the
 // contention policies C and D, a coflow's last flow at some port finishing;
 // for aalo, an arrival, a finish or a demotion seen in a progress report;

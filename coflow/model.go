@@ -58,7 +58,7 @@ type FlowProgress struct {
 // Link is a flow's two endpoints.
 type Link struct{ Src, Dst Port }
 
-// Phase is where a coflow is in philae's life cycle (spec §2.2).
+// Phase is where a coflow is in philae's life cycle (docs/coflow.md).
 type Phase uint8
 
 // Coflow phases. Schedulers other than philae keep every coflow Queued.

@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// philae is the sampling scheduler (spec §2). A coflow of at most ThinLimit
+// philae is the sampling scheduler (docs/coflow.md). A coflow of at most ThinLimit
 // flows is THIN: all its flows are granted at once in the top class. A wider
 // coflow PILOTs: a few pilot flows run first, at top priority, and its size
 // is estimated from their lengths when the last one finishes; it is then
 // placed in a main queue by the Policy metric and moves between queues (to
 // the tail) whenever a recomputation finds a different queue.
 //
-// Grant order (spec §2.9): thin coflows by (contention c, arrival); pilot
+// Grant order (docs/coflow.md): thin coflows by (contention c, arrival); pilot
 // flows by coflow arrival; the slot's working queue; the other main queues
 // from the top, FIFO by entry (policy C: by c, then entry); and, when
 // WorkConserving, the non-pilot flows of piloting coflows by arrival.
@@ -52,7 +52,7 @@ func (p *philae) flowFinished(c *coflowState, f int, freed bool) bool {
 		p.load.add(fl.link, -1)
 		c.pilotsLeft--
 		if c.pilotsLeft == 0 && c.phase == PhasePilot {
-			// l̂ is the mean pilot length; Ŝ = l̂·N (spec §2.6).
+			// l̂ is the mean pilot length; Ŝ = l̂·N (docs/coflow.md).
 			var sum int64
 			for _, pf := range c.pilots {
 				sum += c.flows[pf].sent
@@ -63,7 +63,7 @@ func (p *philae) flowFinished(c *coflowState, f int, freed bool) bool {
 		}
 	}
 	if freed && (p.cfg.Policy == PolicyC || p.cfg.Policy == PolicyD) {
-		recompute = true // contention changed (spec §2.12)
+		recompute = true // contention changed (docs/coflow.md)
 	}
 	return recompute
 }
@@ -133,7 +133,7 @@ func (p *philae) decide(now time.Time, active []*coflowState, d *Decision) {
 	}
 }
 
-// metric is x(C) of the configured policy (spec §2.7).
+// metric is x(C) of the configured policy (docs/coflow.md).
 func (p *philae) metric(c *coflowState) float64 {
 	n := float64(len(c.flows))
 	switch p.cfg.Policy {

@@ -6,7 +6,7 @@ import (
 )
 
 // pilotCount is m = min(s, max(1, ⌊ρ·s⌋)) for a coflow with s senders
-// (spec §2.3). The tiny epsilon keeps ρ·s = 3.0000000000000004 and
+// (docs/coflow.md). The tiny epsilon keeps ρ·s = 3.0000000000000004 and
 // 2.9999999999999996 both at 3.
 func pilotCount(senders int, rho float64) int {
 	m := int(math.Floor(rho*float64(senders) + 1e-9))
@@ -14,7 +14,7 @@ func pilotCount(senders int, rho float64) int {
 }
 
 // pilotLoad counts, per port side, the unfinished pilot flows crossing it:
-// how busy a port is for pilot placement (spec §2.4).
+// how busy a port is for pilot placement (docs/coflow.md).
 type pilotLoad struct {
 	egress, ingress []int
 }
@@ -28,7 +28,7 @@ func (l *pilotLoad) add(link Link, delta int) {
 	l.ingress[link.Dst] += delta
 }
 
-// pick chooses m pilot flows of c, at most one per sender (spec §2.4): take
+// pick chooses m pilot flows of c, at most one per sender (docs/coflow.md): take
 // the sender with the fewest pilots crossing it, then the least-loaded
 // receiver that has a flow of c from that sender; count the new pilot and
 // repeat. Ties go to the port that appears first in c's flow list, as the

@@ -8,7 +8,7 @@ import (
 
 // queueOf maps a metric (bytes, or philae's weighted bytes) to a main queue:
 // queue q covers [Q_hi_{q−1}, Q_hi_q) with Q_hi_q = FirstQueueLimit·E^q, and
-// the last queue is unbounded (spec §2.7). It multiplies instead of taking a
+// the last queue is unbounded (docs/coflow.md). It multiplies instead of taking a
 // logarithm so that a metric exactly on a threshold lands in the lower queue
 // deterministically.
 func queueOf(cfg *Config, x float64) int {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// slotPlan is the weighted rotation across main queues (spec §2.8, the
+// slotPlan is the weighted rotation across main queues (docs/coflow.md, the
 // authors' block form): a round gives every queue q that was non-empty when
 // the round was planned floor(W / w^(q−q_min)) consecutive slots of length
 // δ, q_min being the highest non-empty queue, so with the defaults q_min

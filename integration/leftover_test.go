@@ -15,7 +15,7 @@ import (
 )
 
 // TestLeftover_Figure2 runs the leftover step of the Carbyne paper's
-// Figure 2 (spec carbyne.md §2.9) end to end: two SDK frameworks plan
+// Figure 2 (docs/carbyne.md) end to end: two SDK frameworks plan
 // their jobs with framework/altruism in a share of 0.5 and declare the
 // plans (must-start set, optional work, remaining work); the one agent,
 // of capacity 1.0, joins only then, so one round serves both. The fair

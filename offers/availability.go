@@ -4,8 +4,8 @@ package offers
 // work, which decides whether a leaf is blocked in dynamic H-DRF.
 //
 // Resource j is in Y when some agent's free amount of j is at least the
-// smallest positive per-task demand for j among pending shapes (spec
-// hdrf.md §2.9 item 8): a fragment smaller than every pending task behaves
+// smallest positive per-task demand for j among pending shapes
+// (docs/hdrf.md): a fragment smaller than every pending task behaves
 // as saturated. Y is computed over the whole cluster rather than per agent,
 // so the annotated tree stays valid from one agent to the next and only a
 // change of Y forces a full re-evaluation.

@@ -3,7 +3,7 @@ package offers
 // collapsedWeights flattens the tree for PolicyCollapsed: each leaf's
 // weight is the product, along its path, of its weight over the summed
 // weights of its demanding siblings (itself included), recomputed whenever
-// the set of demanding nodes changes (spec hdrf.md §2.2).
+// the set of demanding nodes changes (docs/hdrf.md).
 type collapsedWeights struct {
 	stale  bool
 	leaves []*node

@@ -45,7 +45,7 @@ type Config struct {
 	CRVMinRatio float64
 	// SoftWait is how long a shape's soft constraints filter agents like
 	// hard ones, counted from the first round that sees the shape waiting;
-	// then they relax (spec phoenix.md §2.6). Soft constraints that no agent
+	// then they relax (docs/phoenix.md). Soft constraints that no agent
 	// satisfies together with the hard ones relax at once. Zero makes soft
 	// constraints never filter.
 	SoftWait time.Duration
@@ -54,7 +54,7 @@ type Config struct {
 	Preemption PreemptionConfig
 }
 
-// DefaultConfig returns the defaults of DESIGN.md.
+// DefaultConfig returns the defaults `allot master` runs with.
 func DefaultConfig() Config {
 	return Config{
 		Policy:         PolicyDynamic,

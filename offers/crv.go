@@ -9,7 +9,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// The Constraint Resource Vector (spec phoenix.md §2.3, §5): per constraint
+// The Constraint Resource Vector (docs/phoenix.md): per constraint
 // class, the pending fair demand that needs it, the resources of the agents
 // that satisfy it, and their ratio. It is kept incrementally:
 //
@@ -258,7 +258,7 @@ func (a *Allocator) crvAgentRemoved(ag *agent) {
 }
 
 // crvRefresh re-counts the demand of f's constrained fair shapes: their
-// outstanding units (spec phoenix.md §2.3), declared (pending or offered)
+// outstanding units (docs/phoenix.md), declared (pending or offered)
 // plus running, while f is neither suppressed nor undeclared, else none.
 func (a *Allocator) crvRefresh(f *framework) {
 	active := f.declared && !f.suppressed

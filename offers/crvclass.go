@@ -7,8 +7,8 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// The pure, shared part of the Constraint Resource Vector (spec phoenix.md
-// §2.2-2.3): how a constraint becomes a class, and one class's demand,
+// The pure, shared part of the Constraint Resource Vector (docs/phoenix.md):
+// how a constraint becomes a class, and one class's demand,
 // supply, ratio and contention with hysteresis. The allocator (crv.go) and
 // the hybrid-scheduler simulator (sim/phoenix*.go) both use it.
 
@@ -26,14 +26,14 @@ func ClassKey(c protocol.Constraint) (string, protocol.Constraint) {
 	return c.String(), c
 }
 
-// Hysteresis holds the contention thresholds of a class (spec §2.3): a class
+// Hysteresis holds the contention thresholds of a class (docs/phoenix.md): a class
 // becomes contended when its ratio reaches On and stays contended until the
 // ratio drops below Off.
 type Hysteresis struct {
 	On, Off float64
 }
 
-// DefaultHysteresis is TAU_ON = 1.0, TAU_OFF = 0.8 (spec §2.12).
+// DefaultHysteresis is TAU_ON = 1.0, TAU_OFF = 0.8 (docs/phoenix.md).
 func DefaultHysteresis() Hysteresis { return Hysteresis{On: 1.0, Off: 0.8} }
 
 // Next returns the contention flag after observing ratio r, given the flag

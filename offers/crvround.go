@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// CRV steering in the allocation round (spec phoenix.md §5; docs/phoenix.md
+// CRV steering in the allocation round (docs/phoenix.md,
 // "CRV in the allocator"). H-DRF still decides who receives each unit: on
 // every agent the walk takes the eligible framework with the lowest
 // weighted share, exactly as without the CRV. The CRV only chooses the

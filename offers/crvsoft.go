@@ -6,7 +6,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// Soft constraints (spec phoenix.md §1.3, §2.6). A fair shape's soft
+// Soft constraints (docs/phoenix.md). A fair shape's soft
 // constraints filter agents like hard ones until the shape has waited
 // Config.SoftWait, counted from the first round that sees it with pending
 // tasks; then they relax and the shape may go anywhere its hard constraints

@@ -55,7 +55,7 @@ func (a *Allocator) share(v []float64, overY bool) float64 {
 // eval brings n's cached vector, share and non-blocked flag up to date.
 //
 // Leaves hold their allocation (running plus offered). Internal nodes
-// combine their children according to the policy (spec hdrf.md §2.7-2.10):
+// combine their children according to the policy (docs/hdrf.md):
 // plain sums for static, naive, mesos and collapsed; the scale-down rule for
 // dynamic; the paper's literal rule for paper.
 func (a *Allocator) eval(n *node) {

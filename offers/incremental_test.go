@@ -58,7 +58,7 @@ func checkOrder(t *testing.T, a *Allocator, n *node) {
 	}
 }
 
-// TestAllocator_IncrementalEqualsFull is spec hdrf.md P16: after every
+// TestAllocator_IncrementalEqualsFull is an H-DRF property (docs/hdrf.md): after every
 // event of a random sequence, the lazily maintained shares equal a full
 // recomputation, for every rescaling rule.
 func TestAllocator_IncrementalEqualsFull(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 // LeftoverOrder says how the leftover phase shares an agent's leftover pool
-// among the frameworks' optional work (spec carbyne.md §2.5).
+// among the frameworks' optional work (docs/carbyne.md).
 type LeftoverOrder string
 
 // The leftover orders. JCTFirst is the default.

@@ -45,7 +45,7 @@ func ofKind(os []Offer, k Kind) []Offer {
 	return out
 }
 
-// figure2 declares the Carbyne Figure 2 jobs at t=0 (spec carbyne.md §2.9)
+// figure2 declares the Carbyne Figure 2 jobs at t=0 (docs/carbyne.md)
 // as framework/altruism plans them (figure2_test.go pins these values):
 // J1 must start one S1 task (0.21) and may run two more S1 and both S0
 // tasks (0.04) early, 5.1 task-seconds of work; J2 must start one of its

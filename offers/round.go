@@ -13,7 +13,7 @@ type Decisions struct {
 	Rescinds []Rescind
 }
 
-// Allocate runs one allocation round at now (DESIGN.md, "Allocation round"):
+// Allocate runs one allocation round at now (docs/architecture.md, "One allocation round"):
 // it first rescinds expired offers and drops expired filters, then gives
 // every agent its turn, starting from a cursor that rotates each round so no
 // agent is always served first.

@@ -16,10 +16,10 @@ var ErrBadCarbyne = errors.New("bad carbyne simulation")
 
 // The workloads of RunCarbyne.
 const (
-	// WorkloadFig2 is the paper's Figure 2 (spec §2.9): two jobs on one
+	// WorkloadFig2 is the paper's Figure 2 (docs/carbyne.md): two jobs on one
 	// machine of one resource.
 	WorkloadFig2 = "fig2"
-	// WorkloadTPCDS is synthetic DAG jobs shaped like spec §5's common
+	// WorkloadTPCDS is synthetic DAG jobs shaped like docs/carbyne.md's common
 	// setup, drawn from the seed.
 	WorkloadTPCDS = "tpcds"
 )
@@ -34,7 +34,7 @@ const (
 	SchedCarbyne = "carbyne" // DRF shares, altruistic jobs, leftover by SRTF
 )
 
-// What caps a job's share A_k (spec §2.3, CarbyneConfig.ShareCap).
+// What caps a job's share A_k (docs/carbyne.md, CarbyneConfig.ShareCap).
 const (
 	ShareCapRemaining = "remaining" // the demand of every unfinished task of the DAG
 	ShareCapRunnable  = "runnable"  // the demand of running and runnable tasks
@@ -80,7 +80,7 @@ type CarbyneConfig struct {
 	ShareCap string
 }
 
-// DefaultCarbyneConfig is spec §5's common setup: tpcds, 250 jobs on 100
+// DefaultCarbyneConfig is docs/carbyne.md's common setup: tpcds, 250 jobs on 100
 // machines, Poisson arrivals every 20 s on average, P(altruism) = 1, and
 // shares recomputed at most every 5 s between arrivals and completions.
 func DefaultCarbyneConfig() CarbyneConfig {

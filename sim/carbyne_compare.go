@@ -9,7 +9,7 @@ import (
 )
 
 // CarbyneComparison is several schedulers run on the same workloads, with
-// factors against the first (spec §4.3): every number is the median over
+// factors against the first (docs/carbyne.md): every number is the median over
 // the seeds of that number for each seed.
 type CarbyneComparison struct {
 	Workload string   `json:"workload"`

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// jainWindow is the window of Jain's fairness index (spec §4.3).
+// jainWindow is the window of Jain's fairness index (docs/carbyne.md).
 const jainWindow = 60 * time.Second
 
 // jainTracker integrates each job's dominant share over fixed windows.

@@ -50,7 +50,7 @@ func (workConservingDRF) declare(_ *engine, j *simJob) (offers.Declaration, erro
 
 // strictDRF holds every job to its share A_k: it declares, breadth-first,
 // the runnable tasks that fit in A_k less what it runs, and nothing else,
-// so that what it leaves of its share idles (spec §2.9's strict
+// so that what it leaves of its share idles (docs/carbyne.md's strict
 // partition). A job that runs nothing may start one task even if no task
 // fits its share, so that whole tasks always make progress.
 type strictDRF struct{}

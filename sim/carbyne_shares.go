@@ -12,7 +12,7 @@ import (
 // resource.
 const shareGrain = 2000
 
-// shareCalc computes the inter-job scheduler's shares A_k (spec §2.3):
+// shareCalc computes the inter-job scheduler's shares A_k (docs/carbyne.md):
 // DRF for divisible demands, capped by each job's remaining DAG (the summed
 // demand of its unfinished tasks), by water filling. It runs on a second
 // offers.Allocator that holds the whole cluster as one agent and in which

@@ -30,7 +30,7 @@ func mustRun(t *testing.T, cfg CarbyneConfig) CarbyneResult {
 
 func near(a, b float64) bool { return math.Abs(a-b) <= eps }
 
-// Figure 2 (spec §2.9, A1): the strict partition gives 2.05 on average,
+// Figure 2 (docs/carbyne.md, A1): the strict partition gives 2.05 on average,
 // Carbyne 1.55 (J2 done at 1.0 on leftover, J1 at its T_1 = 2.1), and the
 // leftover pool goes 0.50 → 0.21 → 0: SRTF starts J2's second task, then
 // packing one more S1 task of J1. Work-conserving DRF and cross-job

@@ -31,7 +31,7 @@ func mustEngine(t *testing.T, cfg CarbyneConfig, w carbyneWorkload) *engine {
 	return e
 }
 
-// The generated DAGs match spec §5's common setup (Table 1, TPC-DS row):
+// The generated DAGs match docs/carbyne.md's common setup (Table 1, TPC-DS row):
 // stages median 8 and 95th percentile 23, 1 to 4 barriers (median 1),
 // critical path median 5 stages, whole-second durations from 5 s to 4 min.
 func TestTPCDSWorkload_Shape(t *testing.T) {

@@ -42,7 +42,7 @@ const (
 	streamDraws // + job index: each job's P(altruism) draws
 )
 
-// Figure 2 of the paper (spec §2.9): one machine of one resource, capacity
+// Figure 2 of the paper (docs/carbyne.md): one machine of one resource, capacity
 // 1.0 (1000 milli-CPU), two jobs at t=0.
 func fig2Workload() carbyneWorkload {
 	cpus := func(n int64) protocol.Resources { return protocol.Scalars(map[string]int64{protocol.ResCPUs: n}) }
@@ -62,13 +62,13 @@ func fig2Workload() carbyneWorkload {
 	}
 }
 
-// Machines of the tpcds workload (spec §5): 20 cores and 128 GB each.
+// Machines of the tpcds workload (docs/carbyne.md): 20 cores and 128 GB each.
 const (
 	tpcdsMachineCPUs = 20 * 1000
 	tpcdsMachineMem  = 128 * 1024
 )
 
-// tpcdsWorkload draws n synthetic DAG jobs shaped like spec §5's common
+// tpcdsWorkload draws n synthetic DAG jobs shaped like docs/carbyne.md's common
 // setup (Table 1's TPC-DS row): stages per job lognormal with median 8 and
 // 95th percentile 23; 1 to 4 barriers (stages with several parents),
 // median 1; a critical path of median 5 stages; durations of 5 s to 4 min.
@@ -212,7 +212,7 @@ func markGreedy(jobs []carbyneJobSpec, fraction float64, seed uint64) {
 const estimateUnit = 100 * time.Millisecond
 
 // misestimate makes the planner's estimates of every job off by x percent:
-// demands and durations are (1 + x/100) times the true ones (spec §4.12,
+// demands and durations are (1 + x/100) times the true ones (docs/carbyne.md,
 // A8), durations rounded to estimateUnit. Execution still uses the true
 // values.
 func misestimate(jobs []carbyneJobSpec, x float64) {

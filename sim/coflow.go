@@ -32,7 +32,7 @@ type CoflowSimConfig struct {
 	Quantum time.Duration
 }
 
-// DefaultCoflowSimConfig is Philae with the paper's defaults (spec §2.1):
+// DefaultCoflowSimConfig is Philae with the paper's defaults (docs/coflow.md):
 // 1 Gbps ports, δ = 8 ms, event-driven.
 func DefaultCoflowSimConfig() CoflowSimConfig {
 	return CoflowSimConfig{Policy: string(coflow.SchedulerPhilae), Coflow: coflow.DefaultConfig(1)}
@@ -107,15 +107,15 @@ type CoflowOutcome struct {
 }
 
 // EstimationSummary is the relative error |Ŝ − S| / S of philae's size
-// estimates over the piloted coflows (spec §3.6).
+// estimates over the piloted coflows (docs/coflow.md).
 type EstimationSummary struct {
 	Coflows   int     `json:"coflows"`
 	MeanError float64 `json:"mean_error"`
 	StdError  float64 `json:"std_error"`
 }
 
-// CoflowLoad is the coordinator's load, counted per interval of δ (spec
-// §3.11). Only busy intervals count: those in which some coflow had an
+// CoflowLoad is the coordinator's load, counted per interval of δ
+// (docs/coflow.md). Only busy intervals count: those in which some coflow had an
 // unfinished flow.
 type CoflowLoad struct {
 	IntervalMs    float64 `json:"interval_ms"`

@@ -15,7 +15,7 @@ import (
 // against the first.
 type CoflowComparison struct {
 	// Invert says the factors are each policy's speedup over the first;
-	// otherwise they are the first's speedup over each (spec §1.2).
+	// otherwise they are the first's speedup over each (docs/coflow.md).
 	Invert bool `json:"invert"`
 	// Sweep and Value name the knob setting of one step of a sweep ("" for
 	// none).
@@ -170,7 +170,7 @@ func CoflowSweepKnobs() []string {
 
 // SweepCoflow repeats CompareCoflow for each value of a knob: a coordinator
 // setting, or "skew", which keeps only the coflows whose largest flow is
-// more than value times their smallest (spec §3.7).
+// more than value times their smallest (docs/coflow.md).
 func SweepCoflow(tr *CoflowTrace, base CoflowSimConfig, policies []string, invert bool, knob string,
 	values []float64) ([]CoflowComparison, error) {
 	var out []CoflowComparison

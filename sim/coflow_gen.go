@@ -8,11 +8,11 @@ import (
 	"strconv"
 )
 
-// The derived and synthetic traces of spec §4.2. All are deterministic
+// The derived and synthetic traces of docs/coflow.md. All are deterministic
 // functions of their input and seed.
 
 // FilterSkew keeps the coflows whose largest flow is more than k times their
-// smallest (the low-skew-filtered traces of spec §3.7: k = 1..5 keep 142,
+// smallest (the low-skew-filtered traces of docs/coflow.md: k = 1..5 keep 142,
 // 100, 64, 50 and 43 of FB2010's 526 coflows).
 func FilterSkew(tr *CoflowTrace, k float64) *CoflowTrace {
 	out := &CoflowTrace{Ports: tr.Ports}
@@ -24,7 +24,7 @@ func FilterSkew(tr *CoflowTrace, k float64) *CoflowTrace {
 	return out
 }
 
-// WideOnly keeps the coflows of more than thin flows (spec §3.2: 269 of
+// WideOnly keeps the coflows of more than thin flows (docs/coflow.md: 269 of
 // FB2010's coflows have more than 7).
 func WideOnly(tr *CoflowTrace, thin int) *CoflowTrace {
 	out := &CoflowTrace{Ports: tr.Ports}
@@ -38,7 +38,7 @@ func WideOnly(tr *CoflowTrace, thin int) *CoflowTrace {
 
 // Replicate copies every coflow n times with the same arrival; copy i has
 // its ports shifted by i·Ports and the id "<id>.<i>" (copy 0 keeps its id).
-// FB2010 ×6 is the paper's 900-port trace (spec §3.2).
+// FB2010 ×6 is the paper's 900-port trace (docs/coflow.md).
 func Replicate(tr *CoflowTrace, n int) *CoflowTrace {
 	out := &CoflowTrace{Ports: tr.Ports * n}
 	for _, c := range tr.Coflows {
@@ -69,7 +69,7 @@ func shifted(ports []int, by int) []int {
 }
 
 // MantriLike gives every coflow with more than one mapper mapper-side skew,
-// keeping each reducer's total (spec §4.2): a target coefficient of
+// keeping each reducer's total (docs/coflow.md): a target coefficient of
 // variation v with ln v ~ N(ln 0.34, 1.725²) (median 0.34, P90 3.1), mapper
 // weights w_j ~ LogNormal(0, ln(1+v²)), and flow (j, i) gets reducer i's
 // bytes · w_j / Σw. The result uses the per-flow format.
@@ -123,7 +123,7 @@ func DefaultSynthOptions() SynthOptions {
 }
 
 // SynthesizeCoflows draws a synthetic trace with the statistics of base
-// (spec §4.2, bootstrap mode): each coflow is a coflow of base drawn with
+// (docs/coflow.md, bootstrap mode): each coflow is a coflow of base drawn with
 // replacement, keeping its mapper and reducer counts and its reducers'
 // megabytes, placed on random distinct mapper ports and random distinct
 // reducer ports of the fabric; arrivals are Poisson.

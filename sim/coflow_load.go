@@ -6,7 +6,7 @@ import (
 	"github.com/allot-project/allot/coflow"
 )
 
-// loadMeter counts the coordinator's load per interval of δ (spec §3.11):
+// loadMeter counts the coordinator's load per interval of δ (docs/coflow.md):
 // which agents sent it something, and whether it recomputed and pushed a
 // schedule. Events arrive in time order.
 type loadMeter struct {

@@ -125,7 +125,7 @@ func fb2010(t testing.TB) *CoflowTrace {
 
 func TestFB2010_Statistics(t *testing.T) {
 	t.Parallel()
-	// spec §4.2: 150 ports, 526 coflows, 706,397 flows (M×R); the paper's
+	// docs/coflow.md: 150 ports, 526 coflows, 706,397 flows (M×R); the paper's
 	// thin/wide split; the low-skew-filtered trace sizes of §3.2.
 	tr := fb2010(t)
 	sh := tr.Shape()

@@ -78,7 +78,7 @@ func TestRunHDRF_Figure4Shares(t *testing.T) {
 
 func TestRunHDRF_FractionalDemand(t *testing.T) {
 	t.Parallel()
-	// spec hdrf.md §3.7: n2,1 needs <1, 0.01>; dynamic keeps 50/50/99.
+	// docs/hdrf.md: n2,1 needs <1, 0.01>; dynamic keeps 50/50/99.
 	in := `{"capacity": {"cpus": 100, "gpus": 100}, "root": {"name": "root", "children": [
 	  {"name": "n1", "children": [{"name": "n1.1", "demand": {"cpus": 1}}]},
 	  {"name": "n2", "children": [

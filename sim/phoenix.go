@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The hybrid-scheduler simulator of spec phoenix.md §1.5-2.11 (docs/phoenix.md,
+// The hybrid-scheduler simulator of docs/phoenix.md (see its
 // "Simulator"): one-slot workers with reservation queues, centralised
 // least-work-left placement of long jobs on a big partition, batch probing
 // with late binding for short jobs, Eagle's succinct state sharing and sticky
@@ -44,18 +44,18 @@ type PhoenixConfig struct {
 	// the trace's default.
 	Constrained float64 `json:"constrained"`
 
-	// Phoenix's switches (spec §2.12), on by default; with all four off
+	// Phoenix's switches (docs/phoenix.md), on by default; with all four off
 	// Phoenix makes Eagle-C's decisions (invariant 3).
 	NoReorder   bool `json:"no_reorder,omitempty"`   // CRV-based queue reordering
 	NoNegotiate bool `json:"no_negotiate,omitempty"` // soft-constraint negotiation
 	NoPrefer    bool `json:"no_prefer,omitempty"`    // probe relaxed-satisfying workers first
 	NoPartition bool `json:"no_partition,omitempty"` // shape the short-only partition by short demand
-	// CRVSampling (CRV_AWARE_SAMPLING, spec §2.7; off by default) makes the
+	// CRVSampling (CRV_AWARE_SAMPLING, docs/phoenix.md; off by default) makes the
 	// probes of jobs needing no contended class avoid workers that supply
 	// one.
 	CRVSampling bool `json:"crv_sampling,omitempty"`
 	// Weighted orders a queue in CRV mode by the single score
-	// R(job) - BETA x W ascending (spec §2.9, ORDER = WEIGHTED) instead of
+	// R(job) - BETA x W ascending (docs/phoenix.md, ORDER = WEIGHTED) instead of
 	// the default lexicographic order (contended first, then longer class
 	// wait, then SRPT, then FIFO).
 	Weighted bool `json:"weighted,omitempty"`
@@ -113,7 +113,7 @@ func (c PhoenixConfig) resolved() PhoenixConfig {
 	return c
 }
 
-// pxPolicy is what a scheduler name switches on (spec §1.7, §2.12).
+// pxPolicy is what a scheduler name switches on (docs/phoenix.md).
 type pxPolicy struct {
 	constraints bool // honour constraints (eagle: ignore them)
 	centralLong bool // long jobs by LWL on the big partition
@@ -152,7 +152,7 @@ func pxPolicyFor(c PhoenixConfig) pxPolicy {
 	return eagle
 }
 
-// Parameters of spec §2.12.
+// Parameters of docs/phoenix.md.
 const (
 	pxNetDelay       = 0.0005 // one-way network delay, seconds
 	pxProbeRatio     = 2

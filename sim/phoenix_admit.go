@@ -6,7 +6,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// Admission control (spec §2.6): reject jobs whose hard constraints no
+// Admission control (docs/phoenix.md): reject jobs whose hard constraints no
 // worker satisfies, drop soft constraints that make a job infeasible, and
 // (Phoenix) negotiate away soft constraints whose contention costs more
 // waiting than the job's budget. Eagle-C, Hawk-C and Yaq-d treat soft

@@ -10,7 +10,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// The feasibility index of spec §2.2: one worker bitset per constraint
+// The feasibility index of docs/phoenix.md: one worker bitset per constraint
 // class, and per constraint signature (a set of classes) the feasible
 // workers as a list, so probes sample without scanning the cluster.
 
@@ -56,7 +56,7 @@ type pxClass struct {
 	bits pxBits
 	load offers.ClassLoad // Demand: outstanding tasks; Supply: slots
 
-	// M/G/1 inputs (spec §2.4), gathered over one CRV period.
+	// M/G/1 inputs (docs/phoenix.md), gathered over one CRV period.
 	n, sum, sum2 float64
 	lam, m1, m2  float64
 	backlog      float64 // estimated work of outstanding tasks
@@ -73,7 +73,7 @@ type pxSig struct {
 	bits    pxBits
 
 	// Short work admitted with this signature (estimated task seconds) in
-	// the current partition period, and its smoothed rate (spec §2.5's
+	// the current partition period, and its smoothed rate (docs/phoenix.md's
 	// demand reporting, used to shape the short-only partition).
 	shortWork, shortRate float64
 }

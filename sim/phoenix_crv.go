@@ -6,7 +6,7 @@ import (
 	"github.com/allot-project/allot/offers"
 )
 
-// The CRV aggregator (spec §2.3-2.5): per class, outstanding demand over
+// The CRV aggregator (docs/phoenix.md): per class, outstanding demand over
 // supply with contention hysteresis (offers.ClassLoad), and the M/G/1
 // waiting-time estimate. It recomputes every CRV period; node monitors and
 // admission read the latest values (the digest), so they are up to one
@@ -92,7 +92,7 @@ func (c *pxCRV) update(k *pxClass) {
 	k.wait = pxWaitEstimate(k.lam, k.m1, k.m2, float64(k.load.Supply), k.backlog, c.wmax)
 }
 
-// pxWaitEstimate is the per-slot Pollaczek-Khinchine mean wait of spec §2.4:
+// pxWaitEstimate is the per-slot Pollaczek-Khinchine mean wait of docs/phoenix.md:
 // arrival rate lam over s slots, service moments m1 and m2, with the fluid
 // estimate backlog/s when a slot's utilisation reaches RHO_CAP; capped at
 // wmax.
@@ -134,7 +134,7 @@ func (c *pxCRV) jobWait(j *pxJob) float64 {
 	return w
 }
 
-// setWait is W(K) over class ids (spec §2.6), W0 for none.
+// setWait is W(K) over class ids (docs/phoenix.md), W0 for none.
 func (c *pxCRV) setWait(ids []int) float64 {
 	if len(ids) == 0 {
 		return c.all.wait

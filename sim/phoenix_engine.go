@@ -240,7 +240,7 @@ func (s *pxSim) arrive(j *pxJob) {
 	s.placeShort(j)
 }
 
-// getTask is late binding (spec §2.10): the job's scheduler hands the next
+// getTask is late binding (docs/phoenix.md): the job's scheduler hands the next
 // unlaunched task to the worker whose reservation reached a free slot.
 func (s *pxSim) getTask(w int, r *pxResv) {
 	j := r.job

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The acceptance experiments A0-A4 of spec phoenix.md §4, each a set of
+// The acceptance experiments A0-A4 of docs/phoenix.md, each a set of
 // comparisons and the checks the spec and the issue ask for.
 
 // PhoenixExperiment is one experiment's comparisons and checks.

@@ -2,8 +2,8 @@ package sim
 
 import "container/heap"
 
-// Placement: batch probing of short jobs with SSS refusal rounds (spec
-// §2.7), centralised LWL for long jobs (§2.8), and Hawk's stealing (§2.11).
+// Placement: batch probing of short jobs with SSS refusal rounds,
+// centralised LWL for long jobs, and Hawk's stealing (docs/phoenix.md).
 
 // sample draws a worker of list uniformly; avoid, when set, is tried to be
 // avoided by rejection (a few draws, then any).
@@ -129,7 +129,7 @@ func (h *lwlHeap) Pop() any {
 }
 
 // placeLong water-fills the job's tasks onto the feasible workers of the big
-// partition with the least estimated long work (spec §2.8).
+// partition with the least estimated long work (docs/phoenix.md).
 func (s *pxSim) placeLong(j *pxJob) {
 	list := j.sig.big
 	if len(list) == 0 {
@@ -158,7 +158,7 @@ func (s *pxSim) placeLong(j *pxJob) {
 }
 
 // trySteal lets idle worker w take short reservations queued behind long
-// ones at random workers of the big partition (Hawk, spec §2.11); it reports
+// ones at random workers of the big partition (Hawk, docs/phoenix.md); it reports
 // whether it took any.
 func (s *pxSim) trySteal(w int) bool {
 	nBig := len(s.workers) - s.bigFrom

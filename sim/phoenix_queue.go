@@ -2,7 +2,7 @@ package sim
 
 import "math"
 
-// The worker queue (spec §2.9): late binding, SRPT with Eagle's starvation
+// The worker queue (docs/phoenix.md): late binding, SRPT with Eagle's starvation
 // guard, Phoenix's CRV-based order when a queued reservation is contended,
 // and sticky batch probing.
 
@@ -94,7 +94,7 @@ func (s *pxSim) choose(q []*pxResv) int {
 }
 
 // pxKey orders reservations: contended first, longer class wait first, then
-// SRPT, then enqueue order (spec §2.9). Eagle mode leaves the first two
+// SRPT, then enqueue order (docs/phoenix.md). Eagle mode leaves the first two
 // zero.
 type pxKey struct {
 	notContended bool

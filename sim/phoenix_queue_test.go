@@ -28,7 +28,7 @@ func pxResvFor(est, remain float64, enq uint64, classes ...int) *pxResv {
 	return &pxResv{job: j, est: est, enq: enq}
 }
 
-// The worked example of spec §2.9, with its exact numbers.
+// The worked example of docs/phoenix.md, with its exact numbers.
 func TestPhoenixQueue_workedExample(t *testing.T) {
 	eth := offers.ClassLoad{Demand: 6, Supply: 4}  // r = 1.5
 	arch := offers.ClassLoad{Demand: 5, Supply: 8} // r = 0.625

@@ -10,7 +10,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// Synthetic Google-, Cloudera- and Yahoo-like traces (spec §3, §4: about 90%
+// Synthetic Google-, Cloudera- and Yahoo-like traces (docs/phoenix.md: about 90%
 // short jobs, heavy-tailed task counts and durations, bursty arrivals, the
 // per-trace cutoffs and big partitions of §2.12) with constraints of the
 // Table II kinds (§1.4) on a share of jobs.
@@ -181,7 +181,7 @@ func pxGenerate(cfg PhoenixConfig, rng *rand.Rand) []pxJobSpec {
 		}
 	}
 	// Task counts are scaled twice: long jobs' so that they bring the big
-	// partition's share of the work (spec §2.12 sizes the partition to it),
+	// partition's share of the work (docs/phoenix.md sizes the partition so),
 	// and everyone's so that the trace spans pxSpanLongs median long-task
 	// durations at the target load, long enough for long work to reach a
 	// steady state on this many workers.

@@ -10,7 +10,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// The Figure 2 example of the Carbyne paper, as rebuilt in spec §2.9: one
+// The Figure 2 example of the Carbyne paper, as rebuilt in docs/carbyne.md: one
 // machine with one resource of capacity 1.0 (1000 milli-CPU here, so 0.21
 // is 210), two jobs arriving at t=0, time unit one second.
 

@@ -1,7 +1,7 @@
 package altruism
 
 // forward packs the job's remaining DAG forward in time into one virtual
-// bin the size of its share, ignoring machine boundaries (spec §2.4.1), and
+// bin the size of its share, ignoring machine boundaries (docs/carbyne.md), and
 // leaves the result in p.fwd: every unstarted task's start, with the horizon
 // T_k at which the last task finishes. Running tasks hold their demand until
 // their remaining time is up; after a share cut they may hold more than the

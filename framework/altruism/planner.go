@@ -93,7 +93,7 @@ func (p *Planner) Plan(j *Job, now time.Time, draw float64) (Decision, error) {
 	}
 	if !p.forward(j) {
 		// No finite T_k: greedy, with the tasks the forward pack starts now
-		// (spec §2.4.1, gap 18).
+		// (docs/carbyne.md, gap 18).
 		j.commit.clear()
 		return p.decide(j, now, nil, Never, false), nil
 	}

@@ -12,7 +12,7 @@ type breakpoint struct {
 	done  int
 }
 
-// reverse packs the remaining DAG backward from horizon T (spec §2.4.2) and
+// reverse packs the remaining DAG backward from horizon T (docs/carbyne.md) and
 // leaves the result in p.rev. Reversed time τ runs from 0 at T back towards
 // now; a task placed at τ with duration d gets latest start T − τ − d. Edges
 // are reversed, so a stage is ready once every unstarted child stage has

@@ -58,7 +58,7 @@
 // The master sends the framework its fair share A (protocol.
 // ShareUpdateEvent.FairShare: what static H-DRF gives it of the cluster
 // over all the work it declared). The scheduler splits A among its jobs
-// by DRF with demand caps (spec §2.3): each job is capped at the summed
+// by DRF with demand caps (docs/carbyne.md): each job is capped at the summed
 // demand of its unfinished tasks, and capacity no job can claim is spread
 // over the jobs that use the resource, so that the jobs' shares add up to
 // A. A job's share is its A_k for planning.

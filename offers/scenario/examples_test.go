@@ -1,6 +1,6 @@
 package scenario
 
-// The worked examples of spec hdrf.md §3, with the exact task counts the
+// The worked examples of docs/hdrf.md, with the exact task counts the
 // spec gives, for the policies it gives them for. "oracle" rows run the
 // independent static H-DRF oracle of helpers_test.go, so the expected values
 // also validate it. Churned rows run churnN random completions with a fixed

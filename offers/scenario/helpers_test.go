@@ -1,7 +1,7 @@
 package scenario
 
 // Shared fixtures of the scenario tests: tree builders, an independent
-// static H-DRF oracle (spec hdrf.md §2.1, discrete, exact rationals), the
+// static H-DRF oracle (docs/hdrf.md, discrete, exact rationals), the
 // hierarchical share guarantee (§1.4), the random-tree generator of §6 and
 // the invariant checks (capacity, Pareto efficiency P5).
 

@@ -1,6 +1,6 @@
 package scenario
 
-// Property tests of spec hdrf.md §6 on random trees (generator of §6,
+// Property tests of docs/hdrf.md on random trees (a random-tree generator,
 // capacities at the low end to stay fast), seeded deterministically and
 // bounded so the whole file stays well under 20 s with -race on 2 cores.
 
@@ -135,7 +135,7 @@ func TestP3_PaperFollowsItsRule(t *testing.T) {
 
 // TestP3_DynamicTracksStatic: after the initial fill and random churn,
 // dynamic stays within 2 tasks per leaf of static H-DRF on unit-demand
-// trees (spec §6, P3), at small and at large capacities.
+// trees (docs/hdrf.md, P3), at small and at large capacities.
 func TestP3_DynamicTracksStatic(t *testing.T) {
 	for _, capRange := range [][2]int64{{60, 90}, {60, 900}} {
 		worst := int64(0)

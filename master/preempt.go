@@ -44,23 +44,38 @@ const killResend = 10 * time.Second
 func (l *leader) preempt(now time.Time) {
 	cfg := l.m.cfg.Preemption
 	view := l.m.View()
-	byKey := map[state.TaskKey]*state.Task{}
-	var tasks []offers.RunningTask
+	// The list is built outside the lock; the few warned tasks are marked
+	// under it.
+	tasks := make([]offers.RunningTask, 0, view.NumTasks())
+	for _, t := range view.Tasks() {
+		if live(t) {
+			tasks = append(tasks, offers.RunningTask{
+				FrameworkID: t.FrameworkID, TaskID: t.ID, AgentID: t.AgentID, Resources: t.Info.Resources,
+				Revocable: t.Kind == protocol.OfferKind(offers.KindLeftover), NonPreemptible: t.Info.NonPreemptible,
+				StartedAt: time.Unix(0, t.LaunchedAt),
+			})
+		}
+	}
+	// task is a live task of the view, nil for one that ended.
+	task := func(k state.TaskKey) *state.Task {
+		if t, ok := view.Task(k.FrameworkID, k.TaskID); ok && live(t) {
+			return t
+		}
+		return nil
+	}
 	l.mu.Lock()
 	if l.preemption.warned == nil {
 		l.preemption.warned = map[state.TaskKey]*warning{}
 	}
-	for _, t := range view.Tasks() {
-		if t.Terminal() || t.State == protocol.TaskUnreachable {
-			continue
+	for k := range l.preemption.warned {
+		if task(k) == nil {
+			delete(l.preemption.warned, k) // ended
 		}
-		byKey[t.Key()] = t
-		_, warned := l.preemption.warned[t.Key()]
-		tasks = append(tasks, offers.RunningTask{
-			FrameworkID: t.FrameworkID, TaskID: t.ID, AgentID: t.AgentID, Resources: t.Info.Resources,
-			Revocable: t.Kind == protocol.OfferKind(offers.KindLeftover), NonPreemptible: t.Info.NonPreemptible,
-			StartedAt: time.Unix(0, t.LaunchedAt), Warned: warned,
-		})
+	}
+	if len(l.preemption.warned) > 0 {
+		for i := range tasks {
+			_, tasks[i].Warned = l.preemption.warned[state.TaskKey{FrameworkID: tasks[i].FrameworkID, TaskID: tasks[i].TaskID}]
+		}
 	}
 	plan := l.alloc.PlanPreemption(tasks, now)
 	l.preemption.needs = plan.Needs
@@ -81,7 +96,9 @@ func (l *leader) preempt(now time.Time) {
 	for _, v := range plan.Preempt {
 		k := state.TaskKey{FrameworkID: v.FrameworkID, TaskID: v.TaskID}
 		l.preemption.warned[k] = &warning{reason: v.Reason, need: v.For, deadline: deadline}
-		warn[v.FrameworkID] = append(warn[v.FrameworkID], preempted(byKey[k], v.Reason))
+		if t := task(k); t != nil {
+			warn[v.FrameworkID] = append(warn[v.FrameworkID], preempted(t, v.Reason))
+		}
 	}
 	for _, v := range plan.Keep {
 		k := state.TaskKey{FrameworkID: v.FrameworkID, TaskID: v.TaskID}
@@ -89,8 +106,12 @@ func (l *leader) preempt(now time.Time) {
 		if w == nil || now.Before(w.deadline) || (!w.killedAt.IsZero() && now.Sub(w.killedAt) < killResend) {
 			continue
 		}
+		t := task(k)
+		if t == nil {
+			continue
+		}
 		w.killedAt = now
-		kill = append(kill, byKey[k])
+		kill = append(kill, t)
 		killReasons = append(killReasons, w.reason)
 	}
 	for _, v := range plan.Release {
@@ -100,13 +121,8 @@ func (l *leader) preempt(now time.Time) {
 		if w == nil || !w.killedAt.IsZero() {
 			continue // a kill sent is not taken back
 		}
-		if t := byKey[k]; t != nil {
+		if t := task(k); t != nil {
 			withdraw[v.FrameworkID] = append(withdraw[v.FrameworkID], preempted(t, w.reason))
-		}
-	}
-	for k := range l.preemption.warned {
-		if byKey[k] == nil {
-			delete(l.preemption.warned, k) // ended
 		}
 	}
 	if len(plan.Preempt) > 0 {
@@ -129,6 +145,9 @@ func (l *leader) preempt(now time.Time) {
 		l.logger.Info("tasks warned of preemption", "tasks", n, "deadline", deadline)
 	}
 }
+
+// live reports whether t holds resources the planner may take back.
+func live(t *state.Task) bool { return !t.Terminal() && t.State != protocol.TaskUnreachable }
 
 func preempted(t *state.Task, reason string) protocol.PreemptedTask {
 	return protocol.PreemptedTask{TaskID: t.ID, AgentID: t.AgentID, Resources: t.Info.Resources, Reason: reason}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/allot-project/allot/master/state"
 	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
 )
@@ -35,7 +36,7 @@ func (l *leader) checkNonPreemptible(fw protocol.FrameworkID, offerIDs []protoco
 	if !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, fw)
 	}
-	role, guar := guaranteedRole(l, f.Role)
+	role, guar := guaranteedRole(v, f.Role)
 	if role == "" {
 		return fmt.Errorf("%w: task %s: role %q has no guarantee to hold a non-preemptible task",
 			protocol.ErrNotPreemptible, pinned[0].TaskID, f.Role)
@@ -73,8 +74,7 @@ func (l *leader) checkNonPreemptible(fw protocol.FrameworkID, offerIDs []protoco
 
 // guaranteedRole is the nearest role at or above path with a guarantee,
 // and that guarantee; "" when none has one.
-func guaranteedRole(l *leader, path string) (string, protocol.Resources) {
-	v := l.m.View()
+func guaranteedRole(v *state.View, path string) (string, protocol.Resources) {
 	for p := path; p != ""; p = parentRole(p) {
 		if r, ok := v.Role(p); ok && r.Quota != nil && len(r.Quota.Guarantee.Scalars) > 0 {
 			return p, r.Quota.Guarantee

@@ -99,6 +99,21 @@ func (r *preemptionRun) reach(t *testing.T, cpus int64, within time.Duration) (t
 // ended KILLED with reason preempted, and returns how many there were.
 func (r *preemptionRun) killed(t *testing.T) int {
 	t.Helper()
+	// Batch hears of its killed tasks on its own stream: wait until it
+	// knows of every task its agents no longer run.
+	testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+		gone := 12 - int(runningCPUs(r.c.Agents())[r.batch.ID()]/1000)
+		ended := 0
+		for _, ft := range r.batch.Tasks() {
+			if last, ok := ft.Last(); ok && last.State.Terminal() {
+				ended++
+			}
+		}
+		if ended < gone {
+			return fmt.Errorf("batch saw %d of its tasks end, its agents run %d fewer", ended, gone)
+		}
+		return nil
+	})
 	warned := map[protocol.TaskID]bool{}
 	for _, ev := range r.batch.Preemptions() {
 		for _, pt := range ev.Tasks {

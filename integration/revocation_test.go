@@ -160,17 +160,28 @@ func TestRevocation_lenderGetsItsShareBack(t *testing.T) {
 			}
 		}
 	}
-	revoked := 0
-	for _, a := range borrower.statusesSnapshot() {
-		if a.State == protocol.TaskKilled {
-			revoked++
-			if a.Reason != protocol.ReasonRevoked || !warned[a.TaskID] {
-				t.Errorf("borrower task %s killed with %q (warned %v), want revoked after a warning", a.TaskID, a.Reason, warned[a.TaskID])
+	// The borrower hears of its KILLED tasks on its own stream, which may
+	// come after the lender's launch.
+	var killed []arrival
+	testutil.WaitFor(t, sdkWait, 5*time.Millisecond, func() error {
+		killed = killed[:0]
+		for _, a := range borrower.statusesSnapshot() {
+			if a.State == protocol.TaskKilled {
+				killed = append(killed, a)
 			}
 		}
+		if len(killed) < 2 {
+			return fmt.Errorf("the borrower saw %d of its tasks killed, want the 2 the lender needed", len(killed))
+		}
+		return nil
+	})
+	for _, a := range killed {
+		if a.Reason != protocol.ReasonRevoked || !warned[a.TaskID] {
+			t.Errorf("borrower task %s killed with %q (warned %v), want revoked after a warning", a.TaskID, a.Reason, warned[a.TaskID])
+		}
 	}
-	if revoked != 2 {
-		t.Errorf("%d borrower tasks revoked, want the 2 the lender needed", revoked)
+	if len(killed) != 2 {
+		t.Errorf("%d borrower tasks revoked, want the 2 the lender needed", len(killed))
 	}
 
 	refuser.mu.Lock()

@@ -2,6 +2,7 @@ package offers
 
 import (
 	"maps"
+	"math"
 	"slices"
 )
 
@@ -103,11 +104,12 @@ func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape
 		n.done = true
 		if n.parent != nil {
 			n.parent.dones[n.pos] = true
+			n.parent.keys[n.pos] = math.Inf(1)
 		}
 	}
-	// pick is the child staticFill's less would choose: the first among
+	// scan is the child staticFill's less would choose: the first among
 	// equals, scanning in order.
-	pick := func(n *fillKeyed) int {
+	scan := func(n *fillKeyed) int {
 		best := -1
 		for i, done := range n.dones {
 			if done {
@@ -133,33 +135,66 @@ func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape
 		}
 		return best
 	}
-	var descend func(n *fillKeyed) (*fillKeyed, int)
-	descend = func(n *fillKeyed) (*fillKeyed, int) {
-		if n.done {
-			return nil, -1
-		}
-		if n.src.isLeaf() {
-			for i, s := range n.shapes {
-				if s.left > 0 && free.fits(s.res) {
-					return n, i
-				}
+	// pick is scan's choice found faster: the least key (a done child's
+	// is infinite), then the earliest created among the children holding
+	// exactly it. Any key above it by less than twice the tolerance could
+	// tie with it in scan's comparisons, so scan decides then.
+	pick := func(n *fillKeyed) int {
+		least := math.Inf(1)
+		for _, k := range n.keys {
+			if k < least {
+				least = k
 			}
-			markDone(n)
-			return nil, -1
 		}
+		if math.IsInf(least, 1) {
+			return -1
+		}
+		band := least + 2*tieTolerance*least
+		best := -1
+		for i, k := range n.keys {
+			if k > band {
+				continue
+			}
+			if k != least {
+				return scan(n)
+			}
+			if best < 0 || n.seqs[i] < n.seqs[best] {
+				best = i
+			}
+		}
+		return best
+	}
+	// descend finds the leaf and shape the next task goes to, marking
+	// done the nodes where nothing fits.
+	descend := func() (*fillKeyed, int) {
+		n := froot
 		for {
+			if n.done {
+				if n.parent == nil {
+					return nil, -1
+				}
+				n = n.parent
+				continue
+			}
+			if n.src.isLeaf() {
+				for i, s := range n.shapes {
+					if s.left > 0 && free.fits(s.res) {
+						return n, i
+					}
+				}
+				markDone(n)
+				continue
+			}
 			best := pick(n)
 			if best < 0 {
 				markDone(n)
-				return nil, -1
+				continue
 			}
-			if leaf, i := descend(n.children[best]); leaf != nil {
-				return leaf, i
-			}
+			n = n.children[best]
 		}
 	}
 	for {
-		leaf, i := descend(froot)
+		leaf, i := descend()
 		if leaf == nil {
 			break
 		}

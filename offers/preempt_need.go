@@ -21,8 +21,9 @@ type need struct {
 	// revocableOnly needs take back revocable tasks only.
 	revocableOnly bool
 	// ancestors maps node and each of its ancestors to its depth; maxTier
-	// is the depth of node's parent, the nearest relatives' common
-	// ancestor.
+	// is the depth of the nearest common ancestor the need may take from:
+	// node's parent, or for a guarantee's need the parent of the outermost
+	// role above it short of its own guarantee.
 	ancestors map[*node]int
 	maxTier   int
 	rank      float64
@@ -64,6 +65,16 @@ func (p *planner) findNeeds() []*need {
 		}
 		n := p.newNeed("role "+g.path, g, pol, fws, short, seen)
 		n.guarantee, n.rank = true, rank
+		// What a task frees under a role above g that is short of its own
+		// guarantee goes back to that role's frameworks first (the
+		// guarantee phase of a round), which leaves the role as short as
+		// before and g perhaps no better off: take only from outside the
+		// outermost such role.
+		for x := g.parent; x != nil; x = x.parent {
+			if shortOfGuarantee(x) {
+				n.maxTier = min(n.maxTier, depth(x)-1)
+			}
+		}
 		guar = append(guar, n)
 	}
 	if len(demanding) > 0 {

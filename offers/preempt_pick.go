@@ -259,6 +259,9 @@ func (p *planner) fwTier(f *framework, n *need) (int, bool) {
 			}
 		}
 	}
+	if tier > n.maxTier {
+		tier = -1
+	}
 	n.tierOf[f.idx] = int16(tier)
 	return tier, tier >= 0
 }
@@ -282,15 +285,23 @@ func (p *planner) underShortGuarantee(f *framework) bool {
 	}
 	var c int8 = -1
 	for x := f.leaf.parent; x != nil && c < 0; x = x.parent {
-		for j, ok := range x.guaranteed {
-			if ok && x.held.at(j) < x.guar[j] {
-				c = 1
-				break
-			}
+		if shortOfGuarantee(x) {
+			c = 1
 		}
 	}
 	p.shortGuar[f.idx] = c
 	return c > 0
+}
+
+// shortOfGuarantee reports whether x holds less than its guarantee in
+// some resource it names.
+func shortOfGuarantee(x *node) bool {
+	for j, ok := range x.guaranteed {
+		if ok && x.held.at(j) < x.guar[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // protected reports whether taking t keeps every role between its

@@ -11,17 +11,15 @@ import (
 type planTask struct {
 	*RunningTask
 	// Revocable, NonPreemptible and Warned are the RunningTask's, kept
-	// here where the planner reads them most.
-	Revocable, NonPreemptible, Warned bool
-	f                                 *framework
-	ag                                *agent
-	res                               vec
+	// here where the planner reads them most. removed: chosen as a new
+	// victim in this plan; used: a warned task this plan still needs
+	// (planner.usedFor says for which need).
+	Revocable, NonPreemptible, Warned, removed, used bool
+	f                                                *framework
+	ag                                               *agent
+	res                                              vec
 	// startNs is StartedAt in Unix nanoseconds.
 	startNs int64
-	// removed: chosen as a new victim in this plan; used: a warned task
-	// this plan still needs.
-	removed, used bool
-	usedFor       string
 }
 
 // planner holds one PlanPreemption's working state. Nothing in the
@@ -70,7 +68,9 @@ type planner struct {
 	// agentVer counts the changes of each agent's room or tasks;
 	// quickLists are readTierShared's.
 	agentVer   []uint32
-	quickLists map[quickKey]*quickList
+	quickLists map[*node]*quickList
+	// usedFor names, by task, the need a used warned task is kept for.
+	usedFor map[int]string
 	// dfsFws are the frameworks depth first; fwRange, by node, the range
 	// of those below it; fwPos, by framework index, its place (below).
 	dfsFws  []*framework
@@ -364,7 +364,11 @@ func (p *planner) useWarned(n *need, ag *agent, warned []int) {
 	freed := p.free(ag).clone()
 	for _, i := range warned {
 		t := &p.tasks[i]
-		t.used, t.usedFor = true, n.For
+		t.used = true
+		if p.usedFor == nil {
+			p.usedFor = map[int]string{}
+		}
+		p.usedFor[i] = n.For
 		freed = freed.add(t.res)
 		p.gone(t)
 	}
@@ -406,7 +410,7 @@ func (p *planner) finish() PreemptionPlan {
 		if !t.Warned {
 			continue
 		}
-		v := Victim{FrameworkID: t.FrameworkID, TaskID: t.TaskID, AgentID: t.AgentID, Reason: victimReason(t.Revocable), For: t.usedFor}
+		v := Victim{FrameworkID: t.FrameworkID, TaskID: t.TaskID, AgentID: t.AgentID, Reason: victimReason(t.Revocable), For: p.usedFor[i]}
 		if t.used {
 			p.out.Keep = append(p.out.Keep, v)
 		} else {

@@ -436,6 +436,13 @@ func (s *psim) shortWithDemand(g *psNode) bool {
 }
 
 func (s *psim) couldFix(g *psNode) bool {
+	for x := g.parent; x != nil; x = x.parent {
+		if s.shortOf(x) {
+			// Room made for g goes to x's frameworks in the order of a
+			// round; x's own liveness is checked.
+			return false
+		}
+	}
 	h := s.held(g)
 	var shapes []*psFw
 	for _, f := range s.needFws(g) {
@@ -455,7 +462,7 @@ func (s *psim) couldFix(g *psNode) bool {
 	}
 	var cands []*psTask
 	for _, t := range s.tasks {
-		if !t.warned && !t.np && !t.fw.leaf.within(g) {
+		if !t.warned && s.eligibleFor(t, g) {
 			cands = append(cands, t)
 		}
 	}

@@ -232,7 +232,9 @@ func (s *psim) needFws(n *psNode) []*psFw {
 // need at nn: never non-preemptible, never a task of the need's own
 // subtree (or of the framework in need), revocable only when the need is a
 // fair share under policy guarantees, and for a fair share never a task of
-// a role short of its guarantee.
+// a role short of its guarantee; for a guarantee never a task below a role
+// above it short of its own guarantee (what it frees goes back to that
+// role first).
 func (s *psim) eligibleFor(t *psTask, nn *psNode) bool {
 	if t.np || t.fw.leaf.within(nn) {
 		return false
@@ -242,15 +244,31 @@ func (s *psim) eligibleFor(t *psTask, nn *psNode) bool {
 	}
 	if nn.fw != nil {
 		for g := t.fw.leaf.parent; g != nil; g = g.parent {
-			h := s.held(g)
-			for j := range 2 {
-				if g.named[j] && h[j] < g.guar[j] {
-					return false
-				}
+			if s.shortOf(g) {
+				return false
+			}
+		}
+	}
+	if nn.fw == nil {
+		for g := nn.parent; g != nil; g = g.parent {
+			if s.shortOf(g) && t.fw.leaf.within(g) {
+				return false
 			}
 		}
 	}
 	return true
+}
+
+// shortOf reports whether g holds less than its guarantee in a resource
+// it names.
+func (s *psim) shortOf(g *psNode) bool {
+	h := s.held(g)
+	for j := range 2 {
+		if g.named[j] && h[j] < g.guar[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // between lists the nodes between t's framework (included) and the need:

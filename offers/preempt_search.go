@@ -56,7 +56,9 @@ type searchState struct {
 	dirty  []uint32
 	looked []uint32
 	listed []uint32
-	picks  []pick
+	// listedAt is, by agent, its place in the quickList being built.
+	listedAt []int32
+	picks    []pick
 }
 
 // bestPick is the best pick over all agents for one task of s for f,
@@ -114,7 +116,7 @@ func (p *planner) newSearch(n *need, f *framework, s *shape, req vec) *victimSea
 	if p.states.epoch == nil {
 		k, b := len(p.a.agentList), &p.a.preempt.bufs
 		p.states = searchState{epoch: reuse(&b.epoch, k), ver: reuse(&b.ver, k), dirty: reuse(&b.dirty, k),
-			looked: reuse(&b.looked, k), listed: reuse(&b.listed, k), picks: reuse(&b.picks, k)}
+			looked: reuse(&b.looked, k), listed: reuse(&b.listed, k), listedAt: reuse(&b.listedAt, k), picks: reuse(&b.picks, k)}
 	}
 	epoch := uint32(1)
 	if p.search != nil {
@@ -141,15 +143,7 @@ func (p *planner) readTier(vs *victimSearch, tier int, revocable bool) {
 		heapInit(vs.heap)
 	}()
 	if vs.n.byTier == nil {
-		vs.n.byTier = make([][]*framework, vs.n.maxTier+1)
-		for _, f := range p.a.fwByIdx {
-			if f == nil || len(p.byFw[f.idx]) == 0 {
-				continue
-			}
-			if t, ok := p.fwTier(f, vs.n); ok {
-				vs.n.byTier[t] = append(vs.n.byTier[t], f)
-			}
-		}
+		vs.n.byTier = p.tierLists(vs.n)
 	}
 	if revocable && p.a.constrainedRoles == 0 && vs.req.isZero() {
 		p.readTierShared(vs, tier)
@@ -184,6 +178,29 @@ func (p *planner) readTier(vs *victimSearch, tier int, revocable bool) {
 			}
 		}
 	}
+}
+
+// tierLists lists the frameworks with tasks n may take, by tier (fwTier):
+// those below each ancestor of n's node but not below the next one down.
+func (p *planner) tierLists(n *need) [][]*framework {
+	byTier := make([][]*framework, n.maxTier+1)
+	for c, x := n.node, n.node.parent; x != nil; c, x = x, x.parent {
+		d := n.ancestors[x]
+		if d > n.maxTier {
+			continue
+		}
+		outer, inner := p.below(x), p.below(c)
+		list := p.a.preempt.bufs.tierFws.take(int(outer[1] - outer[0] - (inner[1] - inner[0])))[:0]
+		for _, span := range [2][2]int32{{outer[0], inner[0]}, {inner[1], outer[1]}} {
+			for _, f := range p.dfsFws[span[0]:span[1]] {
+				if len(p.byFw[f.idx]) > 0 && (n.guarantee || !p.underShortGuarantee(f)) {
+					list = append(list, f)
+				}
+			}
+		}
+		byTier[d] = list
+	}
+	return byTier
 }
 
 // quickOne files ag's pick if it is one revocable task of the tier: the
@@ -389,170 +406,6 @@ func heapPop(h *[]searchEntry) {
 	s = s[:last]
 	siftDown(s, 0)
 	*h = s
-}
-
-// Needs whose nearest common ancestor with a candidate is the same role
-// look for one revocable victim among the same tasks, but for those of
-// their own branch below it. readTierShared keeps, by role and kind of
-// need, the agents holding revocable tasks below the role and those tasks
-// (quickList); by shape, what each agent offers while it is unchanged;
-// and each need reads that, looking again only where the task lies in its
-// own branch.
-
-// quickKey names a quickList: the role, and whether the need is a
-// guarantee's (which may take tasks of roles short of theirs).
-type quickKey struct {
-	anc       *node
-	guarantee bool
-}
-
-// quickList lists the agents holding revocable tasks below the role that
-// a need of the kind may take, and, by shape, each agent's entry.
-type quickList struct {
-	anc       *node
-	guarantee bool
-	agents    []int32
-	res       map[quickShape][]quickRes
-}
-
-// quickShape names a shape: its key, and whether its soft constraints
-// relaxed.
-type quickShape struct {
-	key     string
-	relaxed bool
-}
-
-// quickRes is an agent's entry for a shape: computed at agent version
-// ver-1 (0: not yet), its first task below the role that makes room for
-// the shape alone (-1: none; -2: the agent holds warned tasks, ask
-// again), the child of the role it lies below, and what a pick of it
-// would weigh.
-type quickRes struct {
-	ver           uint32
-	task          int32
-	spare, newest int64
-	child         *node
-}
-
-// readTierShared is readTier's first stage through the shared lists.
-func (p *planner) readTierShared(vs *victimSearch, tier int) {
-	var anc, excl *node
-	for x := vs.n.node; x != nil; x = x.parent {
-		switch vs.n.ancestors[x] {
-		case tier:
-			anc = x
-		case tier + 1:
-			excl = x
-		}
-	}
-	key := quickKey{anc: anc, guarantee: vs.n.guarantee}
-	ql := p.quickLists[key]
-	if ql == nil {
-		ql = p.newQuickList(anc, vs.n.guarantee)
-		if p.quickLists == nil {
-			p.quickLists = map[quickKey]*quickList{}
-		}
-		p.quickLists[key] = ql
-	}
-	sk := quickShape{vs.s.key, vs.s.relaxed}
-	entries := ql.res[sk]
-	if entries == nil {
-		entries = make([]quickRes, len(ql.agents))
-		ql.res[sk] = entries
-	}
-	for k, i := range ql.agents {
-		if p.states.epoch[i] == vs.epoch || p.states.looked[i] == p.lookStamp {
-			continue
-		}
-		ag := p.a.agentList[i]
-		r := &entries[k]
-		if r.ver != p.agentVer[i]+1 {
-			*r = p.quickEntry(vs, ql, k)
-		}
-		switch {
-		case r.task == -2:
-			p.readAgent(vs, ag)
-		case r.task >= 0 && r.child != excl:
-			p.states.epoch[i] = vs.epoch
-			p.states.ver[i]++
-			vs.heap = append(vs.heap, searchEntry{tier: int32(tier), count: 1, ag: i, spare: r.spare, newest: r.newest,
-				ver: p.states.ver[i], one: r.task}) // readTier heapInits
-		case r.task >= 0:
-			// Its own branch: look again for this need.
-			switch p.quickOne(vs, ag, tier) {
-			case quickUnsure:
-				p.readAgent(vs, ag)
-			case quickNone:
-				p.states.looked[i] = p.lookStamp
-				vs.pending = append(vs.pending, ag)
-			}
-		default:
-			p.states.looked[i] = p.lookStamp
-			vs.pending = append(vs.pending, ag)
-		}
-	}
-}
-
-// newQuickList lists the agents holding a revocable task below anc that a
-// need of the kind may take.
-func (p *planner) newQuickList(anc *node, guarantee bool) *quickList {
-	ql := &quickList{anc: anc, guarantee: guarantee, res: map[quickShape][]quickRes{}}
-	p.listStamp++
-	r := p.below(anc)
-	for _, f := range p.dfsFws[r[0]:r[1]] {
-		if !guarantee && p.underShortGuarantee(f) {
-			continue
-		}
-		for _, i := range p.byFw[f.idx] {
-			t := &p.tasks[i]
-			if !t.Revocable {
-				break
-			}
-			if t.Warned || t.NonPreemptible || p.states.listed[t.ag.idx] == p.listStamp {
-				continue
-			}
-			p.states.listed[t.ag.idx] = p.listStamp
-			ql.agents = append(ql.agents, int32(t.ag.idx))
-		}
-	}
-	return ql
-}
-
-// quickEntry is agent k's entry in ql for the search's shape: what
-// quickOne would find there among the tasks below the list's role.
-func (p *planner) quickEntry(vs *victimSearch, ql *quickList, k int) quickRes {
-	ag := p.a.agentList[ql.agents[k]]
-	res := quickRes{ver: p.agentVer[ag.idx] + 1, task: -1}
-	if p.hasWarned[ag.idx] {
-		res.task = -2
-		return res
-	}
-	if !p.usable(ag, vs.f, vs.s) {
-		return res
-	}
-	short := p.shortInto(ag, vs.s, vs.req)
-	if short.isZero() {
-		return res
-	}
-	r := p.below(ql.anc)
-	for _, i := range p.onAgent(ag) {
-		t := &p.tasks[i]
-		if t.removed || t.Warned || t.NonPreemptible {
-			continue
-		}
-		if !t.Revocable {
-			return res
-		}
-		if pos := p.fwPos[t.f.idx]; !t.res.fits(short) || pos < r[0] || pos >= r[1] || !ql.guarantee && p.underShortGuarantee(t.f) {
-			continue
-		}
-		res.task, res.newest = int32(i), t.startNs
-		res.spare = p.spareFor(pick{ag: ag, tasks: []int{i}}, vs.s.res)
-		for res.child = t.f.leaf; res.child.parent != ql.anc; res.child = res.child.parent {
-		}
-		return res
-	}
-	return res
 }
 
 // below is the range of dfsFws holding the frameworks below n.

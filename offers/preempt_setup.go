@@ -2,7 +2,6 @@ package offers
 
 import (
 	"cmp"
-	"slices"
 	"time"
 
 	"github.com/allot-project/allot/protocol"
@@ -25,6 +24,11 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 		placedShape: map[*shape]int64{},
 	}
 	p.tasks = reuse(&b.tasks, len(tasks))[:0]
+	b.quickRes.reset()
+	b.quickCands.reset()
+	b.quickIdx.reset()
+	b.quickOpen.reset()
+	b.tierFws.reset()
 	// One backing array for the tasks' vectors; the caller's tasks are
 	// not copied. Consecutive tasks mostly share their framework or agent.
 	width := len(a.reg.names)
@@ -33,6 +37,7 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 	var ag *agent
 	perAgent := reuse(&b.perAgent, nag)
 	perFw := reuse(&b.perFw, nfw)
+	revFw := reuse(&b.revFw, nfw)
 	for i := range tasks {
 		t := &tasks[i]
 		if f == nil || f.id != t.FrameworkID {
@@ -53,8 +58,12 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 			f: f, ag: ag, res: res, startNs: t.StartedAt.UnixNano()})
 		perAgent[ag.idx]++
 		perFw[f.idx]++
+		if t.Revocable {
+			revFw[f.idx]++
+		}
 	}
-	// byAgent and byFw by counting, each in one array.
+	// byAgent and byFw by counting, each in one array; byFw with each
+	// framework's revocable tasks first.
 	idx, fwIdx := reuse(&b.idx, len(p.tasks)), reuse(&b.fwIdx, len(p.tasks))
 	off := 0
 	for j, n := range perAgent {
@@ -62,23 +71,24 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 		off += int(n)
 	}
 	p.byFw = reuse(&b.byFw, nfw)
+	nextRev, nextSure := reuse(&b.nextRev, nfw), reuse(&b.nextSure, nfw)
 	off = 0
 	for j, n := range perFw {
-		p.byFw[j] = fwIdx[off : off : off+int(n)]
+		p.byFw[j] = fwIdx[off : off+int(n) : off+int(n)]
+		nextRev[j], nextSure[j] = int32(off), int32(off)+revFw[j]
 		off += int(n)
 	}
 	warned := reuse(&b.warned, nag)
 	sureFw := make([]vec, nfw)
 	for i := range p.tasks {
-		if t := &p.tasks[i]; t.Revocable {
-			p.byFw[t.f.idx] = append(p.byFw[t.f.idx], i)
-		}
-	}
-	for i := range p.tasks {
 		t := &p.tasks[i]
 		p.byAgent[t.ag.idx] = append(p.byAgent[t.ag.idx], i)
-		if !t.Revocable {
-			p.byFw[t.f.idx] = append(p.byFw[t.f.idx], i)
+		if t.Revocable {
+			fwIdx[nextRev[t.f.idx]] = i
+			nextRev[t.f.idx]++
+		} else {
+			fwIdx[nextSure[t.f.idx]] = i
+			nextSure[t.f.idx]++
 		}
 		if t.Warned {
 			warned[t.ag.idx] = true
@@ -113,18 +123,27 @@ type planBufs struct {
 	backing                   []int64
 	idx, fwIdx                []int
 	perAgent, perFw           []int32
+	revFw, nextRev, nextSure  []int32
 	byAgent, byFw             [][]int
 	vfree                     []vec
 	warned, sorted            []bool
 	agentVer                  []uint32
 	epoch, ver, dirty, looked []uint32
 	listed                    []uint32
+	listedAt                  []int32
 	picks                     []pick
 	freeMax                   []int64
 	// heap and pending are the victim search's, handed from one search
 	// to the next.
 	heap    []searchEntry
 	pending []*agent
+	// The shared lists' arrays (readTierShared) and the needs' framework
+	// lists by tier.
+	quickRes   slab[quickRes]
+	quickCands slab[quickCand]
+	quickIdx   slab[int32]
+	quickOpen  slab[bool]
+	tierFws    slab[*framework]
 }
 
 // reuse is *buf with n zero elements, reallocated only when too small.
@@ -167,8 +186,24 @@ func (p *planner) onAgent(ag *agent) []int {
 	list := p.byAgent[ag.idx]
 	if !p.sorted[ag.idx] {
 		p.sorted[ag.idx] = true
-		if len(list) > 1 {
-			slices.SortFunc(list, func(x, y int) int { return p.prefer(&p.tasks[x], &p.tasks[y]) })
+		// Agents hold few tasks: an insertion sort, comparing the keys
+		// that mostly decide before the full order.
+		for k := 1; k < len(list); k++ {
+			i := list[k]
+			t := &p.tasks[i]
+			m := k
+			for ; m > 0; m-- {
+				o := &p.tasks[list[m-1]]
+				if t.Revocable == o.Revocable && t.startNs == o.startNs {
+					if p.prefer(t, o) >= 0 {
+						break
+					}
+				} else if t.Revocable != o.Revocable && !t.Revocable || t.Revocable == o.Revocable && t.startNs < o.startNs {
+					break
+				}
+				list[m] = list[m-1]
+			}
+			list[m] = i
 		}
 	}
 	return list
@@ -198,3 +233,25 @@ func (p *planner) addSure(n *node, v vec, sign int64) {
 		p.sure[n] = s
 	}
 }
+
+// slab hands out zeroed slices of one array kept between plans: a plan
+// takes what it needs and the next takes it again (reset).
+type slab[T any] struct {
+	buf  []T
+	used int
+}
+
+// take is n zero elements; a slab too small starts a larger array, and
+// the slices already handed out keep the old one.
+func (s *slab[T]) take(n int) []T {
+	if s.used+n > len(s.buf) {
+		s.buf = make([]T, max(2*len(s.buf), n, 1024))
+		s.used = 0
+	}
+	out := s.buf[s.used : s.used+n : s.used+n]
+	s.used += n
+	clear(out)
+	return out
+}
+
+func (s *slab[T]) reset() { s.used = 0 }

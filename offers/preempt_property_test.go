@@ -640,17 +640,19 @@ func TestPlanPreemption_properties(t *testing.T) {
 			opts psOpts
 		}{fmt.Sprintf("%s/seed=%d", name, o.seed), o})
 	}
-	// The seeds run by default are ones that keep guarantees short often.
+	// The seeds run by default are ones that keep guarantees short often;
+	// mixed 138 and guarantees 1161 nest a short role under a short role
+	// (the room freed for the inner one once went back to the outer).
 	seeds := func(base ...uint64) []uint64 {
 		for i := range uint64(*psSeeds) {
 			base = append(base, base[0]+100+i)
 		}
 		return base
 	}
-	for _, seed := range seeds(1, 4) {
+	for _, seed := range seeds(1, 4, 138) {
 		add("mixed", psOpts{seed: seed})
 	}
-	for _, seed := range seeds(1011, 1020) {
+	for _, seed := range seeds(1011, 1020, 1161) {
 		add("guarantees", psOpts{seed: seed, policy: PreemptGuarantees})
 	}
 	for _, seed := range seeds(2018) {

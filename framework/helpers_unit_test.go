@@ -123,7 +123,7 @@ func TestTaskBuilder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ti.Name != "web-1" || ti.Command.Value != "./server" || len(ti.Command.Args) != 2 ||
-		ti.Resources.Scalar(protocol.ResGPUs) != 1 || ti.Labels["app"] != "web" || ti.KillGracePeriod != time.Second {
+		ti.Resources.Scalar(protocol.ResGPUs) != protocol.DeviceMilli || ti.Labels["app"] != "web" || ti.KillGracePeriod != time.Second {
 		t.Fatalf("task %+v", ti)
 	}
 	// Build returns independent copies.

@@ -42,8 +42,14 @@ func (b *TaskBuilder) Mem(mib int64) *TaskBuilder { return b.Scalar(protocol.Res
 // Disk sets the disk need in MiB.
 func (b *TaskBuilder) Disk(mib int64) *TaskBuilder { return b.Scalar(protocol.ResDisk, mib) }
 
-// GPUs sets the number of GPUs.
-func (b *TaskBuilder) GPUs(n int64) *TaskBuilder { return b.Scalar(protocol.ResGPUs, n) }
+// GPUs asks for n whole GPU devices.
+func (b *TaskBuilder) GPUs(n int64) *TaskBuilder {
+	return b.Scalar(protocol.ResGPUs, n*protocol.DeviceMilli)
+}
+
+// GPUShare asks for milli thousandths of one GPU device (1 to 999), which
+// other tasks' shares may use the rest of.
+func (b *TaskBuilder) GPUShare(milli int64) *TaskBuilder { return b.Scalar(protocol.ResGPUs, milli) }
 
 // Scalar sets the need of any scalar resource.
 func (b *TaskBuilder) Scalar(name string, v int64) *TaskBuilder {

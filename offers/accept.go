@@ -20,12 +20,16 @@ type Accepted struct {
 	// Remainder reports that the tasks left part of the offers unused (it
 	// went back to the agent's free pool).
 	Remainder bool
+	// Tasks holds, for each task, the resources it holds: those asked,
+	// with the GPU devices named where a task asked for gpus on an agent
+	// with devices without naming them (devices.go).
+	Tasks []protocol.Resources
 }
 
 // Accept launches tasks on a framework's offers and returns the agent they
 // run on; AcceptTasks says more.
 func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (protocol.AgentID, error) {
-	ag, _, _, err := a.accept(fwID, ids, tasks)
+	ag, _, _, _, err := a.accept(fwID, ids, tasks)
 	return ag, err
 }
 
@@ -40,7 +44,7 @@ func (a *Allocator) Accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 // for a fair task, a leftover candidate for a leftover one), else one of
 // the other kind. On error nothing changes.
 func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources, now time.Time) (Accepted, error) {
-	ag, kinds, remainder, err := a.accept(fwID, ids, tasks)
+	ag, kinds, remainder, held, err := a.accept(fwID, ids, tasks)
 	if err != nil {
 		return Accepted{}, err
 	}
@@ -50,7 +54,7 @@ func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferI
 			kinds[i] = KindFair
 		}
 	}
-	return Accepted{Agent: ag, Kinds: kinds, Remainder: remainder}, nil
+	return Accepted{Agent: ag, Kinds: kinds, Remainder: remainder, Tasks: held}, nil
 }
 
 // RefuseAgent keeps an agent's resources from being offered to a framework
@@ -75,8 +79,10 @@ func (a *Allocator) RefuseAgent(fwID protocol.FrameworkID, agentID protocol.Agen
 }
 
 // accept is AcceptTasks; nil kinds means every task is fair.
-func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources) (protocol.AgentID, []Kind, bool, error) {
-	fail := func(err error) (protocol.AgentID, []Kind, bool, error) { return "", nil, false, err }
+func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, tasks []protocol.Resources) (protocol.AgentID, []Kind, bool, []protocol.Resources, error) {
+	fail := func(err error) (protocol.AgentID, []Kind, bool, []protocol.Resources, error) {
+		return "", nil, false, nil, err
+	}
 	f, err := a.framework(fwID)
 	if err != nil {
 		return fail(err)
@@ -120,7 +126,12 @@ func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 		}
 		usedPorts = usedPorts.Union(ports)
 		vecs[i] = a.reg.toVec(t)
-		sum = sum.add(vecs[i])
+	}
+	if err := a.placeDevices(held[0].ag, offered, vecs); err != nil {
+		return fail(err)
+	}
+	for _, v := range vecs {
+		sum = sum.add(v)
 	}
 	if !offered.fits(sum) {
 		return fail(fmt.Errorf("%w: tasks need %s, offers hold %s", ErrInsufficient,
@@ -132,19 +143,24 @@ func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 		a.dropOffer(o)
 	}
 	a.take(ag, f, sum, usedPorts)
+	out := make([]protocol.Resources, len(tasks))
 	for i, v := range vecs {
 		a.countLaunch(f, v, 1)
 		own, other := f.shapes, f.optional
 		if kinds != nil && kinds[i] == KindLeftover {
 			own, other = other, own
 		}
-		if !lowerCount(own, v) {
-			lowerCount(other, v)
+		if bare := a.withoutDevices(v); !lowerCount(own, bare) {
+			lowerCount(other, bare)
+		}
+		out[i] = tasks[i]
+		if !vecEqual(v, a.reg.toVec(tasks[i])) {
+			out[i] = a.protocolResources(v, tasks[i].Ranges[protocol.ResPorts])
 		}
 	}
 	a.refresh(f)
 	remainder := !offered.sub(sum).isZero() || len(offeredPorts.Minus(usedPorts)) > 0
-	return ag.id, kinds, remainder, nil
+	return ag.id, kinds, remainder, out, nil
 }
 
 // taskKinds decides which kind of offer each task counts against: fair

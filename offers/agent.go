@@ -30,6 +30,9 @@ type agent struct {
 
 	totalPorts protocol.Ranges
 	freePorts  protocol.Ranges
+	// gpuDims are the dimensions of the agent's GPU devices, by device
+	// index (devices.go).
+	gpuDims []int
 
 	usage  map[*framework]*usage
 	offers map[*offer]struct{}

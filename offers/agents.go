@@ -28,11 +28,12 @@ func (a *Allocator) AddAgent(info AgentInfo) error {
 		offers: map[*offer]struct{}{},
 	}
 	ag.free = ag.total.clone()
+	ag.gpuDims = a.agentDevices(ag)
 	ag.totalPorts = info.Total.Ranges[protocol.ResPorts].Normalize()
 	ag.freePorts = ag.totalPorts
 	a.agents[info.ID] = ag
 	a.agentList = append(a.agentList, ag)
-	a.capacity = a.capacity.add(ag.total)
+	a.capacity = a.capacity.add(a.withoutDevices(ag.total))
 	a.capSeq++
 	a.avail.agentAdded(ag)
 	a.crvAgentAdded(ag)
@@ -60,7 +61,7 @@ func (a *Allocator) RemoveAgent(id protocol.AgentID) ([]Rescind, error) {
 		a.avail.agentRemoved(ag)
 	}
 	a.crvAgentRemoved(ag)
-	a.capacity = a.capacity.sub(ag.total)
+	a.capacity = a.capacity.sub(a.withoutDevices(ag.total))
 	a.capSeq++
 	delete(a.agents, id)
 	last := a.agentList[len(a.agentList)-1]
@@ -199,6 +200,7 @@ func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
 // its tasks; and a task launched without a declared shape counts under a
 // key of its own.
 func (a *Allocator) countLaunch(f *framework, v vec, delta int64) {
+	v = a.withoutDevices(v)
 	key := ""
 	if s := f.shapeFor(v); s != nil && (delta > 0 || f.launched[s.key] > 0) {
 		key = s.key

@@ -146,11 +146,18 @@ func (a *Allocator) buildShapes(demand []Demand) ([]*shape, error) {
 				hard = append(hard, c)
 			}
 		}
+		if len(d.Resources.GPUDevices()) > 0 {
+			return nil, fmt.Errorf("%w: demand names GPU devices; ask for gpus, and the offer names the devices", ErrInvalid)
+		}
 		res := a.toVec(d.Resources)
 		if res.isZero() && d.Ports == 0 {
 			return nil, fmt.Errorf("%w: demand asks for nothing", ErrInvalid)
 		}
-		shapes = append(shapes, &shape{key: shapeKey(d), res: res, ports: uint64(d.Ports), hard: hard, soft: soft, count: d.Count})
+		gpu, err := a.gpuNeedOf(res)
+		if err != nil {
+			return nil, err
+		}
+		shapes = append(shapes, &shape{key: shapeKey(d), res: res, ports: uint64(d.Ports), gpu: gpu, hard: hard, soft: soft, count: d.Count})
 	}
 	return shapes, nil
 }

@@ -126,7 +126,7 @@ func (a *Allocator) explainShape(f *framework, k Kind, s *shape, now time.Time) 
 			se.Agents.Role++
 		case !a.satisfiesOn(ag, s):
 			se.Agents.Constraints++
-		case !ag.free.fits(s.res) || s.ports > 0 && ag.freePorts.Count() < s.ports:
+		case !ag.free.fits(s.res) || s.ports > 0 && ag.freePorts.Count() < s.ports || !devicesFit(ag.free, ag.gpuDims, s.gpu):
 			se.Agents.Resources++
 		default:
 			se.Agents.Fit++

@@ -44,6 +44,7 @@ type shape struct {
 	key     string
 	res     vec
 	ports   uint64
+	gpu     gpuNeed
 	hard    []protocol.Constraint
 	soft    []protocol.Constraint // per-task soft constraints
 	count   int64                 // declared pending tasks (Unlimited for no bound)

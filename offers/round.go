@@ -168,18 +168,22 @@ func (a *Allocator) giveUnit(t *turn, f *framework, s *shape) {
 // being built, and counts it as offered to the offer's framework.
 func (a *Allocator) addUnit(t *turn, b *building, s *shape) {
 	f := b.fw
-	a.addFree(t.ag, s.res, -1)
+	unit := s.res
+	if dv := pickDevices(t.ag.free, t.ag.gpuDims, s.gpu); dv != nil {
+		unit = s.res.clone().add(dv)
+	}
+	a.addFree(t.ag, unit, -1)
 	if s.ports > 0 {
 		p, _ := t.ag.freePorts.Take(s.ports)
 		t.ag.freePorts = t.ag.freePorts.Minus(p)
 		b.ports = b.ports.Union(p)
 	}
-	b.res = b.res.add(s.res)
+	b.res = b.res.add(unit)
 	b.units[s.key]++
 	b.n++
 	s.offered++
-	f.offered = f.offered.add(s.res)
-	a.addAlloc(f, s.res, 1)
+	f.offered = f.offered.add(unit)
+	a.addAlloc(f, unit, 1)
 	a.refresh(f)
 }
 

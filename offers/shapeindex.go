@@ -14,6 +14,7 @@ type shapeRef struct {
 	key   string
 	res   vec
 	ports uint64
+	gpu   gpuNeed
 	n     int
 }
 
@@ -51,7 +52,7 @@ func (si *shapeIndex) update(f *framework) bool {
 		r := si.byKey[k]
 		if r == nil {
 			s := f.shapeByKey(k)
-			r = &shapeRef{key: k, res: s.res, ports: s.ports}
+			r = &shapeRef{key: k, res: s.res, ports: s.ports, gpu: s.gpu}
 			si.byKey[k] = r
 			si.list = append(si.list, r)
 			changed = true
@@ -65,7 +66,7 @@ func (si *shapeIndex) update(f *framework) bool {
 // anyFits reports whether some pending shape fits the agent's free pool.
 func (si *shapeIndex) anyFits(ag *agent) bool {
 	for _, r := range si.list {
-		if ag.free.fits(r.res) && (r.ports == 0 || ag.freePorts.Count() >= r.ports) {
+		if ag.free.fits(r.res) && (r.ports == 0 || ag.freePorts.Count() >= r.ports) && devicesFit(ag.free, ag.gpuDims, r.gpu) {
 			return true
 		}
 	}

@@ -65,6 +65,8 @@ func (v vec) clone() vec { return append(vec(nil), v...) }
 type registry struct {
 	names []string
 	index map[string]int
+	// device marks the dimensions of GPU devices (devices.go).
+	device []bool
 }
 
 func newRegistry() *registry { return &registry{index: map[string]int{}} }
@@ -76,6 +78,12 @@ func (r *registry) id(name string) int {
 	}
 	r.index[name] = len(r.names)
 	r.names = append(r.names, name)
+	if _, ok := protocol.GPUIndex(name); ok {
+		for len(r.device) < len(r.names) {
+			r.device = append(r.device, false)
+		}
+		r.device[len(r.names)-1] = true
+	}
 	return len(r.names) - 1
 }
 

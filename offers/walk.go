@@ -146,7 +146,7 @@ func (a *Allocator) leafFits(l *node, t *turn) bool {
 	}
 	var first *shape
 	for _, s := range f.shapes {
-		if s.pending() == 0 || !t.ag.free.fits(s.res) || !a.withinLimits(f, s.res) {
+		if s.pending() == 0 || !t.ag.free.fits(s.res) || !devicesFit(t.ag.free, t.ag.gpuDims, s.gpu) || !a.withinLimits(f, s.res) {
 			continue
 		}
 		if t.phase == phaseGuarantee && !a.owed(f, s.res) {

@@ -18,7 +18,9 @@ const (
 	ResMem = "mem"
 	// ResDisk is disk in MiB.
 	ResDisk = "disk"
-	// ResGPUs is whole GPUs.
+	// ResGPUs is GPU in milli-GPUs (1000 = one device). Asked of an agent
+	// with devices (devices.go), less than 1000 is a share of one device
+	// and a multiple of 1000 that many whole devices.
 	ResGPUs = "gpus"
 	// ResPorts is the range resource of TCP/UDP ports.
 	ResPorts = "ports"
@@ -97,7 +99,7 @@ func (r Resources) Validate() error {
 			return fmt.Errorf("%w: %s: %v", ErrInvalidResources, k, err)
 		}
 	}
-	return nil
+	return r.validateDevices()
 }
 
 // Add returns r + o.

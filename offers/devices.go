@@ -1,0 +1,185 @@
+package offers
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// GPU devices (protocol/devices.go). An agent's devices are scalars of
+// their own, "gpu.<index>", besides its total "gpus" (milli-GPUs). Shares
+// and guarantees see only "gpus": the device scalars are left out of the
+// cluster's capacity, so they never weigh in a dominant share. A declared
+// shape asks for "gpus" alone, a share of one device or whole devices;
+// on an agent with devices it fits only where some device can serve it,
+// and each unit offered there names the devices it holds room on (the
+// least free device that serves a share, the first free ones for whole
+// devices). A launched task names its devices, so a new leader's usage
+// and a restarted agent's tasks keep them.
+
+// gpuNeed is what a shape asks of devices: whole devices, or a share of
+// one in milli (neither: none).
+type gpuNeed struct {
+	whole, share int64
+}
+
+func (n gpuNeed) none() bool { return n.whole == 0 && n.share == 0 }
+
+// gpuNeedOf reads a shape's need from its gpus.
+func (a *Allocator) gpuNeedOf(res vec) (gpuNeed, error) {
+	j, ok := a.reg.index[protocol.ResGPUs]
+	if !ok {
+		return gpuNeed{}, nil
+	}
+	g := res.at(j)
+	switch {
+	case g == 0:
+		return gpuNeed{}, nil
+	case g < protocol.DeviceMilli:
+		return gpuNeed{share: g}, nil
+	case g%protocol.DeviceMilli == 0:
+		return gpuNeed{whole: g / protocol.DeviceMilli}, nil
+	}
+	return gpuNeed{}, fmt.Errorf("%w: gpus %d spans devices: ask for less than %d (a share of one) or whole devices",
+		ErrInvalid, g, protocol.DeviceMilli)
+}
+
+// isDevice reports whether dimension j is a device's.
+func (r *registry) isDevice(j int) bool { return j < len(r.device) && r.device[j] }
+
+// agentDevices lists the dimensions of ag's devices, by device index.
+func (a *Allocator) agentDevices(ag *agent) []int {
+	var dims []int
+	for name := range ag.info.Total.Scalars {
+		if _, ok := protocol.GPUIndex(name); ok && ag.info.Total.Scalars[name] > 0 {
+			dims = append(dims, a.reg.id(name))
+		}
+	}
+	slices.SortFunc(dims, func(x, y int) int {
+		kx, _ := protocol.GPUIndex(a.reg.names[x])
+		ky, _ := protocol.GPUIndex(a.reg.names[y])
+		return kx - ky
+	})
+	return dims
+}
+
+// withoutDevices is v with the device dimensions cleared (a copy when it
+// has any).
+func (a *Allocator) withoutDevices(v vec) vec {
+	if len(a.reg.device) == 0 {
+		return v
+	}
+	var out vec
+	for j, x := range v {
+		if x != 0 && a.reg.isDevice(j) {
+			if out == nil {
+				out = v.clone()
+			}
+			out[j] = 0
+		}
+	}
+	if out == nil {
+		return v
+	}
+	return out
+}
+
+// devicesFit reports whether some of free's devices among dims can serve
+// need. An agent without devices answers by its gpus alone.
+func devicesFit(free vec, dims []int, need gpuNeed) bool {
+	if need.none() || len(dims) == 0 {
+		return true
+	}
+	whole := int64(0)
+	for _, j := range dims {
+		x := free.at(j)
+		if need.share > 0 && x >= need.share {
+			return true
+		}
+		if x >= protocol.DeviceMilli {
+			whole++
+		}
+	}
+	return need.whole > 0 && whole >= need.whole
+}
+
+// pickDevices is the device room one task of need takes from free among
+// dims, as a vector over the device dimensions; nil when none serves.
+func pickDevices(free vec, dims []int, need gpuNeed) vec {
+	if need.none() || len(dims) == 0 {
+		return nil
+	}
+	var out vec
+	if need.share > 0 {
+		best := -1
+		for _, j := range dims {
+			if x := free.at(j); x >= need.share && (best < 0 || x < free.at(best)) {
+				best = j
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		out = out.grow(best + 1)
+		out[best] = need.share
+		return out
+	}
+	left := need.whole
+	for _, j := range dims {
+		if left > 0 && free.at(j) >= protocol.DeviceMilli {
+			out = out.grow(j + 1)
+			out[j] = protocol.DeviceMilli
+			left--
+		}
+	}
+	if left > 0 {
+		return nil
+	}
+	return out
+}
+
+// namesDevices reports whether v holds room on some device.
+func (a *Allocator) namesDevices(v vec) bool {
+	for j, x := range v {
+		if x != 0 && a.reg.isDevice(j) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeDevices names the devices of the tasks that ask for gpus on ag
+// without naming any, from the device room the offers hold beyond what
+// the other tasks name; it reports an error when they cannot all be
+// served.
+func (a *Allocator) placeDevices(ag *agent, offered vec, vecs []vec) error {
+	if len(ag.gpuDims) == 0 {
+		return nil
+	}
+	left := offered.clone()
+	var open []int
+	for i, v := range vecs {
+		if a.namesDevices(v) {
+			left = left.sub(v)
+			continue
+		}
+		open = append(open, i)
+	}
+	for _, i := range open {
+		need, err := a.gpuNeedOf(vecs[i])
+		if err != nil {
+			return fmt.Errorf("task %d: %w", i, err)
+		}
+		if need.none() {
+			continue
+		}
+		dv := pickDevices(left, ag.gpuDims, need)
+		if dv == nil {
+			return fmt.Errorf("%w: task %d: no device in the offers serves %s", ErrInsufficient, i, a.reg.toResources(vecs[i]))
+		}
+		left = left.sub(dv)
+		vecs[i] = vecs[i].clone().add(dv)
+	}
+	return nil
+}

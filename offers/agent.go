@@ -30,6 +30,8 @@ type agent struct {
 
 	totalPorts protocol.Ranges
 	freePorts  protocol.Ranges
+	// ver counts changes of free (placement_pack.go's cache).
+	ver uint64
 	// gpuDims are the dimensions of the agent's GPU devices, by device
 	// index (devices.go).
 	gpuDims []int

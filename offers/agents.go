@@ -175,6 +175,7 @@ func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Range
 // addFree adds sign*v to an agent's free vector, keeping availability
 // counts in step component by component.
 func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
+	ag.ver++
 	ag.free = ag.free.grow(len(v))
 	a.avail.grow(len(v))
 	for j, x := range v {
@@ -218,6 +219,7 @@ func (a *Allocator) countLaunch(f *framework, v vec, delta int64) {
 		}
 		key = "launched|" + a.reg.toResources(v).String()
 	}
+	a.pack.count(f, key, delta)
 	f.launched[key] += delta
 	if f.launched[key] <= 0 {
 		delete(f.launched, key)

@@ -50,6 +50,7 @@ type Allocator struct {
 	fair      fairShares
 	crv       crvIndex
 	crvTurn   crvRound
+	pack      packState
 
 	// Frameworks with leftover candidates, in shortest-remaining-work
 	// order once sorted (leftover.go).

@@ -12,6 +12,9 @@ import (
 type Config struct {
 	// Policy selects the fairness policy (default PolicyDynamic).
 	Policy Policy
+	// Placement orders the agents' turns in a round (placement.go;
+	// default PlacementSpread).
+	Placement Placement
 	// OfferTimeout is how long an offer stays outstanding before it is
 	// rescinded; zero means offers never expire.
 	OfferTimeout time.Duration
@@ -72,6 +75,9 @@ func DefaultConfig() Config {
 // Validate checks the configuration.
 func (c Config) Validate() error {
 	if _, err := ParsePolicy(string(c.Policy)); err != nil {
+		return err
+	}
+	if _, err := ParsePlacement(string(c.Placement)); err != nil {
 		return err
 	}
 	if c.OfferTimeout < 0 || c.DefaultRefuse < 0 || c.MaxRefuse < 0 || c.SoftWait < 0 {

@@ -54,10 +54,15 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 	order := a.crvTurn.order
 	t := &turn{hardOK: map[*shape]bool{}, shapeOf: map[*node]*shape{},
 		built: map[*framework]*building{}, spare: map[*framework]*building{}}
+	placed := a.turnOrder()
 	for i := 0; i < n; i++ {
 		ag := a.agentList[(start+i)%n]
 		t.scarce = false
-		if a.crvTurn.on {
+		switch {
+		case placed != nil:
+			// Placement's order replaces the constraint steering's.
+			ag = placed[i]
+		case a.crvTurn.on:
 			ag, t.scarce = order[i], i >= a.crvTurn.plain
 		}
 		if ag.draining || ag.free.isZero() && len(ag.freePorts) == 0 {

@@ -1,0 +1,99 @@
+package offers
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+func TestParsePlacement(t *testing.T) {
+	for in, want := range map[string]Placement{"": PlacementSpread, "spread": PlacementSpread, "first-fit": PlacementFirstFit, "pack": PlacementPack} {
+		if got, err := ParsePlacement(in); err != nil || got != want {
+			t.Errorf("ParsePlacement(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParsePlacement("random"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ParsePlacement(random): %v, want ErrInvalid", err)
+	}
+	cfg := DefaultConfig()
+	cfg.Placement = "tight"
+	if err := cfg.Validate(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Validate with placement tight: %v", err)
+	}
+}
+
+// agentsOf places count tasks of milli-GPUs one round at a time and
+// returns the agent of each.
+func agentsOf(t *testing.T, a *Allocator, milli int64, count int) []protocol.AgentID {
+	t.Helper()
+	var out []protocol.AgentID
+	for i := range count {
+		now := time.Unix(int64(100+i), 0)
+		demand(t, a, "f", Demand{Resources: gpuTask(milli), Count: 1})
+		d := a.Allocate(now)
+		if len(d.Offers) != 1 {
+			t.Fatalf("round %d: offers %v", i, d.Offers)
+		}
+		acc, err := a.AcceptTasks("f", []protocol.OfferID{d.Offers[0].ID}, []protocol.Resources{gpuTask(milli)}, now)
+		must(t, err)
+		out = append(out, acc.Agent)
+	}
+	return out
+}
+
+func placementAlloc(t *testing.T, p Placement) *Allocator {
+	t.Helper()
+	cfg := testConfig(PolicyDynamic)
+	cfg.Placement = p
+	a := newAlloc(t, cfg)
+	for _, id := range []string{"g0", "g1", "g2"} {
+		addAgent(t, a, id, gpuAgent(1), nil)
+	}
+	addFw(t, a, "f", "r")
+	return a
+}
+
+// Spread moves on from agent to agent; first-fit fills the first agent
+// first; pack puts the second half-device share beside the first, where
+// it leaves whole devices free elsewhere, and so does first-fit here.
+func TestPlacement_whereSharesGo(t *testing.T) {
+	got := map[Placement][]protocol.AgentID{}
+	for _, p := range []Placement{PlacementSpread, PlacementFirstFit, PlacementPack} {
+		got[p] = agentsOf(t, placementAlloc(t, p), 500, 2)
+	}
+	if s := got[PlacementSpread]; s[0] == s[1] {
+		t.Errorf("spread put both shares on %s", s[0])
+	}
+	if f := got[PlacementFirstFit]; f[0] != "g0" || f[1] != "g0" {
+		t.Errorf("first-fit put the shares on %v, want g0 twice", f)
+	}
+	if p := got[PlacementPack]; p[0] != p[1] {
+		t.Errorf("pack put the shares on %v, want one agent", p)
+	}
+}
+
+// Pack keeps whole devices for whole-device work: a share goes where a
+// device is already split, not to the first agent with a whole one as
+// first-fit does.
+func TestPlacement_packKeepsWholeDevices(t *testing.T) {
+	for _, p := range []Placement{PlacementFirstFit, PlacementPack} {
+		a := placementAlloc(t, p)
+		// g1's device is taken whole, g2's is split by a 300 share.
+		whole := gpuTask(1000)
+		whole.Scalars[protocol.GPUResource(0)] = 1000
+		must(t, a.AddUsage("f", "g1", whole))
+		share := gpuTask(300)
+		share.Scalars[protocol.GPUResource(0)] = 300
+		must(t, a.AddUsage("f", "g2", share))
+		got := agentsOf(t, a, 300, 1)[0]
+		want := protocol.AgentID("g2")
+		if p == PlacementFirstFit {
+			want = "g0"
+		}
+		if got != want {
+			t.Errorf("%s put a 300 share on %s, want %s", p, got, want)
+		}
+	}
+}

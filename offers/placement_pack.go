@@ -1,7 +1,6 @@
 package offers
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -17,34 +16,76 @@ import (
 // visits first the agents where a pending shape adds the least
 // fragmentation, then those it fits most tightly.
 
-// packState is the mix and a cache of each agent's score for the round.
+// packState is the mix and each agent's cached scores.
 type packState struct {
+	// ids numbers the pending shapes' keys seen, for the agents' score
+	// tables.
+	ids     map[string]int
 	mix     map[string]*mixShape
 	total   int64
 	builtAt int64 // total when the weights were last taken
 	weights []mixShape
-	mixVer  uint64
-	scores  []packScore
-	order   []*agent
+	// needs are the mix's distinct device needs; small is fragOf's
+	// scratch.
+	needs  []gpuNeed
+	small  []int64
+	mixVer uint64
+	// reachVer is the mixVer the weights' reach was computed at; gpuCap
+	// the cluster's GPU capacity then.
+	reachVer uint64
+	gpuCap   float64
+	agents   []packAgent
+	order    []*agent
 }
 
 // mixShape is a shape of the running tasks and how many run.
 type mixShape struct {
-	res    vec
-	gpu    gpuNeed
+	res vec
+	gpu gpuNeed
+	// reach is the GPU capacity of the agents whose attributes admit it
+	// (packCaps).
+	reach  float64
+	need   int    // index of gpu in packState.needs
 	shape  *shape // for its constraints, while declared
 	n      int64
 	weight float64
 }
 
-// packScore caches an agent's score: at which agent and mix version.
-type packScore struct {
-	agVer, mixVer uint64
-	// key is the one pending shape's key it was computed for ("" for
-	// several).
-	key         string
-	frag, tight float64
+// packAgent is what packing knows of an agent, valid while neither the
+// agent (ver) nor the mix (mixVer) changed: which mix shapes its
+// attributes admit, its fragmentation, and a pending shape's score by key.
+type packAgent struct {
+	ver, mixVer uint64
+	admits      []bool
+	frag        float64
+	// pressure is how much the mix leans on this agent's GPUs: the sum
+	// over the shapes it admits of their weight times the cluster's GPU
+	// capacity over the capacity that admits them.
+	pressure float64
+	// scores are by shape id; stamp says which are current (ver).
+	scores []packScore
 }
+
+// packScore is a shape's added fragmentation on an agent and the dominant
+// share of the room it would leave; ok is false where it does not fit.
+type packScore struct {
+	delta, tight float64
+	ok           bool
+	ver          uint64 // the agent's packAgent.ver it was computed at
+}
+
+// gpuWeight is how much a task of m weighs in the mix: its devices' worth
+// in milli-GPUs, and some for a task without any.
+func (m *mixShape) gpuWeight() float64 {
+	return float64(m.gpu.whole*protocol.DeviceMilli+m.gpu.share) + packBaseWeight
+}
+
+// packTolerance is how close two added fragmentations count as equal
+// (in milli-GPUs), so that float noise does not hide the tighter fit.
+var packTolerance = 1e-6
+
+// packBaseWeight is what any task weighs in the mix besides its devices.
+var packBaseWeight = 3000.0
 
 // count follows launches and ends of tasks of f's shape key.
 func (p *packState) count(f *framework, key string, delta int64) {
@@ -71,9 +112,10 @@ func (p *packState) count(f *framework, key string, delta int64) {
 }
 
 // refreshWeights takes the mix's weights anew when the count of running
-// tasks moved by a tenth since they were last taken.
+// tasks doubled or halved since they were last taken (each new weighing
+// drops every cached score).
 func (p *packState) refreshWeights() {
-	if p.weights != nil && math.Abs(float64(p.total-p.builtAt)) <= 0.1*float64(max(p.builtAt, 1)) {
+	if p.weights != nil && p.total < 2*max(p.builtAt, 1) && 2*p.total > p.builtAt {
 		return
 	}
 	p.builtAt = p.total
@@ -83,100 +125,240 @@ func (p *packState) refreshWeights() {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	p.needs = p.needs[:0]
+	sum := 0.0
+	for _, k := range keys {
+		m := p.mix[k]
+		sum += float64(m.n) * m.gpuWeight()
+	}
 	for _, k := range keys {
 		m := *p.mix[k]
-		m.weight = float64(m.n) / float64(max(p.total, 1))
+		m.weight = float64(m.n) * m.gpuWeight() / max(sum, 1)
+		m.need = slices.Index(p.needs, m.gpu)
+		if m.need < 0 {
+			m.need = len(p.needs)
+			p.needs = append(p.needs, m.gpu)
+		}
 		p.weights = append(p.weights, m)
 	}
 	p.mixVer++
 }
 
-// fragFor is the GPU room on free (ag's devices) that a task of m cannot use.
-func (a *Allocator) fragFor(ag *agent, free vec, m *mixShape) float64 {
-	var all, small int64
+// packAgentOf is ag's packing record, brought up to date.
+func (a *Allocator) packAgentOf(ag *agent) *packAgent {
+	p := &a.pack
+	if len(p.agents) <= ag.idx {
+		p.agents = append(p.agents, make([]packAgent, len(a.agentList)-len(p.agents))...)
+	}
+	pa := &p.agents[ag.idx]
+	if pa.mixVer != p.mixVer || pa.admits == nil {
+		a.packReach()
+		pa.admits = pa.admits[:0]
+		pa.pressure = 0
+		for i := range p.weights {
+			m := &p.weights[i]
+			ok := m.shape == nil || a.satisfiesOn(ag, m.shape)
+			pa.admits = append(pa.admits, ok)
+			if ok && m.reach > 0 {
+				pa.pressure += m.weight * p.gpuCap / m.reach
+			}
+		}
+	}
+	if pa.ver != ag.ver+1 || pa.mixVer != p.mixVer {
+		if pa.mixVer != p.mixVer {
+			clear(pa.scores)
+		}
+		pa.ver, pa.mixVer = ag.ver+1, p.mixVer
+		pa.frag = a.fragOf(ag, pa, ag.free)
+	}
+	return pa
+}
+
+// fragOf is the mix's weighted fragmentation of ag with free: for each
+// shape of the mix, all the free device room if the shape cannot run
+// there, else the room of the devices too small for it.
+func (a *Allocator) fragOf(ag *agent, pa *packAgent, free vec) float64 {
+	if len(ag.gpuDims) == 0 {
+		return 0
+	}
+	p := &a.pack
+	var all, maxFree, whole int64
 	for _, j := range ag.gpuDims {
 		x := free.at(j)
 		all += x
-		switch {
-		case m.gpu.share > 0 && x < m.gpu.share:
-			small += x
-		case m.gpu.whole > 0 && x < protocol.DeviceMilli:
-			small += x
+		maxFree = max(maxFree, x)
+		if x >= protocol.DeviceMilli {
+			whole++
 		}
 	}
 	if all == 0 {
 		return 0
 	}
-	if !free.fits(m.res) || !devicesFit(free, ag.gpuDims, m.gpu) || m.shape != nil && !a.satisfiesOn(ag, m.shape) {
-		return float64(all)
+	// small[k] is the room of the devices too small for the mix's k-th
+	// distinct device need.
+	small := p.small[:0]
+	for _, g := range p.needs {
+		var x int64
+		for _, j := range ag.gpuDims {
+			d := free.at(j)
+			if g.share > 0 && d < g.share || g.whole > 0 && d < protocol.DeviceMilli {
+				x += d
+			}
+		}
+		small = append(small, x)
 	}
-	return float64(small)
-}
-
-// fragOf is the mix's weighted fragmentation of ag with free.
-func (a *Allocator) fragOf(ag *agent, free vec) float64 {
+	p.small = small
 	f := 0.0
-	for i := range a.pack.weights {
-		m := &a.pack.weights[i]
-		f += m.weight * a.fragFor(ag, free, m)
+	for i := range p.weights {
+		m := &p.weights[i]
+		runs := pa.admits[i] && free.fits(m.res) &&
+			(m.gpu.share == 0 || maxFree >= m.gpu.share) && whole >= m.gpu.whole
+		if runs {
+			f += m.weight * float64(small[m.need])
+		} else {
+			f += m.weight * float64(all)
+		}
 	}
 	return f
 }
 
+// scoreOn is the packing score on ag of the shape numbered id.
+func (a *Allocator) scoreOn(ag *agent, pa *packAgent, s *shape, id int) packScore {
+	if id < len(pa.scores) && pa.scores[id].ver == pa.ver {
+		return pa.scores[id]
+	}
+	sc := packScore{ver: pa.ver}
+	if ag.free.fits(s.res) && devicesFit(ag.free, ag.gpuDims, s.gpu) && a.satisfiesOn(ag, s) {
+		after := ag.free.clone().sub(s.res)
+		if dv := pickDevices(ag.free, ag.gpuDims, s.gpu); dv != nil {
+			after = after.sub(dv)
+		}
+		g := float64(s.gpu.whole*protocol.DeviceMilli + s.gpu.share)
+		sc.delta = a.fragOf(ag, pa, after) - pa.frag + packPressure*g*pa.pressure
+		sc.tight, sc.ok = a.shareOf(a.withoutDevices(after)), true
+	}
+	for len(pa.scores) <= id {
+		pa.scores = append(pa.scores, packScore{})
+	}
+	pa.scores[id] = sc
+	return sc
+}
+
 // packOrder orders the agents for PlacementPack: least added
 // fragmentation for a pending shape first, then the tightest fit (least
-// dominant share of free room left), then the order they joined; agents
-// no pending shape fits last.
+// dominant share of free room left), then the order of agentList; agents
+// no pending shape fits last. When few units are pending only that many
+// best agents are put first, the rest following in agentList's order.
 func (a *Allocator) packOrder() []*agent {
 	p := &a.pack
 	p.refreshWeights()
 	var pending []*shape
+	var ids []int
+	units := int64(0)
 	for _, f := range a.fwByIdx {
 		if f == nil || !f.demanding() {
 			continue
 		}
 		for _, s := range f.shapes {
-			if s.pending() > 0 {
+			if n := s.pending(); n > 0 {
 				pending = append(pending, s)
+				ids = append(ids, p.idOf(s.key))
+				units = min(units+n, int64(len(a.agentList)))
 			}
 		}
-	}
-	if len(p.scores) < len(a.agentList) {
-		p.scores = make([]packScore, len(a.agentList)*2)
 	}
 	p.order = append(p.order[:0], a.agentList...)
-	for _, ag := range p.order {
-		sc := &p.scores[ag.idx]
-		key := ""
-		if len(pending) == 1 {
-			key = pending[0].key
-			if sc.agVer == ag.ver+1 && sc.mixVer == p.mixVer && sc.key == key {
-				continue
+	if len(pending) == 0 {
+		return p.order
+	}
+	scores := make([]packScore, len(a.agentList))
+	for i, ag := range a.agentList {
+		best := packScore{delta: math.Inf(1), tight: math.Inf(1)}
+		if !ag.draining {
+			pa := a.packAgentOf(ag)
+			for k, s := range pending {
+				sc := a.scoreOn(ag, pa, s, ids[k])
+				if sc.ok && (sc.delta < best.delta || sc.delta == best.delta && sc.tight < best.tight) {
+					best = sc
+				}
 			}
 		}
-		*sc = packScore{agVer: ag.ver + 1, mixVer: p.mixVer, key: key, frag: math.Inf(1), tight: math.Inf(1)}
-		base := -1.0
-		for _, s := range pending {
-			if !ag.free.fits(s.res) || !devicesFit(ag.free, ag.gpuDims, s.gpu) || !a.satisfiesOn(ag, s) {
-				continue
+		scores[i] = best
+	}
+	less := func(i, j int) bool {
+		x, y := &scores[i], &scores[j]
+		if d := x.delta - y.delta; d < -packTolerance || d > packTolerance {
+			return d < 0
+		}
+		return x.tight < y.tight || x.tight == y.tight && i < j
+	}
+	// The best units agents, by selection, in order.
+	chosen := make([]int, 0, units)
+	taken := make([]bool, len(a.agentList))
+	for range units {
+		best := -1
+		for i := range scores {
+			if !taken[i] && (best < 0 || less(i, best)) {
+				best = i
 			}
-			after := ag.free.clone().sub(s.res)
-			if dv := pickDevices(ag.free, ag.gpuDims, s.gpu); dv != nil {
-				after = after.sub(dv)
-			}
-			if base < 0 {
-				base = a.fragOf(ag, ag.free)
-			}
-			d := a.fragOf(ag, after) - base
-			tight := a.shareOf(a.withoutDevices(after))
-			if d < sc.frag || d == sc.frag && tight < sc.tight {
-				sc.frag, sc.tight = d, tight
+		}
+		if best < 0 || math.IsInf(scores[best].delta, 1) {
+			break
+		}
+		taken[best] = true
+		chosen = append(chosen, best)
+	}
+	p.order = p.order[:0]
+	for _, i := range chosen {
+		p.order = append(p.order, a.agentList[i])
+	}
+	for i, ag := range a.agentList {
+		if !taken[i] {
+			p.order = append(p.order, ag)
+		}
+	}
+	return p.order
+}
+
+// idOf numbers a shape key.
+func (p *packState) idOf(key string) int {
+	if p.ids == nil {
+		p.ids = map[string]int{}
+	}
+	id, ok := p.ids[key]
+	if !ok {
+		id = len(p.ids)
+		p.ids[key] = id
+	}
+	return id
+}
+
+// packPressure weighs an agent's pressure against fragmentation.
+var packPressure = 1.0
+
+// packReach computes, once per weighing of the mix, the GPU capacity each
+// mix shape's constraints admit.
+func (a *Allocator) packReach() {
+	p := &a.pack
+	if p.reachVer == p.mixVer {
+		return
+	}
+	p.reachVer = p.mixVer
+	p.gpuCap = 0
+	for i := range p.weights {
+		p.weights[i].reach = 0
+	}
+	for _, ag := range a.agentList {
+		var g float64
+		for _, j := range ag.gpuDims {
+			g += float64(ag.total.at(j))
+		}
+		p.gpuCap += g
+		for i := range p.weights {
+			m := &p.weights[i]
+			if m.shape == nil || a.satisfiesOn(ag, m.shape) {
+				m.reach += g
 			}
 		}
 	}
-	slices.SortStableFunc(p.order, func(x, y *agent) int {
-		sx, sy := &p.scores[x.idx], &p.scores[y.idx]
-		return cmp.Or(cmp.Compare(sx.frag, sy.frag), cmp.Compare(sx.tight, sy.tight), cmp.Compare(x.idx, y.idx))
-	})
-	return p.order
 }

@@ -13,5 +13,6 @@ func simCommand() *cobra.Command {
 	cmd.AddCommand(simCarbyneCommand())
 	cmd.AddCommand(simCoflowCommand())
 	cmd.AddCommand(simPhoenixCommand())
+	cmd.AddCommand(simPackCommand())
 	return cmd
 }

@@ -1,0 +1,231 @@
+package pack
+
+import (
+	"cmp"
+	"container/heap"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// DefaultSpeedup is the default factor by which a replay compresses the
+// trace's times: openb's five months become about ten minutes of the clock
+// placers see.
+const DefaultSpeedup = 20000
+
+// ReplayConfig describes replays of the trace's own timeline: every policy
+// on every seed (only seeded policies differ between seeds).
+type ReplayConfig struct {
+	Nodes []Node
+	Trace []Pod
+	Seeds []uint64
+	// Speedup divides the trace's times into the clock passed to placers.
+	Speedup float64
+	// Workers bounds the runs executing at once (0: GOMAXPROCS).
+	Workers int
+	// Labels for the report: where the pods and nodes came from.
+	PodsName, NodesName string
+}
+
+// ReplayReport is the outcome of RunReplay: per policy, its metrics
+// averaged over seeds, and each run's.
+type ReplayReport struct {
+	Mode      string         `json:"mode"`
+	Pods      string         `json:"pods"`
+	Nodes     string         `json:"nodes"`
+	NodeCount int            `json:"node_count"`
+	GPUs      float64        `json:"gpus"`
+	TracePods int            `json:"trace_pods"`
+	Speedup   float64        `json:"speedup"`
+	Seeds     []uint64       `json:"seeds"`
+	Policies  []ReplayResult `json:"policies"`
+}
+
+// ReplayResult is one policy's metrics, means over seeds.
+type ReplayResult struct {
+	Policy      string      `json:"policy"`
+	Waited      float64     `json:"waited"`
+	MeanWait    float64     `json:"mean_wait_s"`
+	MaxWait     float64     `json:"max_wait_s"`
+	NeverPlaced float64     `json:"never_placed"`
+	Runs        []ReplayRun `json:"runs"`
+}
+
+// ReplayRun is one replay of one policy on one seed. Waits are in trace
+// seconds, over the pods that waited and were placed in the end.
+type ReplayRun struct {
+	Seed uint64 `json:"seed"`
+	// Waited counts the pods that could not be placed on arrival.
+	Waited      int     `json:"waited"`
+	MeanWait    float64 `json:"mean_wait_s"`
+	MaxWait     float64 `json:"max_wait_s"`
+	NeverPlaced int     `json:"never_placed"`
+}
+
+// RunReplay replays the trace's timeline: a pod arrives at its creation time
+// and, once placed, departs after its run time (see runTime). Pods that
+// cannot be placed wait in FIFO order. At every event time the harness first
+// removes the departing pods, then retries the waiting ones in order, then
+// offers the arrivals.
+func RunReplay(cfg ReplayConfig, policies []Policy) (*ReplayReport, error) {
+	if len(cfg.Seeds) == 0 || len(policies) == 0 {
+		return nil, errors.New("replay: need at least one seed and one policy")
+	}
+	if !(cfg.Speedup > 0) {
+		return nil, fmt.Errorf("replay: speed-up %v, want more than 0", cfg.Speedup)
+	}
+	// Arrival order: creation time, then trace order.
+	workload := numberPods(slices.SortedStableFunc(slices.Values(cfg.Trace), func(a, b Pod) int {
+		return cmp.Compare(a.Created, b.Created)
+	}))
+	runs := make([]ReplayRun, len(policies)*len(cfg.Seeds))
+	err := forEach(len(runs), cfg.Workers, func(i int) error {
+		pol, seed := policies[i/len(cfg.Seeds)], cfg.Seeds[i%len(cfg.Seeds)]
+		run, err := replayRun(pol, cfg.Nodes, workload, seed, cfg.Speedup)
+		runs[i] = run
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	r := &ReplayReport{Mode: "replay", Pods: cfg.PodsName, Nodes: cfg.NodesName, NodeCount: len(cfg.Nodes),
+		GPUs: float64(GPUCapacity(cfg.Nodes)) / DeviceMilli, TracePods: len(cfg.Trace), Speedup: cfg.Speedup, Seeds: cfg.Seeds}
+	for p, pol := range policies {
+		r.Policies = append(r.Policies, averageReplay(pol.Name, runs[p*len(cfg.Seeds):(p+1)*len(cfg.Seeds)]))
+	}
+	return r, nil
+}
+
+// runTime is how long a placed pod runs, in trace seconds: from its
+// scheduled time (its creation time if the trace never scheduled it) to its
+// deletion time. It reports false for a pod that stays: no deletion time, or
+// one before the start.
+func runTime(p *Pod) (int64, bool) {
+	start := p.Scheduled
+	if start == NoTime {
+		start = p.Created
+	}
+	if p.Deleted == NoTime || p.Deleted < start {
+		return 0, false
+	}
+	return p.Deleted - start, true
+}
+
+// replayRun replays workload (sorted by creation time) under one policy.
+func replayRun(policy Policy, nodes []Node, workload []Pod, seed uint64, speedup float64) (ReplayRun, error) {
+	run := ReplayRun{Seed: seed}
+	h, err := newHarness(policy, nodes, workload, seed)
+	if err != nil {
+		return run, err
+	}
+	clock := func(t int64) time.Duration { return time.Duration(float64(t) * float64(time.Second) / speedup) }
+	var (
+		departures departureQueue
+		waiting    []int
+		placed     int   // pods placed after waiting
+		waitSum    int64 // their waits, in trace seconds
+		next       int   // the next pod to arrive
+	)
+	// start places pod i at trace time t, reporting whether it could.
+	start := func(i int, t int64) (bool, error) {
+		ok, err := h.place(clock(t), i)
+		if !ok || err != nil {
+			return false, err
+		}
+		if d, ok := runTime(&workload[i]); ok {
+			heap.Push(&departures, departure{at: t + d, seq: departures.pushed, pod: i})
+		}
+		return true, nil
+	}
+	for next < len(workload) || departures.Len() > 0 {
+		t := int64(-1)
+		if next < len(workload) {
+			t = workload[next].Created
+		}
+		if departures.Len() > 0 && (t < 0 || departures.items[0].at < t) {
+			t = departures.items[0].at
+		}
+		now := clock(t)
+		for departures.Len() > 0 && departures.items[0].at == t {
+			d := heap.Pop(&departures).(departure)
+			if err := h.remove(now, d.pod); err != nil {
+				return run, err
+			}
+		}
+		still := waiting[:0]
+		for _, i := range waiting {
+			ok, err := start(i, t)
+			if err != nil {
+				return run, err
+			}
+			if !ok {
+				still = append(still, i)
+				continue
+			}
+			wait := t - workload[i].Created
+			placed++
+			waitSum += wait
+			run.MaxWait = max(run.MaxWait, float64(wait))
+		}
+		waiting = still
+		for ; next < len(workload) && workload[next].Created == t; next++ {
+			ok, err := start(next, t)
+			if err != nil {
+				return run, err
+			}
+			if !ok {
+				waiting = append(waiting, next)
+				run.Waited++
+			}
+		}
+	}
+	run.NeverPlaced = len(waiting)
+	if placed > 0 {
+		run.MeanWait = float64(waitSum) / float64(placed)
+	}
+	return run, nil
+}
+
+// departure is a placed pod's end; seq orders departures at the same time by
+// when they were scheduled, so that replays are deterministic.
+type departure struct {
+	at  int64
+	seq int
+	pod int
+}
+
+// departureQueue is a min-heap of departures (container/heap).
+type departureQueue struct {
+	items  []departure
+	pushed int
+}
+
+func (q *departureQueue) Len() int { return len(q.items) }
+func (q *departureQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+func (q *departureQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *departureQueue) Push(x any) {
+	q.items = append(q.items, x.(departure))
+	q.pushed++
+}
+func (q *departureQueue) Pop() any {
+	last := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return last
+}
+
+// averageReplay sums up one policy's runs.
+func averageReplay(policy string, runs []ReplayRun) ReplayResult {
+	r := ReplayResult{Policy: policy, Runs: runs}
+	n := float64(len(runs))
+	for _, run := range runs {
+		r.Waited += float64(run.Waited) / n
+		r.MeanWait += run.MeanWait / n
+		r.MaxWait += run.MaxWait / n
+		r.NeverPlaced += float64(run.NeverPlaced) / n
+	}
+	return r
+}

@@ -119,6 +119,11 @@ func New(cfg Config) (*Agent, error) {
 	}
 	attrs := DetectAttributes()
 	attrs["hostname"] = protocol.Text(cfg.Hostname)
+	devices := cfg.Devices
+	if devices == nil {
+		devices = DetectGPUs(context.Background())
+	}
+	total = withGPUs(total, attrs, devices)
 	maps.Copy(attrs, cfg.Attributes)
 	if err := (protocol.RegisterRequest{Hostname: cfg.Hostname, Resources: total, Attributes: attrs, Version: cfg.Version}).Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)

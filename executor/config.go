@@ -67,6 +67,9 @@ type Config struct {
 	Resources protocol.Resources
 	// Attributes are merged over the detected ones (see DetectAttributes).
 	Attributes protocol.Attributes
+	// Devices are the agent's GPU models by device index (devices.go);
+	// nil means detected (DetectGPUs), an empty list none.
+	Devices []string
 	// Isolation is how task limits are enforced (default auto).
 	Isolation runner.Isolation
 	// Shim is the argv prefix that runs the task shim (default

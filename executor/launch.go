@@ -309,6 +309,7 @@ func (a *Agent) specLocked(t *task) runner.Spec {
 	if a.advertise != "" {
 		env[EnvAgentHTTP] = a.advertise
 	}
+	gpuEnv(env, info.Resources)
 	if ports := portList(info.Resources.Ranges[protocol.ResPorts]); len(ports) > 0 {
 		for i, p := range ports {
 			env["PORT"+strconv.Itoa(i)] = p

@@ -221,9 +221,12 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 	}
 	agent := acc.Agent
 	// A task's kind is the kind of offer it was launched on, whatever the
-	// framework sent.
+	// framework sent; its resources name the GPU devices the allocator
+	// gave it.
 	for i := range tasks {
 		tasks[i].Kind = protocol.OfferKind(acc.Kinds[i])
+		tasks[i].Resources = acc.Tasks[i]
+		resources[i] = acc.Tasks[i]
 	}
 	_, err = l.apply(ctx, state.CmdLaunchTasks, state.LaunchTasks{
 		FrameworkID: r.FrameworkID, AgentID: agent, Tasks: tasks, Time: now.UnixNano(),

@@ -32,6 +32,7 @@ type agentFlags struct {
 	Hostname       string        `json:"hostname"`
 	Resources      string        `json:"resources"`
 	Attributes     string        `json:"attributes"`
+	Devices        *string       `json:"devices"`
 	Isolation      string        `json:"isolation"`
 	HTTPAddr       string        `json:"http"`
 	FilesToken     string        `json:"files_token"`
@@ -95,6 +96,10 @@ Example:
 	fl.StringVar(&f.Hostname, "hostname", "", "hostname to register (default: this machine's)")
 	fl.StringVar(&f.Resources, "resources", "", "resources instead of detected ones: cpus=4000,mem=8192,ports=31000-32000")
 	fl.StringVar(&f.Attributes, "attributes", "", "attributes added to the detected ones: rack=r1,zone=z1,ssd=true")
+	fl.Func("devices", "GPU models by device index instead of detected ones (nvidia-smi): T4x4,A10; none for none", func(s string) error {
+		f.Devices = &s
+		return nil
+	})
 	fl.StringVar(&f.Isolation, "isolation", f.Isolation, "limits: auto (cgroup v2 when usable), cgroups, portable")
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "file server listen address")
 	fl.StringVar(&f.FilesToken, "files-token", "", "bearer token for the file server (default: generated)")
@@ -126,11 +131,20 @@ func (f agentFlags) config() (executor.Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("--attributes: %w", err)
 	}
+	var devices []string
+	if f.Devices != nil {
+		if devices, err = executor.ParseDevices(*f.Devices); err != nil {
+			return cfg, fmt.Errorf("--devices: %w", err)
+		}
+		if devices == nil {
+			devices = []string{} // none, not detected
+		}
+	}
 	cfg = executor.Config{
 		NATSURLs: splitList(f.NATS), NATSCA: f.NATSCA, NATSCert: f.NATSCert, NATSKey: f.NATSKey,
 		Principal: f.Principal, Secret: cmp.Or(f.Secret, os.Getenv(envAgentSecret)),
 		SubjectPrefix: f.SubjectPrefix, WorkDir: f.WorkDir,
-		Hostname: f.Hostname, Resources: res, Attributes: attrs, Isolation: runner.Isolation(f.Isolation),
+		Hostname: f.Hostname, Resources: res, Attributes: attrs, Devices: devices, Isolation: runner.Isolation(f.Isolation),
 		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, FilesTokenTTL: f.FilesTokenTTL,
 		TaskUser: f.TaskUser, DefaultGrace: f.DefaultGrace,
 		ResendInterval: f.ResendInterval, ShuffleSlots: f.ShuffleSlots,

@@ -34,6 +34,9 @@ type Config struct {
 	// LeftoverOrder is how the leftover pool is shared: "jct-first"
 	// (default) or "efficiency-first" (see offers.LeftoverOrder).
 	LeftoverOrder string
+	// Placement orders the agents' turns in a round: "spread" (default),
+	// "first-fit" or "pack" (see offers.Placement, docs/placement.md).
+	Placement string
 	// CoflowScheduler orders the shuffles (coflows) frameworks register:
 	// "philae" (default) or another scheduler of package coflow.
 	CoflowScheduler string
@@ -165,6 +168,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := offers.ParsePolicy(c.Policy); err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if _, err := offers.ParsePlacement(c.Placement); err != nil {
+		return fmt.Errorf("%w: placement: %w", ErrConfig, err)
 	}
 	if _, err := offers.ParseLeftoverOrder(c.LeftoverOrder); c.LeftoverOrder != "" && err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)

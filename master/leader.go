@@ -92,6 +92,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 	cfg := offers.DefaultConfig()
 	cfg.Policy = offers.Policy(m.cfg.Policy)
 	cfg.LeftoverOrder = offers.LeftoverOrder(m.cfg.LeftoverOrder)
+	cfg.Placement, _ = offers.ParsePlacement(m.cfg.Placement)
 	cfg.OfferTimeout = m.cfg.OfferTimeout
 	cfg.DefaultRefuse = m.cfg.DefaultRefuse
 	cfg.Preemption = m.cfg.Preemption.allocator()

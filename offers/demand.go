@@ -153,10 +153,7 @@ func (a *Allocator) buildShapes(demand []Demand) ([]*shape, error) {
 		if res.isZero() && d.Ports == 0 {
 			return nil, fmt.Errorf("%w: demand asks for nothing", ErrInvalid)
 		}
-		gpu, err := a.gpuNeedOf(res)
-		if err != nil {
-			return nil, err
-		}
+		gpu := a.gpuNeedOf(res)
 		shapes = append(shapes, &shape{key: shapeKey(d), res: res, ports: uint64(d.Ports), gpu: gpu, hard: hard, soft: soft, count: d.Count})
 	}
 	return shapes, nil

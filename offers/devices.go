@@ -19,30 +19,32 @@ import (
 // and a restarted agent's tasks keep them.
 
 // gpuNeed is what a shape asks of devices: whole devices, or a share of
-// one in milli (neither: none).
+// one in milli (neither: none). spans marks gpus no device set can serve
+// (more than one device but not whole ones): it fits no agent with
+// devices, though agents without them count gpus as a plain scalar.
 type gpuNeed struct {
 	whole, share int64
+	spans        bool
 }
 
-func (n gpuNeed) none() bool { return n.whole == 0 && n.share == 0 }
+func (n gpuNeed) none() bool { return n.whole == 0 && n.share == 0 && !n.spans }
 
 // gpuNeedOf reads a shape's need from its gpus.
-func (a *Allocator) gpuNeedOf(res vec) (gpuNeed, error) {
+func (a *Allocator) gpuNeedOf(res vec) gpuNeed {
 	j, ok := a.reg.index[protocol.ResGPUs]
 	if !ok {
-		return gpuNeed{}, nil
+		return gpuNeed{}
 	}
 	g := res.at(j)
 	switch {
 	case g == 0:
-		return gpuNeed{}, nil
+		return gpuNeed{}
 	case g < protocol.DeviceMilli:
-		return gpuNeed{share: g}, nil
+		return gpuNeed{share: g}
 	case g%protocol.DeviceMilli == 0:
-		return gpuNeed{whole: g / protocol.DeviceMilli}, nil
+		return gpuNeed{whole: g / protocol.DeviceMilli}
 	}
-	return gpuNeed{}, fmt.Errorf("%w: gpus %d spans devices: ask for less than %d (a share of one) or whole devices",
-		ErrInvalid, g, protocol.DeviceMilli)
+	return gpuNeed{spans: true}
 }
 
 // isDevice reports whether dimension j is a device's.
@@ -91,6 +93,9 @@ func devicesFit(free vec, dims []int, need gpuNeed) bool {
 	if need.none() || len(dims) == 0 {
 		return true
 	}
+	if need.spans {
+		return false
+	}
 	whole := int64(0)
 	for _, j := range dims {
 		x := free.at(j)
@@ -107,7 +112,7 @@ func devicesFit(free vec, dims []int, need gpuNeed) bool {
 // pickDevices is the device room one task of need takes from free among
 // dims, as a vector over the device dimensions; nil when none serves.
 func pickDevices(free vec, dims []int, need gpuNeed) vec {
-	if need.none() || len(dims) == 0 {
+	if need.none() || need.spans || len(dims) == 0 {
 		return nil
 	}
 	var out vec
@@ -167,10 +172,7 @@ func (a *Allocator) placeDevices(ag *agent, offered vec, vecs []vec) error {
 		open = append(open, i)
 	}
 	for _, i := range open {
-		need, err := a.gpuNeedOf(vecs[i])
-		if err != nil {
-			return fmt.Errorf("task %d: %w", i, err)
-		}
+		need := a.gpuNeedOf(vecs[i])
 		if need.none() {
 			continue
 		}

@@ -160,15 +160,16 @@ func TestDevices_badDemandAndAccept(t *testing.T) {
 	addFw(t, a, "f", "r")
 	named := gpuTask(500)
 	named.Scalars[protocol.GPUResource(0)] = 500
-	for _, d := range []Demand{
-		{Resources: gpuTask(1500), Count: 1}, // spans devices
-		{Resources: named, Count: 1},         // names a device
-	} {
-		if err := a.SetDemand("f", []Demand{d}); !errors.Is(err, ErrInvalid) {
-			t.Errorf("demand %s: %v, want ErrInvalid", d.Resources, err)
-		}
+	if err := a.SetDemand("f", []Demand{{Resources: named, Count: 1}}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("demand naming a device: %v, want ErrInvalid", err)
 	}
 	now := time.Unix(100, 0)
+	// 1500 milli-GPUs span devices without being whole ones: no agent with
+	// devices serves them.
+	demand(t, a, "f", Demand{Resources: gpuTask(1500), Count: 1})
+	if d := a.Allocate(now); len(d.Offers) != 0 {
+		t.Fatalf("offered %v for 1500 milli-GPUs", d.Offers)
+	}
 	demand(t, a, "f", Demand{Resources: gpuTask(500), Count: 1})
 	d := a.Allocate(now)
 	if len(d.Offers) != 1 {

@@ -41,6 +41,7 @@ type masterFlags struct {
 	Roles               map[string]float64 `json:"roles"`
 	Policy              string             `json:"policy"`
 	LeftoverOrder       string             `json:"leftover_order"`
+	Placement           string             `json:"placement"`
 	CoflowScheduler     string             `json:"coflow_scheduler"`
 	AllocationInterval  time.Duration      `json:"allocation_interval"`
 	Preemption          string             `json:"preemption"`
@@ -132,6 +133,7 @@ Example, first of three:
 	fl.StringVar(&f.RolesFile, "roles", "", `JSON file of role weights, e.g. {"eng": 2, "eng/prod": 3}`)
 	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: dynamic, static, paper, naive, collapsed, mesos")
 	fl.StringVar(&f.LeftoverOrder, "leftover-order", f.LeftoverOrder, "how the leftover pool is shared: jct-first or efficiency-first")
+	fl.StringVar(&f.Placement, "placement", f.Placement, "which agents offers are built from: spread, first-fit or pack (docs/placement.md)")
 	fl.StringVar(&f.CoflowScheduler, "coflow-scheduler", f.CoflowScheduler, "how the agents order shuffle transfers: philae, aalo, sebf, scf, fifo or fair")
 	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
 	fl.StringVar(&f.Preemption, "preemption", f.Preemption, "what is taken back from roles above their share: off, guarantees (for roles below their guarantee, and lent resources for fair shares) or fair (also for fair shares)")
@@ -204,6 +206,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.HTTPAddr = f.HTTPAddr
 	cfg.Policy = f.Policy
 	cfg.LeftoverOrder = f.LeftoverOrder
+	cfg.Placement = f.Placement
 	cfg.CoflowScheduler = f.CoflowScheduler
 	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
 	cfg.ShareUpdateInterval = f.ShareUpdateInterval

@@ -30,7 +30,8 @@ type agent struct {
 
 	totalPorts protocol.Ranges
 	freePorts  protocol.Ranges
-	// ver counts changes of free (placement_pack.go's cache).
+	// ver is the allocator's freeSeq at the last change of free, for
+	// placement_pack.go's caches.
 	ver uint64
 	// gpuDims are the dimensions of the agent's GPU devices, by device
 	// index (devices.go).

@@ -28,6 +28,8 @@ func (a *Allocator) AddAgent(info AgentInfo) error {
 		offers: map[*offer]struct{}{},
 	}
 	ag.free = ag.total.clone()
+	a.freeSeq++
+	ag.ver = a.freeSeq
 	ag.gpuDims = a.agentDevices(ag)
 	ag.totalPorts = info.Total.Ranges[protocol.ResPorts].Normalize()
 	ag.freePorts = ag.totalPorts
@@ -175,7 +177,8 @@ func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Range
 // addFree adds sign*v to an agent's free vector, keeping availability
 // counts in step component by component.
 func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
-	ag.ver++
+	a.freeSeq++
+	ag.ver = a.freeSeq
 	ag.free = ag.free.grow(len(v))
 	a.avail.grow(len(v))
 	for j, x := range v {

@@ -51,6 +51,7 @@ type Allocator struct {
 	crv       crvIndex
 	crvTurn   crvRound
 	pack      packState
+	freeSeq   uint64 // numbers changes of agents' free pools (agent.ver)
 
 	// Frameworks with leftover candidates, in shortest-remaining-work
 	// order once sorted (leftover.go).

@@ -76,21 +76,22 @@ func (a *Allocator) syncAvail() {
 				thr[j] = 1
 			}
 		}
-		if !vecEqual(thr, av.thr) {
-			av.thr = thr
-			for j := range av.cnt {
-				av.cnt[j] = 0
+		// Only the resources whose threshold moved are counted again.
+		var moved []int
+		for j := range thr {
+			if thr[j] != av.thr[j] {
+				moved = append(moved, j)
 			}
+		}
+		av.thr = thr
+		for _, j := range moved {
+			n := 0
 			for _, ag := range a.agentList {
-				if ag.draining {
-					continue
-				}
-				for j := range av.thr {
-					if ag.free.at(j) >= av.thr[j] {
-						av.cnt[j]++
-					}
+				if !ag.draining && ag.free.at(j) >= thr[j] {
+					n++
 				}
 			}
+			av.cnt[j] = n
 		}
 	}
 	changed := false

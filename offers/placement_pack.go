@@ -30,12 +30,21 @@ type packState struct {
 	needs  []gpuNeed
 	small  []int64
 	mixVer uint64
+	// The weights' shapes side by side for fragOf: CPU, memory, the
+	// device need (share, whole devices, index in needs), any other
+	// resources, and the weight.
+	mixCPU, mixMem, mixShare, mixWhole []int64
+	mixNeed                            []int
+	mixRest                            []vec
+	mixW                               []float64
 	// reachVer is the mixVer the weights' reach was computed at; gpuCap
 	// the cluster's GPU capacity then.
 	reachVer uint64
 	gpuCap   float64
 	agents   []packAgent
 	order    []*agent
+	// table holds the scores by shape id, then agent.
+	table [][]packScore
 }
 
 // mixShape is a shape of the running tasks and how many run.
@@ -62,16 +71,16 @@ type packAgent struct {
 	// over the shapes it admits of their weight times the cluster's GPU
 	// capacity over the capacity that admits them.
 	pressure float64
-	// scores are by shape id; stamp says which are current (ver).
-	scores []packScore
 }
 
 // packScore is a shape's added fragmentation on an agent and the dominant
 // share of the room it would leave; ok is false where it does not fit.
+// It holds while the agent (agVer, its ver+1) and the mix (mixVer) stay
+// as they were.
 type packScore struct {
-	delta, tight float64
-	ok           bool
-	ver          uint64 // the agent's packAgent.ver it was computed at
+	delta, tight  float64
+	ok            bool
+	agVer, mixVer uint64
 }
 
 // gpuWeight is how much a task of m weighs in the mix: its devices' worth
@@ -114,7 +123,8 @@ func (p *packState) count(f *framework, key string, delta int64) {
 // refreshWeights takes the mix's weights anew when the count of running
 // tasks doubled or halved since they were last taken (each new weighing
 // drops every cached score).
-func (p *packState) refreshWeights() {
+func (a *Allocator) refreshWeights() {
+	p := &a.pack
 	if p.weights != nil && p.total < 2*max(p.builtAt, 1) && 2*p.total > p.builtAt {
 		return
 	}
@@ -141,6 +151,7 @@ func (p *packState) refreshWeights() {
 		}
 		p.weights = append(p.weights, m)
 	}
+	a.packColumns()
 	p.mixVer++
 }
 
@@ -165,9 +176,6 @@ func (a *Allocator) packAgentOf(ag *agent) *packAgent {
 		}
 	}
 	if pa.ver != ag.ver+1 || pa.mixVer != p.mixVer {
-		if pa.mixVer != p.mixVer {
-			clear(pa.scores)
-		}
 		pa.ver, pa.mixVer = ag.ver+1, p.mixVer
 		pa.frag = a.fragOf(ag, pa, ag.free)
 	}
@@ -208,26 +216,25 @@ func (a *Allocator) fragOf(ag *agent, pa *packAgent, free vec) float64 {
 		small = append(small, x)
 	}
 	p.small = small
+	fc, fm := free.at(a.reg.index[protocol.ResCPUs]), free.at(a.reg.index[protocol.ResMem])
 	f := 0.0
-	for i := range p.weights {
-		m := &p.weights[i]
-		runs := pa.admits[i] && free.fits(m.res) &&
-			(m.gpu.share == 0 || maxFree >= m.gpu.share) && whole >= m.gpu.whole
+	for i, w := range p.mixW {
+		runs := pa.admits[i] && p.mixCPU[i] <= fc && p.mixMem[i] <= fm &&
+			(p.mixShare[i] == 0 || maxFree >= p.mixShare[i]) && whole >= p.mixWhole[i] &&
+			(p.mixRest[i] == nil || free.fits(p.mixRest[i]))
 		if runs {
-			f += m.weight * float64(small[m.need])
+			f += w * float64(small[p.mixNeed[i]])
 		} else {
-			f += m.weight * float64(all)
+			f += w * float64(all)
 		}
 	}
 	return f
 }
 
-// scoreOn is the packing score on ag of the shape numbered id.
-func (a *Allocator) scoreOn(ag *agent, pa *packAgent, s *shape, id int) packScore {
-	if id < len(pa.scores) && pa.scores[id].ver == pa.ver {
-		return pa.scores[id]
-	}
-	sc := packScore{ver: pa.ver}
+// scoreOn is the packing score of s on ag.
+func (a *Allocator) scoreOn(ag *agent, s *shape) packScore {
+	pa := a.packAgentOf(ag)
+	sc := packScore{agVer: ag.ver + 1, mixVer: a.pack.mixVer}
 	if ag.free.fits(s.res) && devicesFit(ag.free, ag.gpuDims, s.gpu) && a.satisfiesOn(ag, s) {
 		after := ag.free.clone().sub(s.res)
 		if dv := pickDevices(ag.free, ag.gpuDims, s.gpu); dv != nil {
@@ -237,11 +244,18 @@ func (a *Allocator) scoreOn(ag *agent, pa *packAgent, s *shape, id int) packScor
 		sc.delta = a.fragOf(ag, pa, after) - pa.frag + packPressure*g*pa.pressure
 		sc.tight, sc.ok = a.shareOf(a.withoutDevices(after)), true
 	}
-	for len(pa.scores) <= id {
-		pa.scores = append(pa.scores, packScore{})
-	}
-	pa.scores[id] = sc
 	return sc
+}
+
+// scoreColumn is the cached scores of the shape numbered id, by agent.
+func (p *packState) scoreColumn(id, agents int) []packScore {
+	for len(p.table) <= id {
+		p.table = append(p.table, nil)
+	}
+	if len(p.table[id]) < agents {
+		p.table[id] = append(p.table[id], make([]packScore, agents-len(p.table[id]))...)
+	}
+	return p.table[id]
 }
 
 // packOrder orders the agents for PlacementPack: least added
@@ -251,7 +265,7 @@ func (a *Allocator) scoreOn(ag *agent, pa *packAgent, s *shape, id int) packScor
 // best agents are put first, the rest following in agentList's order.
 func (a *Allocator) packOrder() []*agent {
 	p := &a.pack
-	p.refreshWeights()
+	a.refreshWeights()
 	var pending []*shape
 	var ids []int
 	units := int64(0)
@@ -272,14 +286,20 @@ func (a *Allocator) packOrder() []*agent {
 		return p.order
 	}
 	scores := make([]packScore, len(a.agentList))
+	cols := make([][]packScore, len(pending))
+	for k := range pending {
+		cols[k] = p.scoreColumn(ids[k], len(a.agentList))
+	}
 	for i, ag := range a.agentList {
 		best := packScore{delta: math.Inf(1), tight: math.Inf(1)}
 		if !ag.draining {
-			pa := a.packAgentOf(ag)
 			for k, s := range pending {
-				sc := a.scoreOn(ag, pa, s, ids[k])
+				sc := &cols[k][i]
+				if sc.agVer != ag.ver+1 || sc.mixVer != p.mixVer {
+					*sc = a.scoreOn(ag, s)
+				}
 				if sc.ok && (sc.delta < best.delta || sc.delta == best.delta && sc.tight < best.tight) {
-					best = sc
+					best = *sc
 				}
 			}
 		}
@@ -360,5 +380,30 @@ func (a *Allocator) packReach() {
 				m.reach += g
 			}
 		}
+	}
+}
+
+// packColumns lays the weights' shapes out side by side for fragOf.
+func (a *Allocator) packColumns() {
+	p := &a.pack
+	jc, jm, jg := a.reg.id(protocol.ResCPUs), a.reg.id(protocol.ResMem), a.reg.id(protocol.ResGPUs)
+	p.mixCPU, p.mixMem, p.mixShare, p.mixWhole = p.mixCPU[:0], p.mixMem[:0], p.mixShare[:0], p.mixWhole[:0]
+	p.mixNeed, p.mixRest, p.mixW = p.mixNeed[:0], p.mixRest[:0], p.mixW[:0]
+	for i := range p.weights {
+		m := &p.weights[i]
+		var rest vec
+		for j, x := range m.res {
+			if x > 0 && j != jc && j != jm && j != jg && !a.reg.isDevice(j) {
+				rest = rest.grow(j + 1)
+				rest[j] = x
+			}
+		}
+		p.mixCPU = append(p.mixCPU, m.res.at(jc))
+		p.mixMem = append(p.mixMem, m.res.at(jm))
+		p.mixShare = append(p.mixShare, m.gpu.share)
+		p.mixWhole = append(p.mixWhole, m.gpu.whole)
+		p.mixNeed = append(p.mixNeed, m.need)
+		p.mixRest = append(p.mixRest, rest)
+		p.mixW = append(p.mixW, m.weight)
 	}
 }

@@ -1,0 +1,52 @@
+package pack
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/offers"
+)
+
+// BenchmarkArrival times one pod's arrival through the production
+// allocator (demand, a round, the accept) on all 1,523 openb nodes, the
+// pods of the default trace in a seeded order until the cluster's GPUs
+// are requested once over; reported per arrival.
+func BenchmarkArrival(b *testing.B) {
+	nodes, err := LoadNodes("all")
+	if err != nil {
+		b.Fatal(err)
+	}
+	trace, err := LoadPods("default")
+	if err != nil {
+		b.Fatal(err)
+	}
+	work, err := FillWorkload(trace, GPUCapacity(nodes), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, placement := range []offers.Placement{offers.PlacementSpread, offers.PlacementPack} {
+		b.Run(string(placement), func(b *testing.B) {
+			arrivals := 0
+			var spent time.Duration
+			for range b.N {
+				p, err := newAllocPlacer(nodes, placement)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				var asked int64
+				for i := range work {
+					if asked >= GPUCapacity(nodes) {
+						break
+					}
+					pod := work[i]
+					asked += pod.GPURequest()
+					p.Place(time.Duration(i)*time.Millisecond, &pod)
+					arrivals++
+				}
+				spent += time.Since(start)
+			}
+			b.ReportMetric(float64(spent.Microseconds())/float64(arrivals), "µs/arrival")
+		})
+	}
+}

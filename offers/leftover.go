@@ -211,7 +211,8 @@ func alignment(ag *agent, s *shape) float64 {
 // fitsTurn reports whether one task of s fits t.ag's free resources and
 // ports and satisfies its hard constraints there.
 func (a *Allocator) fitsTurn(t *turn, s *shape) bool {
-	if !t.ag.free.fits(s.res) || s.ports > 0 && t.ag.freePorts.Count() < s.ports || !devicesFit(t.ag.free, t.ag.gpuDims, s.gpu) {
+	if !t.ag.free.fits(s.res) || s.ports > 0 && t.ag.freePorts.Count() < s.ports || !devicesFit(t.ag.free, t.ag.gpuDims, s.gpu) ||
+		t.kept && !s.large() {
 		return false
 	}
 	return !s.constrained() || a.hardOn(t, s)

@@ -55,6 +55,16 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 	t := &turn{hardOK: map[*shape]bool{}, shapeOf: map[*node]*shape{},
 		built: map[*framework]*building{}, spare: map[*framework]*building{}}
 	placed := a.turnOrder()
+	agentAt := func(i int) *agent {
+		switch {
+		case placed != nil:
+			return placed[i]
+		case a.crvTurn.on:
+			return order[i]
+		}
+		return a.agentList[(start+i)%n]
+	}
+	kept := a.reserveLarge(agentAt, n)
 	for i := 0; i < n; i++ {
 		ag := a.agentList[(start+i)%n]
 		t.scarce = false
@@ -69,6 +79,7 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 			continue
 		}
 		t.ag = ag
+		t.kept = kept != nil && kept[ag.idx]
 		clear(t.built)
 		if len(t.spare) > 0 {
 			clear(t.spare)
@@ -124,7 +135,7 @@ func (a *Allocator) fillTurn(t *turn) {
 // turnRemainder offers what is left on t.ag to one framework without
 // declared demand.
 func (a *Allocator) turnRemainder(t *turn) {
-	if a.tree.root.open == 0 || !a.allocatable(t.ag) {
+	if a.tree.root.open == 0 || !a.allocatable(t.ag) || t.kept {
 		return
 	}
 	t.phase = phaseRemainder

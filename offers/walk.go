@@ -22,6 +22,7 @@ type turn struct {
 	phase   phase
 	targets bool                     // static policy: only shapes below their static target
 	scarce  bool                     // the agent satisfies a class that steers this round
+	kept    bool                     // the agent is kept for large tasks this round (reserve.go)
 	built   map[*framework]*building // fair and remainder offers
 	spare   map[*framework]*building // leftover offers
 	offers  []*building              // every offer, in the order it was started
@@ -156,6 +157,9 @@ func (a *Allocator) leafFits(l *node, t *turn) bool {
 			continue
 		}
 		if t.targets && f.launched[s.key]+s.offered >= a.static.target(f, s) {
+			continue
+		}
+		if t.kept && !s.large() {
 			continue
 		}
 		if s.constrained() && !a.hardOn(t, s) {

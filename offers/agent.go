@@ -30,6 +30,9 @@ type agent struct {
 
 	totalPorts protocol.Ranges
 	freePorts  protocol.Ranges
+	// serial is the allocator's freeSeq when the agent joined: it names
+	// this agent among all that ever held its place in agentList.
+	serial uint64
 	// ver is the allocator's freeSeq at the last change of free, for
 	// placement_pack.go's caches.
 	ver uint64

@@ -29,7 +29,7 @@ func (a *Allocator) AddAgent(info AgentInfo) error {
 	}
 	ag.free = ag.total.clone()
 	a.freeSeq++
-	ag.ver = a.freeSeq
+	ag.ver, ag.serial = a.freeSeq, a.freeSeq
 	ag.gpuDims = a.agentDevices(ag)
 	ag.totalPorts = info.Total.Ranges[protocol.ResPorts].Normalize()
 	ag.freePorts = ag.totalPorts

@@ -58,7 +58,15 @@ type crvIndex struct {
 	soft  []*shape // installed fair shapes with soft constraints
 	// agentVer changes when agents join or leave (soft feasibility).
 	agentVer uint64
+	// idle are classes no shape uses any more, oldest first, kept for
+	// the next shape that names them (a framework whose demand comes and
+	// goes), up to maxIdleClasses; a class used again leaves the list
+	// when it comes first.
+	idle []*crvClass
 }
+
+// maxIdleClasses bounds the classes kept with no shape using them.
+const maxIdleClasses = 256
 
 // ConstraintLoad is one row of the Constraint Resource Vector, for the
 // operator API: a constraint class, the pending fair demand that needs it,
@@ -94,6 +102,9 @@ type ConstraintLoad struct {
 func (a *Allocator) CRV() []ConstraintLoad {
 	out := make([]ConstraintLoad, 0, len(a.crv.list))
 	for _, c := range a.crv.list {
+		if c.refs == 0 {
+			continue // idle
+		}
 		r, unsat := c.dominantRatio()
 		out = append(out, ConstraintLoad{
 			Constraint:    c.key,
@@ -221,12 +232,25 @@ func (c *crvClass) join(ag *agent) {
 	c.free = c.free.add(ag.free)
 }
 
-// crvUnref drops a reference to c, deleting the class with its last one.
+// crvUnref drops a reference to c. A class without references is kept
+// idle; the oldest idle ones beyond maxIdleClasses are deleted.
 func (a *Allocator) crvUnref(c *crvClass) {
 	c.refs--
 	if c.refs > 0 {
 		return
 	}
+	a.crv.idle = append(a.crv.idle, c)
+	for len(a.crv.idle) > maxIdleClasses {
+		old := a.crv.idle[0]
+		a.crv.idle = a.crv.idle[1:]
+		if old.refs == 0 && !slices.Contains(a.crv.idle, old) {
+			a.dropClass(old)
+		}
+	}
+}
+
+// dropClass deletes a class no shape uses.
+func (a *Allocator) dropClass(c *crvClass) {
 	delete(a.crv.byKey, c.key)
 	a.crv.list = slices.DeleteFunc(a.crv.list, func(x *crvClass) bool { return x == c })
 	for _, ag := range a.agentList {

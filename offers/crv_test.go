@@ -189,7 +189,7 @@ func TestCRV_bookkeeping(t *testing.T) {
 	check("revived")
 
 	// Drained: every task ended and nothing is declared: D returns to 0
-	// and the classes go.
+	// and the classes go idle, kept for the next shape that names them.
 	must(t, a.Recover("ml", "a1", cpuMem(1000, 1024)))
 	must(t, a.ClearDemand("ml"))
 	check("ml cleared")
@@ -201,9 +201,44 @@ func TestCRV_bookkeeping(t *testing.T) {
 		t.Fatalf("CRV after draining: %+v", got)
 	}
 	for _, ag := range a.agentList {
-		if len(ag.classes) != 0 {
-			t.Fatalf("agent %s keeps classes %v", ag.id, ag.classes)
+		for _, c := range ag.classes {
+			if c.refs != 0 || !slices.Contains(a.crv.idle, c) {
+				t.Fatalf("agent %s keeps class %s with %d references, not idle", ag.id, c.key, c.refs)
+			}
 		}
+	}
+}
+
+// A class no shape uses stays idle for the next shape that names it, so
+// demand that comes and goes is not matched against every agent again;
+// beyond maxIdleClasses the oldest idle classes go.
+func TestCRV_idleClasses(t *testing.T) {
+	a := setup(t, DefaultConfig(), []AgentInfo{agentInfo("a1", cpuMem(1000, 1024), protocol.Attributes{"rack": protocol.Text("r1")})}, []fwSpec{{ID: "f1"}})
+	rack := func(v string) Demand {
+		return Demand{Resources: cpuMem(100, 100), Count: 1, Constraints: []protocol.Constraint{{Attribute: "rack", Op: protocol.OpEq, Value: v}}}
+	}
+	demand(t, a, "f1", rack("r1"))
+	c := a.crv.byKey[`rack == "r1"`]
+	if c == nil {
+		t.Fatalf("classes %v", a.crv.byKey)
+	}
+	must(t, a.ClearDemand("f1"))
+	demand(t, a, "f1", rack("r1"))
+	if a.crv.byKey[`rack == "r1"`] != c || c.refs != 1 || c.agents != 1 {
+		t.Fatalf("redeclared after going idle: class %p (was %p), %d refs, %d agents", a.crv.byKey[`rack == "r1"`], c, c.refs, c.agents)
+	}
+	for i := range maxIdleClasses + 1 {
+		demand(t, a, "f1", rack(fmt.Sprint("x", i)))
+	}
+	must(t, a.ClearDemand("f1"))
+	if len(a.crv.idle) != maxIdleClasses || len(a.crv.byKey) != maxIdleClasses {
+		t.Fatalf("%d idle classes, %d known; want %d", len(a.crv.idle), len(a.crv.byKey), maxIdleClasses)
+	}
+	if _, ok := a.crv.byKey[`rack == "r1"`]; ok {
+		t.Fatal("the oldest idle class was kept beyond the bound")
+	}
+	if len(a.agentList[0].classes) > maxIdleClasses {
+		t.Fatalf("agent holds %d classes", len(a.agentList[0].classes))
 	}
 }
 

@@ -46,11 +46,13 @@ type crvAgent struct {
 
 // crvPrepare decides, at the start of a round whose agent turns start at
 // start, which classes steer and the agents' turn order. With no
-// constraint classes it costs one length check.
+// constraint classes it costs one length check. A placement other than
+// spread orders the turns itself (placement.go), and packing weighs the
+// agents constrained work leans on, so nothing steers then.
 func (a *Allocator) crvPrepare(start int) {
 	r := &a.crvTurn
 	r.on = false
-	if a.cfg.DisableCRV || len(a.crv.list) == 0 {
+	if a.cfg.DisableCRV || len(a.crv.list) == 0 || a.cfg.Placement != PlacementSpread && a.cfg.Placement != "" {
 		return
 	}
 	for _, c := range a.crv.list {

@@ -45,6 +45,7 @@ type shape struct {
 	res     vec
 	ports   uint64
 	gpu     gpuNeed
+	ckey    [2]string // its constraints, as they hold and relaxed (placement_pack.go)
 	hard    []protocol.Constraint
 	soft    []protocol.Constraint // per-task soft constraints
 	count   int64                 // declared pending tasks (Unlimited for no bound)

@@ -1,6 +1,7 @@
 package offers
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -45,6 +46,17 @@ type packState struct {
 	order    []*agent
 	// table holds the scores by shape id, then agent.
 	table [][]packScore
+	// admit caches, by constraints (constraintsKey), whether each agent
+	// satisfies them: constraint matching is slow and attributes do not
+	// change while an agent stays.
+	admit map[string][]admitEntry
+}
+
+// admitEntry is whether the agent joined at serial satisfies some
+// constraints.
+type admitEntry struct {
+	serial uint64
+	ok     bool
 }
 
 // mixShape is a shape of the running tasks and how many run.
@@ -168,7 +180,7 @@ func (a *Allocator) packAgentOf(ag *agent) *packAgent {
 		pa.pressure = 0
 		for i := range p.weights {
 			m := &p.weights[i]
-			ok := m.shape == nil || a.satisfiesOn(ag, m.shape)
+			ok := a.admits(ag, m.shape)
 			pa.admits = append(pa.admits, ok)
 			if ok && m.reach > 0 {
 				pa.pressure += m.weight * p.gpuCap / m.reach
@@ -235,7 +247,7 @@ func (a *Allocator) fragOf(ag *agent, pa *packAgent, free vec) float64 {
 func (a *Allocator) scoreOn(ag *agent, s *shape) packScore {
 	pa := a.packAgentOf(ag)
 	sc := packScore{agVer: ag.ver + 1, mixVer: a.pack.mixVer}
-	if ag.free.fits(s.res) && devicesFit(ag.free, ag.gpuDims, s.gpu) && a.satisfiesOn(ag, s) {
+	if ag.free.fits(s.res) && devicesFit(ag.free, ag.gpuDims, s.gpu) && a.admits(ag, s) {
 		after := ag.free.clone().sub(s.res)
 		if dv := pickDevices(ag.free, ag.gpuDims, s.gpu); dv != nil {
 			after = after.sub(dv)
@@ -376,7 +388,7 @@ func (a *Allocator) packReach() {
 		p.gpuCap += g
 		for i := range p.weights {
 			m := &p.weights[i]
-			if m.shape == nil || a.satisfiesOn(ag, m.shape) {
+			if a.admits(ag, m.shape) {
 				m.reach += g
 			}
 		}
@@ -406,4 +418,31 @@ func (a *Allocator) packColumns() {
 		p.mixRest = append(p.mixRest, rest)
 		p.mixW = append(p.mixW, m.weight)
 	}
+}
+
+// admits reports whether ag satisfies s's constraints (s nil: none),
+// through the cache.
+func (a *Allocator) admits(ag *agent, s *shape) bool {
+	if s == nil || !s.constrained() {
+		return true
+	}
+	p := &a.pack
+	if s.ckey[0] == "" {
+		s.ckey[0] = fmt.Sprint(s.hard, s.soft)
+		s.ckey[1] = s.ckey[0] + " relaxed"
+	}
+	key := s.ckey[btoi(s.relaxed)]
+	if p.admit == nil {
+		p.admit = map[string][]admitEntry{}
+	}
+	col := p.admit[key]
+	if len(col) < len(a.agentList) {
+		col = append(col, make([]admitEntry, len(a.agentList)-len(col))...)
+		p.admit[key] = col
+	}
+	e := &col[ag.idx]
+	if e.serial != ag.serial {
+		*e = admitEntry{serial: ag.serial, ok: a.satisfiesOn(ag, s)}
+	}
+	return e.ok
 }

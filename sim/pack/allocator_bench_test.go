@@ -9,14 +9,23 @@ import (
 
 // BenchmarkArrival times one pod's arrival through the production
 // allocator (demand, a round, the accept) on all 1,523 openb nodes, the
-// pods of the default trace in a seeded order until the cluster's GPUs
-// are requested once over; reported per arrival.
+// pods of a trace (default, or gpuspec33 with its GPU model constraints)
+// in a seeded order until the cluster's GPUs are requested once over;
+// reported per arrival.
 func BenchmarkArrival(b *testing.B) {
 	nodes, err := LoadNodes("all")
 	if err != nil {
 		b.Fatal(err)
 	}
-	trace, err := LoadPods("default")
+	for _, pods := range []string{"default", "gpuspec33"} {
+		for _, placement := range []offers.Placement{offers.PlacementSpread, offers.PlacementPack} {
+			benchArrival(b, nodes, pods, placement)
+		}
+	}
+}
+
+func benchArrival(b *testing.B, nodes []Node, pods string, placement offers.Placement) {
+	trace, err := LoadPods(pods)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -24,8 +33,8 @@ func BenchmarkArrival(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, placement := range []offers.Placement{offers.PlacementSpread, offers.PlacementPack} {
-		b.Run(string(placement), func(b *testing.B) {
+	{
+		b.Run(pods+"/"+string(placement), func(b *testing.B) {
 			arrivals := 0
 			var spent time.Duration
 			for range b.N {

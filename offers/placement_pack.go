@@ -289,7 +289,8 @@ func (a *Allocator) packOrder() []*agent {
 			if n := s.pending(); n > 0 {
 				pending = append(pending, s)
 				ids = append(ids, p.idOf(s.key))
-				units = min(units+n, int64(len(a.agentList)))
+				// Unlimited, or more than agents: every agent in order.
+				units = min(units+min(n, int64(len(a.agentList))), int64(len(a.agentList)))
 			}
 		}
 	}

@@ -99,10 +99,13 @@ func TestPlacement_packKeepsWholeDevices(t *testing.T) {
 }
 
 // A pending shape of unlimited tasks (a framework that takes all it is
-// offered) is ordered by packing like any other, every agent in turn.
+// offered) beside a finite one is ordered by packing like any other,
+// every agent in turn.
 func TestPlacement_packUnlimited(t *testing.T) {
 	a := placementAlloc(t, PlacementPack)
-	demand(t, a, "f", Demand{Resources: gpuTask(500), Count: Unlimited})
+	addFw(t, a, "g", "r")
+	demand(t, a, "f", Demand{Resources: gpuTask(500), Count: 1})
+	demand(t, a, "g", Demand{Resources: gpuTask(500), Count: Unlimited})
 	d := a.Allocate(time.Unix(100, 0))
 	units := int64(0)
 	for _, o := range d.Offers {

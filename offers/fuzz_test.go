@@ -112,6 +112,7 @@ func runFuzz(t *testing.T, in []byte) []string {
 	cfg.LeftoverWorkWeight = []float64{0, 1, 0.5}[x/2%3]
 	cfg.DisableCRV = x/6%2 == 1
 	cfg.SoftWait = []time.Duration{5 * time.Second, 0, time.Second}[x/12%3]
+	cfg.Placement = []Placement{PlacementSpread, PlacementFirstFit, PlacementPack}[x/36%3]
 	z.a = newAlloc(t, cfg)
 	for step := 0; step < maxFuzzSteps && z.pos < len(z.in); step++ {
 		z.step()
@@ -244,7 +245,14 @@ func (z *fuzzRun) addAgent() {
 	}
 	total := res("cpus", int64(z.b()%16+1)*250, "mem", int64(z.b()%16)*256)
 	if x := z.b(); x%4 == 0 {
-		total.Scalars["gpus"] = int64(x / 4 % 3)
+		// Up to two GPU devices, or (x/4 odd) a plain gpus scalar.
+		n := int64(x / 4 % 3)
+		total.Scalars["gpus"] = n * protocol.DeviceMilli
+		if x/12%2 == 0 {
+			for k := range n {
+				total.Scalars[protocol.GPUResource(int(k))] = protocol.DeviceMilli
+			}
+		}
 	}
 	if x := z.b(); x%2 == 0 {
 		begin := 31000 + uint64(x%5)*4
@@ -339,8 +347,10 @@ func (z *fuzzRun) demands() []Demand {
 			Ports:     z.b() % 3,
 			Count:     []int64{1, 2, 3, 5, Unlimited, 0}[z.b()%6],
 		}
-		if z.b()%5 == 0 {
-			d.Resources.Scalars["gpus"] = 1
+		if x := z.b(); x%5 == 0 {
+			// A share of one device, whole devices, or gpus spanning
+			// devices.
+			d.Resources.Scalars["gpus"] = []int64{1, 500, 1000, 2000, 1500}[x/5%5]
 		}
 		if false {
 			d.Resources.Scalars["cpus"] = 125

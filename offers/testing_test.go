@@ -221,7 +221,8 @@ func freeOf(a *Allocator, id string) protocol.Resources {
 // views (plus per-agent internals where the public API has no view):
 //   - per agent: free + outstanding offers + usage == total, scalars and ports;
 //     no free amount is negative; no port is in two places;
-//   - the root allocation in Shares() never exceeds Capacity();
+//   - the root allocation in Shares() never exceeds Capacity() (which
+//     leaves GPU devices out: they are checked agent by agent);
 //   - per framework: Usage() equals the sum of its per-agent usage;
 //   - every outstanding offer's framework and agent exist;
 //   - no two outstanding offers share a port on one agent.
@@ -235,6 +236,9 @@ func checkInvariants(a *Allocator) error {
 			continue
 		}
 		for name, v := range n.Allocation.Scalars {
+			if _, device := protocol.GPUIndex(name); device {
+				continue // devices are per agent; capacity counts gpus
+			}
 			if v > capacity.Scalars[name] || v < 0 {
 				return fmt.Errorf("root allocation %s=%d exceeds capacity %d", name, v, capacity.Scalars[name])
 			}

@@ -52,6 +52,8 @@ type Allocator struct {
 	crvTurn   crvRound
 	pack      packState
 	freeSeq   uint64 // numbers changes of agents' free pools (agent.ver)
+	// fullDemand turns off the shortcut of demand_same.go (tests).
+	fullDemand bool
 
 	// Frameworks with leftover candidates, in shortest-remaining-work
 	// order once sorted (leftover.go).

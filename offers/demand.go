@@ -49,6 +49,7 @@ func (a *Allocator) Declare(id protocol.FrameworkID, d Declaration) error {
 		}
 	}
 	a.setFair(f, fairShapes(lists[0], lists[1], lists[2]))
+	a.keepDemand(f, nil) // the shapes merge three lists: no shortcut next time
 	a.setOptional(f, mergeShapes(nil, lists[2]), d.RemainingWork)
 	f.declared = true
 	a.refresh(f)
@@ -64,11 +65,18 @@ func (a *Allocator) SetDemand(id protocol.FrameworkID, demand []Demand) error {
 	if err != nil {
 		return err
 	}
-	shapes, err := a.buildShapes(demand)
-	if err != nil {
-		return err
+	if f.sameShapes(demand) {
+		for i, s := range f.shapes {
+			s.count = demand[i].Count
+		}
+	} else {
+		shapes, err := a.buildShapes(demand)
+		if err != nil {
+			return err
+		}
+		a.setFair(f, shapes)
+		a.keepDemand(f, demand)
 	}
-	a.setFair(f, shapes)
 	f.declared = true
 	a.refresh(f)
 	a.changed()
@@ -109,6 +117,7 @@ func (a *Allocator) ClearDemand(id protocol.FrameworkID) error {
 		return err
 	}
 	a.setFair(f, nil)
+	a.keepDemand(f, nil)
 	a.setOptional(f, nil, 0)
 	f.declared = false
 	a.refresh(f)

@@ -105,6 +105,7 @@ type framework struct {
 
 	declared    bool
 	shapes      []*shape         // fair demand
+	lastDemand  []Demand         // what shapes were built from (demand_same.go)
 	optional    []*shape         // leftover candidates
 	work        float64          // remaining work in task-seconds, 0 unknown
 	launched    map[string]int64 // running tasks per shape key (static targets)

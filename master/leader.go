@@ -395,18 +395,26 @@ func (l *leader) sendRescinds(rs []offers.Rescind) {
 }
 
 // checkAgents marks agents that missed their heartbeats unreachable,
-// unless more of them did than Config.AgentRemovalLimit allows.
+// unless more of them did than Config.AgentRemovalLimit allows. Agents
+// that fell silent together do not all cross the timeout at the same
+// check (their heartbeats had different phases), so the limit counts
+// every agent silent for half the timeout: the first of them to be late
+// does not go alone.
 func (l *leader) checkAgents(now time.Time) {
 	l.mu.Lock()
 	var late []protocol.AgentID
+	silent := 0
 	for id, seen := range l.lastSeen {
 		if now.Sub(seen) > l.m.cfg.AgentTimeout {
 			late = append(late, id)
 		}
+		if now.Sub(seen) > l.m.cfg.AgentTimeout/2 {
+			silent++
+		}
 	}
 	tracked := len(l.lastSeen)
 	l.mu.Unlock()
-	if tooManyLate(len(late), tracked, l.m.cfg.AgentRemovalLimit) {
+	if len(late) > 0 && tooManyLate(silent, tracked, l.m.cfg.AgentRemovalLimit) {
 		if !l.removalHeld {
 			l.logger.Error("agents missed their heartbeats all at once, beyond the agent removal limit: none is marked unreachable until fewer are late (is this master cut off from them?)",
 				"late", len(late), "agents", tracked, "limit", l.m.cfg.AgentRemovalLimit)

@@ -36,6 +36,10 @@ type crvRound struct {
 	order  []*agent   // agent turn order when on
 	plain  int        // agents before this index in order are plain
 	ranked []crvAgent // scratch for ordering scarce agents
+	// scores are the contended classes' distinct ratios, ascending, and
+	// buckets the scarce agents of each, in position order (scratch).
+	scores  []float64
+	buckets [][]*agent
 }
 
 type crvAgent struct {
@@ -80,6 +84,38 @@ func (a *Allocator) crvPrepare(start int) {
 		r.order = append(r.order, ag)
 	}
 	r.plain = len(r.order)
+	// Scarce agents by score, then position: the scores are the few
+	// contended classes' ratios, so the agents are bucketed by score in
+	// position order rather than sorted one by one.
+	r.scores = r.scores[:0]
+	for _, c := range a.crv.list {
+		if c.contended && !slices.Contains(r.scores, c.ratio) {
+			r.scores = append(r.scores, c.ratio)
+		}
+	}
+	slices.Sort(r.scores)
+	r.buckets = slices.Grow(r.buckets[:0], len(r.scores))[:len(r.scores)]
+	for k := range r.buckets {
+		r.buckets[k] = r.buckets[k][:0]
+	}
+	for _, x := range r.ranked {
+		k, found := slices.BinarySearch(r.scores, x.score)
+		if !found {
+			// A score that is no ratio (NaN): sort one by one.
+			a.crvSortRanked()
+			return
+		}
+		r.buckets[k] = append(r.buckets[k], x.ag)
+	}
+	for _, b := range r.buckets {
+		r.order = append(r.order, b...)
+	}
+}
+
+// crvSortRanked appends the scarce agents to the order sorted by score,
+// then position.
+func (a *Allocator) crvSortRanked() {
+	r := &a.crvTurn
 	slices.SortFunc(r.ranked, func(x, y crvAgent) int {
 		if c := cmp.Compare(x.score, y.score); c != 0 {
 			return c

@@ -1,0 +1,64 @@
+package offers
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// The steering order, built by bucketing the scarce agents by their score,
+// is the order sorting them by score and position gives.
+func TestCRVPrepare_bucketsAsSort(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		a := newAlloc(t, testConfig(PolicyDynamic))
+		for i := range 40 {
+			attrs := protocol.Attributes{"rack": protocol.Text(fmt.Sprint("r", r.IntN(5))), "zone": protocol.Text(fmt.Sprint("z", r.IntN(3)))}
+			addAgent(t, a, fmt.Sprint("a", i), cpuMem(int64(1+r.IntN(4))*1000, 4096), attrs)
+		}
+		for i := range 6 {
+			id := fmt.Sprint("f", i)
+			addFw(t, a, id, "r")
+			attr := []string{"rack", "zone"}[r.IntN(2)]
+			c := protocol.Constraint{Attribute: attr, Op: protocol.OpEq, Value: fmt.Sprint(attr[:1], r.IntN(3))}
+			demand(t, a, id, Demand{Resources: cpuMem(1000, 512), Count: int64(1 + r.IntN(40)), Constraints: []protocol.Constraint{c}})
+		}
+		start := r.IntN(40)
+		a.crvPrepare(start)
+		turn := &a.crvTurn
+		if !turn.on {
+			continue
+		}
+		// The reference: plain agents in rotating order, then the scarce
+		// ones sorted.
+		n := len(a.agentList)
+		var plain []*agent
+		var ranked []crvAgent
+		for i := range n {
+			ag := a.agentList[(start+i)%n]
+			score, scarce := 0.0, false
+			for _, c := range ag.classes {
+				if c.contended {
+					score, scarce = max(score, c.ratio), true
+				}
+			}
+			if scarce {
+				ranked = append(ranked, crvAgent{ag: ag, score: score, pos: i})
+			} else {
+				plain = append(plain, ag)
+			}
+		}
+		slices.SortFunc(ranked, func(x, y crvAgent) int { return cmp.Or(cmp.Compare(x.score, y.score), cmp.Compare(x.pos, y.pos)) })
+		want := plain
+		for _, x := range ranked {
+			want = append(want, x.ag)
+		}
+		if !slices.Equal(turn.order, want) || turn.plain != len(plain) {
+			t.Fatalf("seed %d: order differs from the sorted one", seed)
+		}
+	}
+}

@@ -127,7 +127,8 @@ func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 		usedPorts = usedPorts.Union(ports)
 		vecs[i] = a.reg.toVec(t)
 	}
-	if err := a.placeDevices(held[0].ag, offered, vecs); err != nil {
+	named, err := a.placeDevices(held[0].ag, offered, vecs)
+	if err != nil {
 		return fail(err)
 	}
 	for _, v := range vecs {
@@ -154,7 +155,7 @@ func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 			lowerCount(other, bare)
 		}
 		out[i] = tasks[i]
-		if !vecEqual(v, a.reg.toVec(tasks[i])) {
+		if named != nil && named[i] {
 			out[i] = a.protocolResources(v, tasks[i].Ranges[protocol.ResPorts])
 		}
 	}

@@ -156,14 +156,15 @@ func (a *Allocator) namesDevices(v vec) bool {
 
 // placeDevices names the devices of the tasks that ask for gpus on ag
 // without naming any, from the device room the offers hold beyond what
-// the other tasks name; it reports an error when they cannot all be
-// served.
-func (a *Allocator) placeDevices(ag *agent, offered vec, vecs []vec) error {
+// the other tasks name, and reports which tasks it named them for; it
+// fails when they cannot all be served.
+func (a *Allocator) placeDevices(ag *agent, offered vec, vecs []vec) ([]bool, error) {
 	if len(ag.gpuDims) == 0 {
-		return nil
+		return nil, nil
 	}
 	left := offered.clone()
 	var open []int
+	var named []bool
 	for i, v := range vecs {
 		if a.namesDevices(v) {
 			left = left.sub(v)
@@ -178,10 +179,14 @@ func (a *Allocator) placeDevices(ag *agent, offered vec, vecs []vec) error {
 		}
 		dv := pickDevices(left, ag.gpuDims, need)
 		if dv == nil {
-			return fmt.Errorf("%w: task %d: no device in the offers serves %s", ErrInsufficient, i, a.reg.toResources(vecs[i]))
+			return nil, fmt.Errorf("%w: task %d: no device in the offers serves %s", ErrInsufficient, i, a.reg.toResources(vecs[i]))
 		}
 		left = left.sub(dv)
 		vecs[i] = vecs[i].clone().add(dv)
+		if named == nil {
+			named = make([]bool, len(vecs))
+		}
+		named[i] = true
 	}
-	return nil
+	return named, nil
 }

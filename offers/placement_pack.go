@@ -46,6 +46,10 @@ type packState struct {
 	order    []*agent
 	// table holds the scores by shape id, then agent.
 	table [][]packScore
+	// scores, chosen and taken are packOrder's scratch.
+	scores []packScore
+	chosen []int
+	taken  []bool
 	// admit caches, by constraints (constraintsKey), whether each agent
 	// satisfies them: constraint matching is slow and attributes do not
 	// change while an agent stays.
@@ -294,11 +298,12 @@ func (a *Allocator) packOrder() []*agent {
 			}
 		}
 	}
-	p.order = append(p.order[:0], a.agentList...)
 	if len(pending) == 0 {
+		p.order = append(p.order[:0], a.agentList...)
 		return p.order
 	}
-	scores := make([]packScore, len(a.agentList))
+	p.scores = reuse(&p.scores, len(a.agentList))
+	scores := p.scores
 	cols := make([][]packScore, len(pending))
 	for k := range pending {
 		cols[k] = p.scoreColumn(ids[k], len(a.agentList))
@@ -326,8 +331,9 @@ func (a *Allocator) packOrder() []*agent {
 		return x.tight < y.tight || x.tight == y.tight && i < j
 	}
 	// The best units agents, by selection, in order.
-	chosen := make([]int, 0, units)
-	taken := make([]bool, len(a.agentList))
+	chosen := p.chosen[:0]
+	p.taken = reuse(&p.taken, len(a.agentList))
+	taken := p.taken
 	for range units {
 		best := -1
 		for i := range scores {
@@ -341,6 +347,7 @@ func (a *Allocator) packOrder() []*agent {
 		taken[best] = true
 		chosen = append(chosen, best)
 	}
+	p.chosen = chosen
 	p.order = p.order[:0]
 	for _, i := range chosen {
 		p.order = append(p.order, a.agentList[i])

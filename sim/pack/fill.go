@@ -33,14 +33,26 @@ type FillConfig struct {
 // FillReport is the outcome of RunFill: per policy, its metrics averaged over
 // seeds, and each run's.
 type FillReport struct {
-	Mode      string       `json:"mode"`
-	Pods      string       `json:"pods"`
-	Nodes     string       `json:"nodes"`
-	NodeCount int          `json:"node_count"`
-	GPUs      float64      `json:"gpus"`
-	TracePods int          `json:"trace_pods"`
-	Seeds     []uint64     `json:"seeds"`
-	Policies  []FillResult `json:"policies"`
+	Header
+	Policies []FillResult `json:"policies"`
+}
+
+// Header says what a report ran: the mode, where the pods and nodes came
+// from, the cluster's size and the seeds.
+type Header struct {
+	Mode      string   `json:"mode"`
+	Pods      string   `json:"pods"`
+	Nodes     string   `json:"nodes"`
+	NodeCount int      `json:"node_count"`
+	GPUs      float64  `json:"gpus"`
+	TracePods int      `json:"trace_pods"`
+	Seeds     []uint64 `json:"seeds"`
+}
+
+// header is the Header of a run of mode over nodes and trace.
+func header(mode, pods, nodes string, nodeList []Node, trace []Pod, seeds []uint64) Header {
+	return Header{Mode: mode, Pods: pods, Nodes: nodes, NodeCount: len(nodeList),
+		GPUs: float64(GPUCapacity(nodeList)) / DeviceMilli, TracePods: len(trace), Seeds: seeds}
 }
 
 // FillResult is one policy's metrics, means over seeds. Fractions are of the
@@ -128,8 +140,7 @@ func RunFill(cfg FillConfig, policies []Policy) (*FillReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fill: %w", err)
 	}
-	r := &FillReport{Mode: "fill", Pods: cfg.PodsName, Nodes: cfg.NodesName, NodeCount: len(cfg.Nodes),
-		GPUs: float64(capacity) / DeviceMilli, TracePods: len(cfg.Trace), Seeds: cfg.Seeds}
+	r := &FillReport{Header: header("fill", cfg.PodsName, cfg.NodesName, cfg.Nodes, cfg.Trace, cfg.Seeds)}
 	for p, pol := range policies {
 		r.Policies = append(r.Policies, averageFill(pol.Name, runs[p*len(cfg.Seeds):(p+1)*len(cfg.Seeds)]))
 	}

@@ -31,15 +31,9 @@ type ReplayConfig struct {
 // ReplayReport is the outcome of RunReplay: per policy, its metrics
 // averaged over seeds, and each run's.
 type ReplayReport struct {
-	Mode      string         `json:"mode"`
-	Pods      string         `json:"pods"`
-	Nodes     string         `json:"nodes"`
-	NodeCount int            `json:"node_count"`
-	GPUs      float64        `json:"gpus"`
-	TracePods int            `json:"trace_pods"`
-	Speedup   float64        `json:"speedup"`
-	Seeds     []uint64       `json:"seeds"`
-	Policies  []ReplayResult `json:"policies"`
+	Header
+	Speedup  float64        `json:"speedup"`
+	Policies []ReplayResult `json:"policies"`
 }
 
 // ReplayResult is one policy's metrics, means over seeds.
@@ -89,8 +83,7 @@ func RunReplay(cfg ReplayConfig, policies []Policy) (*ReplayReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	r := &ReplayReport{Mode: "replay", Pods: cfg.PodsName, Nodes: cfg.NodesName, NodeCount: len(cfg.Nodes),
-		GPUs: float64(GPUCapacity(cfg.Nodes)) / DeviceMilli, TracePods: len(cfg.Trace), Speedup: cfg.Speedup, Seeds: cfg.Seeds}
+	r := &ReplayReport{Header: header("replay", cfg.PodsName, cfg.NodesName, cfg.Nodes, cfg.Trace, cfg.Seeds), Speedup: cfg.Speedup}
 	for p, pol := range policies {
 		r.Policies = append(r.Policies, averageReplay(pol.Name, runs[p*len(cfg.Seeds):(p+1)*len(cfg.Seeds)]))
 	}

@@ -99,6 +99,9 @@ func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape
 		return fn
 	}
 	froot := build(root, nil, 0)
+	if askFits(froot, capacity) {
+		return fullAsks(froot)
+	}
 	free := capacity.clone()
 	markDone := func(n *fillKeyed) {
 		n.done = true
@@ -222,5 +225,60 @@ func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape
 		}
 	}
 	collect(froot)
+	return all
+}
+
+// askFits reports whether everything asked under n fits the capacity at
+// once: then every task fits when its turn comes, and each framework's
+// fair share is all it asks for, whatever the order.
+func askFits(n *fillKeyed, capacity vec) bool {
+	var total vec
+	var walk func(n *fillKeyed) bool
+	walk = func(n *fillKeyed) bool {
+		for _, s := range n.shapes {
+			if s.left == Unlimited {
+				return false
+			}
+			for j, x := range s.res {
+				if x > 0 && s.left > (math.MaxInt64-total.at(j))/x {
+					return false
+				}
+			}
+			total = total.grow(len(s.res))
+			for j, x := range s.res {
+				total[j] += x * s.left
+			}
+		}
+		for _, c := range n.children {
+			if !walk(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(n) && capacity.fits(total)
+}
+
+// fullAsks is preemptFill's result when every ask fits.
+func fullAsks(root *fillKeyed) map[*node]vec {
+	all := map[*node]vec{}
+	var sum func(n *fillKeyed) vec
+	sum = func(n *fillKeyed) vec {
+		var u vec
+		for _, s := range n.shapes {
+			u = u.grow(len(s.res))
+			for j, x := range s.res {
+				u[j] += x * s.left
+			}
+		}
+		for _, c := range n.children {
+			u = u.add(sum(c))
+		}
+		if !u.isZero() {
+			all[n.src] = u
+		}
+		return u
+	}
+	sum(root)
 	return all
 }

@@ -100,7 +100,8 @@
 // with the same ID, never anew, and finds its tasks again: one still
 // running is watched; one that ended meanwhile is reported from its
 // recorded exit; one whose shim died is FAILED executor_terminated; one
-// whose launch the stop interrupted is FAILED agent_restarted. Because a
+// whose launch the stop interrupted is DROPPED agent_restarted (it never
+// started, so the framework may launch it again). Because a
 // record holds the task's state and its queue together, and is one journal
 // entry, a final status is queued exactly once, however often the agent
 // restarts.

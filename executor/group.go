@@ -108,7 +108,7 @@ func (a *Agent) runGroup(ctx context.Context, ts []*task) {
 	switch {
 	case startErr != nil && ctx.Err() != nil:
 		// Stopping: kill what started, so the restarted agent finds none
-		// of the group running (each then ends FAILED, agent_restarted).
+		// of the group running (each then ends DROPPED, agent_restarted).
 		for _, rt := range rts {
 			_ = rt.Kill()
 		}

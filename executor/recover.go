@@ -18,8 +18,9 @@ import (
 //     exit its shim recorded;
 //   - shim gone without recording an exit: FAILED, executor_terminated
 //     (the runner kills what is left of the task);
-//   - never started (the agent stopped during its launch): FAILED,
-//     agent_restarted, or KILLED if a kill had been requested.
+//   - never started (the agent stopped during its launch): DROPPED,
+//     agent_restarted, or KILLED if a kill had been requested; so are
+//     the members of a group whose launch the stop cut short.
 //
 // A task whose record is terminal already had its final status queued: it
 // is only sent again until acknowledged, never queued a second time.
@@ -47,11 +48,10 @@ func (a *Agent) recoverTasks(ctx context.Context, recs []taskRecord) {
 		if rec.Unknown {
 			continue
 		}
-		launching := rec.State == protocol.TaskStaging || rec.State == protocol.TaskStarting
 		switch alive := a.reattachLocked(ctx, t); {
-		case alive && launching:
+		case alive && launching(rec.State):
 			starting = append(starting, t)
-		case !alive && launching && rec.Info.GroupID != "":
+		case !alive && launching(rec.State) && rec.Info.GroupID != "":
 			failedGroups[groupKey{rec.FrameworkID, rec.Info.GroupID}] = true
 		}
 	}
@@ -60,7 +60,7 @@ func (a *Agent) recoverTasks(ctx context.Context, recs []taskRecord) {
 	for _, t := range starting {
 		switch {
 		case failedGroups[groupKey{t.rec.FrameworkID, t.rec.Info.GroupID}]:
-			t.groupFailed = true
+			t.launchCut = true
 			if err := t.rt.Kill(); err != nil {
 				t.log.Warn("kill task", "error", err)
 			}
@@ -71,6 +71,12 @@ func (a *Agent) recoverTasks(ctx context.Context, recs []taskRecord) {
 	if len(recs) > 0 {
 		a.log.Info("checkpoint recovered", "tasks", len(a.tasks))
 	}
+}
+
+// launching reports whether a task in state s had not been reported
+// started.
+func launching(s protocol.TaskState) bool {
+	return s == protocol.TaskStaging || s == protocol.TaskStarting
 }
 
 // groupKey names a task group.
@@ -86,17 +92,22 @@ func (a *Agent) reattachLocked(ctx context.Context, t *task) bool {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return false // stopping: the next start looks again
-	case errors.Is(err, runner.ErrNotFound):
-		if t.rec.KillRequested {
-			a.enqueueLocked(t, protocol.TaskKilled, protocol.ReasonKilledDuringLaunch, "killed before it started", nil)
-		} else {
-			a.enqueueLocked(t, protocol.TaskFailed, protocol.ReasonAgentRestarted,
-				"the agent restarted before the task started", nil)
+	case errors.Is(err, runner.ErrNotFound) && t.rec.KillRequested:
+		a.enqueueLocked(t, protocol.TaskKilled, protocol.ReasonKilledDuringLaunch, "killed before it started", nil)
+		return false
+	case err != nil && launching(t.rec.State):
+		// Never started: DROPPED, which a framework may simply launch
+		// again (the master reports LOST to one that is not partition
+		// aware), never FAILED, which says the task ran and failed.
+		msg := "the agent restarted before the task started"
+		if !errors.Is(err, runner.ErrNotFound) {
+			msg = fmt.Sprintf("%s (%v)", msg, err)
 		}
+		a.enqueueLocked(t, protocol.TaskDropped, protocol.ReasonAgentRestarted, msg, nil)
 		return false
 	case err != nil:
-		a.enqueueLocked(t, protocol.TaskFailed, protocol.ReasonAgentRestarted,
-			fmt.Sprintf("the agent restarted and cannot find the task: %v", err), nil)
+		a.enqueueLocked(t, protocol.TaskFailed, protocol.ReasonExecutorTerminated,
+			fmt.Sprintf("the agent restarted and found no trace of the running task: %v", err), nil)
 		return false
 	}
 	t.rt = rt

@@ -35,6 +35,9 @@ type task struct {
 	// groupFailed makes the task end FAILED with ReasonGroupMemberFailed
 	// whatever its process does: another member of its group failed.
 	groupFailed bool
+	// launchCut makes the task end DROPPED with ReasonAgentRestarted: the
+	// agent's stop cut its group's launch short, so the group never ran.
+	launchCut bool
 	// abandoned is set when the master forgot the agent: the task is being
 	// killed and nothing more is reported or checkpointed for it.
 	abandoned bool
@@ -118,7 +121,8 @@ func newStatus(t *task, agent protocol.AgentID, st protocol.TaskState, reason, m
 //   - a kill was requested: KILLED with the kill's reason
 //     (killed_by_framework or framework_removed), whatever the exit;
 //   - killed although no kill was requested (the agent stopped during the
-//     task's launch): FAILED, agent_restarted;
+//     task's launch, or during its group's): DROPPED, agent_restarted, as
+//     it never was reported started;
 //   - never started: FAILED, command_failed;
 //   - exit 0: FINISHED; any other exit or a signal: FAILED,
 //     command_failed, with the tail of stderr as the message.
@@ -141,8 +145,11 @@ func finalStatus(t *task, e runner.Exit) (protocol.TaskState, string, string, *i
 			msg = describeExit(e)
 		}
 		return protocol.TaskKilled, reason, msg, e.Code
+	case t.launchCut:
+		return protocol.TaskDropped, protocol.ReasonAgentRestarted,
+			"the agent restarted during the launch of the task's group", e.Code
 	case e.Reason == protocol.ReasonKilledByFramework:
-		return protocol.TaskFailed, protocol.ReasonAgentRestarted,
+		return protocol.TaskDropped, protocol.ReasonAgentRestarted,
 			"killed while the agent stopped during the task's launch", e.Code
 	case e.Reason == protocol.ReasonCommandFailed:
 		return protocol.TaskFailed, protocol.ReasonCommandFailed, msg, e.Code

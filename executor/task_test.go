@@ -34,7 +34,11 @@ func TestFinalStatus(t *testing.T) {
 		{"group member", task{groupFailed: true}, runner.Exit{Signal: "SIGTERM", Reason: protocol.ReasonKilledByFramework},
 			protocol.TaskFailed, protocol.ReasonGroupMemberFailed, "group", nil},
 		{"killed without a request", task{}, runner.Exit{Signal: "SIGTERM", Reason: protocol.ReasonKilledByFramework},
-			protocol.TaskFailed, protocol.ReasonAgentRestarted, "launch", nil},
+			protocol.TaskDropped, protocol.ReasonAgentRestarted, "launch", nil},
+		{"group launch cut", task{launchCut: true}, runner.Exit{Signal: "SIGTERM", Reason: protocol.ReasonKilledByFramework},
+			protocol.TaskDropped, protocol.ReasonAgentRestarted, "group", nil},
+		{"group launch cut, kill asked", task{launchCut: true, rec: taskRecord{KillRequested: true}},
+			runner.Exit{Signal: "SIGTERM", Reason: protocol.ReasonKilledByFramework}, protocol.TaskKilled, protocol.ReasonKilledByFramework, "SIGTERM", nil},
 		{"never started", task{}, runner.Exit{Reason: protocol.ReasonCommandFailed, Message: "not found"},
 			protocol.TaskFailed, protocol.ReasonCommandFailed, "not found", nil},
 	}

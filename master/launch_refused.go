@@ -8,9 +8,13 @@ import (
 )
 
 // refuseLaunch tells a framework that the tasks of an accept it sent will
-// never run: each gets TASK_ERROR with the reason, as Mesos does, besides
-// the error reply, so a scheduler that tracks tasks by status sees them
-// end. Tasks the master already holds under the same IDs (a repeated
+// never run, besides the error reply, so a scheduler that tracks tasks by
+// status sees them end. As in Mesos, tasks refused for their offers (gone,
+// rescinded, too small) get TASK_DROPPED (TASK_LOST for a framework that
+// is not partition aware), reason invalid_offers, since launching them
+// again on new offers may well succeed; tasks refused for themselves get
+// TASK_ERROR, reason task_invalid, since the same launch would fail
+// again. Tasks the master already holds under the same IDs (a repeated
 // accept) are left alone, and so is a framework the master does not know.
 func (l *leader) refuseLaunch(r *protocol.AcceptRequest, cause error) {
 	if !protocol.ValidID(string(r.FrameworkID)) {
@@ -20,10 +24,10 @@ func (l *leader) refuseLaunch(r *protocol.AcceptRequest, cause error) {
 	if _, ok := view.Framework(r.FrameworkID); !ok {
 		return
 	}
-	reason := protocol.ReasonInvalidOffers
+	state, reason := view.StateFor(r.FrameworkID, protocol.TaskDropped), protocol.ReasonInvalidOffers
 	if errors.Is(cause, protocol.ErrInvalidArgument) || errors.Is(cause, protocol.ErrInvalidResources) ||
 		errors.Is(cause, protocol.ErrInvalidConstraint) || errors.Is(cause, protocol.ErrNotPreemptible) {
-		reason = protocol.ReasonTaskInvalid
+		state, reason = protocol.TaskError, protocol.ReasonTaskInvalid
 	}
 	msg := cause.Error()
 	if len(msg) > protocol.MaxTextLen {
@@ -45,7 +49,7 @@ func (l *leader) refuseLaunch(r *protocol.AcceptRequest, cause error) {
 				agent = ""
 			}
 			l.sendStatus(protocol.TaskStatus{TaskID: t.TaskID, FrameworkID: r.FrameworkID, AgentID: agent,
-				State: protocol.TaskError, Reason: reason, Message: msg, Timestamp: now})
+				State: state, Reason: reason, Message: msg, Timestamp: now})
 		}
 	}
 }

@@ -68,10 +68,11 @@ type Result struct {
 	// FairTasks and LeftoverTasks count the task attempts launched on
 	// fair and on leftover offers.
 	FairTasks, LeftoverTasks int
-	// Failures counts failed task attempts. Attempts the master killed to
-	// preempt or revoke them or to drain their agent, and those the
-	// scheduler released in place of warned ones, are not failures: they
-	// run again without counting against WithMaxAttempts.
+	// Failures counts failed task attempts. Attempts dropped or lost,
+	// those the master killed to preempt or revoke them or to drain their
+	// agent, and those the scheduler released in place of warned ones,
+	// are not failures: they run again without counting against
+	// WithMaxAttempts.
 	Failures int
 	// Preempted counts attempts the master killed for preemption,
 	// revocation or a drain (their KILLED status's reason); Released

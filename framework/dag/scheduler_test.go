@@ -105,7 +105,8 @@ func TestScheduler_Lifecycle(t *testing.T) {
 }
 
 // TestScheduler_Retry shows a failed task running again with a new
-// attempt ID, and a job failing once a task has failed MaxAttempts times;
+// attempt ID, lost and dropped attempts running again without counting,
+// and a job failing once a task has failed (or erred) MaxAttempts times;
 // its running tasks are killed.
 func TestScheduler_Retry(t *testing.T) {
 	t.Parallel()
@@ -121,7 +122,19 @@ func TestScheduler_Retry(t *testing.T) {
 	if got := tasks[len(tasks)-1].TaskID; got != "mr.map.1.2" {
 		t.Fatalf("retry launched %s, want mr.map.1.2", got)
 	}
+	// Lost and dropped attempts run again without counting.
 	h.end("mr.map.1.2", protocol.TaskLost)
+	h.offer("o3", protocol.OfferFair, cpus(1000))
+	h.end("mr.map.1.3", protocol.TaskDropped)
+	if r, ended, _ := h.s.Result("mr"); r.Failures != 1 || ended {
+		t.Fatalf("after a lost and a dropped attempt: result %+v ended %v, want one failure", r, ended)
+	}
+	h.offer("o4", protocol.OfferFair, cpus(1000))
+	tasks = h.d.launched()
+	if got := tasks[len(tasks)-1].TaskID; got != "mr.map.1.4" {
+		t.Fatalf("retry launched %s, want mr.map.1.4", got)
+	}
+	h.end("mr.map.1.4", protocol.TaskError)
 	res, err := h.s.Wait(context.Background(), "mr")
 	if !errors.Is(err, ErrJobFailed) || res.Failures != 2 {
 		t.Fatalf("result %+v, error %v, want ErrJobFailed after 2 failures", res, err)
@@ -165,7 +178,8 @@ func TestScheduler_LaunchRefused(t *testing.T) {
 		t.Fatalf("fair tasks %d after an unanswered launch, want 1", r.FairTasks)
 	}
 	for i, id := range []protocol.TaskID{"one.s.0.3", "one.s.0.4"} {
-		h.s.status(h.d, protocol.TaskStatus{TaskID: id, State: protocol.TaskError, Reason: protocol.ReasonInvalidOffers})
+		st := []protocol.TaskState{protocol.TaskDropped, protocol.TaskLost}[i]
+		h.s.status(h.d, protocol.TaskStatus{TaskID: id, State: st, Reason: protocol.ReasonInvalidOffers})
 		if r, ended, _ := h.s.Result("one"); r.Failures != 1 || ended {
 			t.Fatalf("after refusal %d for stale offers: result %+v ended %v, want still one failure", i+1, r, ended)
 		}

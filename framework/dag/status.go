@@ -8,11 +8,11 @@ import (
 )
 
 // status handles a task's status: a finished task may complete its job
-// or make child stages runnable; a task that failed, or was lost, killed,
-// refused or dropped runs again, unless it has failed WithMaxAttempts
-// times, which fails its job. A task the master took back (preempted,
-// revoked, drained) or the scheduler released in its place runs again
-// without counting as a failure. Statuses of tasks the scheduler does not
+// or make child stages runnable; a task that failed, was killed or was
+// refused (ERROR) runs again, unless it has failed WithMaxAttempts times,
+// which fails its job. A task dropped or lost, one the master took back
+// (preempted, revoked, drained) and one the scheduler released in its
+// place run again without counting as a failure. Statuses of tasks the scheduler does not
 // run (other frameworks' helpers, ended jobs) and non-terminal ones are
 // ignored.
 func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
@@ -39,12 +39,12 @@ func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
 			s.replanLocked(js)
 		}
 	} else if neverRan(st) {
-		// An unanswered launch counted as started, which the master
-		// refused for its offers: as a stale launch, no failed attempt.
+		// Dropped or lost: run again, no failed attempt.
 		if err := js.job.TaskFailed(a.task, now); err != nil {
 			s.logger.Error("task not launched", "task_id", st.TaskID, "error", err)
 		}
-		s.logger.Debug("launch refused after all", "task_id", st.TaskID, "message", st.Message)
+		s.logger.Debug("task dropped or lost, to run again", "task_id", st.TaskID, "state", st.State,
+			"reason", st.Reason, "message", st.Message)
 		s.replanLocked(js)
 	} else if a.released || takenBack(st) {
 		if err := js.job.TaskFailed(a.task, now); err != nil {
@@ -77,11 +77,13 @@ func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
 	s.syncLocked(ctx)
 }
 
-// neverRan reports a status that ends a task the master never launched
-// because its offers were stale (rescinded, gone with a leader change,
-// insufficient): the task's own fault as little as a refused launch.
+// neverRan reports a status that ends a task through no fault of its
+// own, as docs/sdk.md's table of states says: DROPPED (it never started:
+// stale offers, an agent that restarted during its launch) or LOST (the
+// master lost track of it with its agent, or never launched it; a
+// framework that is not partition aware hears LOST for DROPPED).
 func neverRan(st protocol.TaskStatus) bool {
-	return st.State == protocol.TaskError && st.Reason == protocol.ReasonInvalidOffers
+	return st.State == protocol.TaskDropped || st.State == protocol.TaskLost
 }
 
 // takenBack reports a status that ends a task the master killed to give

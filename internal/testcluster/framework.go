@@ -467,9 +467,10 @@ func (f *TestFramework) statusLocked(ctx context.Context, ev *protocol.StatusUpd
 		if st.State == protocol.TaskLost && (st.Reason == protocol.ReasonReconciliation || st.Reason == protocol.ReasonTaskUnknown) {
 			// Reconciliation: the leader never committed the launch.
 			t.outcome = AcceptRefused
-		} else if st.State == protocol.TaskError && st.UUID == "" {
-			// The leader refused the accept (it sends TASK_ERROR, with
-			// no update UUID, besides the error reply).
+		} else if st.UUID == "" && (st.State == protocol.TaskError || st.Reason == protocol.ReasonInvalidOffers) {
+			// The leader refused the accept (it sends TASK_ERROR, or
+			// TASK_DROPPED or TASK_LOST for stale offers, with no update
+			// UUID, besides the error reply).
 			t.outcome = AcceptRefused
 		} else {
 			// An unanswered accept did commit after all.

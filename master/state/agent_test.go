@@ -209,3 +209,27 @@ func TestState_Apply_markAgentTasks(t *testing.T) {
 			Reason: string(make([]byte, protocol.MaxNameLen+1))}, inv},
 	})
 }
+
+// TestState_Apply_droppedForFramework checks that an agent's DROPPED
+// reaches a partition-aware framework as DROPPED and any other as LOST,
+// as Mesos tells frameworks that do not know DROPPED; other states pass
+// as they are.
+func TestState_Apply_droppedForFramework(t *testing.T) {
+	t.Parallel()
+	h := fixture(t)
+	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "t1", "t2"))
+	h.must(CmdLaunchTasks, launch("fw-pa", "ag-1", "t1"))
+	res := h.must(CmdUpdateTaskStatus, updates(
+		update("fw-1", "t1", "ag-1", protocol.TaskDropped, "u1"),
+		update("fw-pa", "t1", "ag-1", protocol.TaskDropped, "u2"),
+		update("fw-1", "t2", "ag-1", protocol.TaskFailed, "u3"))).(UpdateResult)
+	if got, want := statusKeys(res.Applied), []string{"fw-1/t1:LOST", "fw-pa/t1:DROPPED", "fw-1/t2:FAILED"}; !slices.Equal(got, want) {
+		t.Fatalf("applied %v, want %v", got, want)
+	}
+	if t1 := h.task("fw-1", "t1"); t1.State != protocol.TaskLost || t1.StatusUUID != "u1" {
+		t.Errorf("fw-1/t1: %s %s, want LOST under the agent's update u1", t1.State, t1.StatusUUID)
+	}
+	if t1 := h.task("fw-pa", "t1"); t1.State != protocol.TaskDropped {
+		t.Errorf("fw-pa/t1: %s, want DROPPED", t1.State)
+	}
+}

@@ -189,11 +189,7 @@ func (s *State) applyMarkAgentTasks(index uint64, body []byte) (any, error) {
 		if t.Terminal() {
 			continue
 		}
-		state := c.State
-		if f, ok := s.cur.frameworks.get(string(t.FrameworkID)); state == protocol.TaskUnreachable &&
-			(!ok || !f.HasCapability(protocol.CapPartitionAware)) {
-			state = protocol.TaskLost
-		}
+		state := s.cur.stateFor(t.FrameworkID, c.State)
 		if t.State == state {
 			continue
 		}

@@ -23,7 +23,8 @@ import (
 //     behind the master's (STARTING reported for a task the master has
 //     RUNNING: the agent reports its oldest unacknowledged update, which
 //     the master may have committed, and a later one, before the
-//     acknowledgements were lost). When the
+//     acknowledgements were lost). A reported DROPPED becomes LOST
+//     for a framework that is not partition aware. When the
 //     master's task is terminal (e.g. LOST after the agent was
 //     unreachable) and the agent reports it running, the report is an
 //     orphan: terminal states are final, so the leader must kill it.
@@ -143,6 +144,9 @@ func (s *State) applyReregisterAgent(index uint64, body []byte) (any, error) {
 			uuid := r.UUID
 			if uuid == "" {
 				uuid = s.cur.nextUUID(index)
+			}
+			if r.State == protocol.TaskDropped {
+				r.State = s.cur.stateFor(t.FrameworkID, r.State)
 			}
 			res.Changed = append(res.Changed, s.cur.setStatus(t, r, uuid, c.Time).Status)
 		case t.State == protocol.TaskStaging:

@@ -135,3 +135,25 @@ func TestState_Apply_reregisterAgentErrors(t *testing.T) {
 		{"no time", CmdReregisterAgent, noTime, inv},
 	})
 }
+
+// TestState_Apply_reregisterDropped checks that a task an agent reports
+// DROPPED on reregistering reaches a framework that is not partition
+// aware as LOST, and a partition-aware one as DROPPED.
+func TestState_Apply_reregisterDropped(t *testing.T) {
+	t.Parallel()
+	h := fixture(t)
+	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "t1"))
+	h.must(CmdLaunchTasks, launch("fw-pa", "ag-1", "t1"))
+	rr := reregister("ag-1")
+	for _, fw := range []protocol.FrameworkID{"fw-1", "fw-pa"} {
+		rr.Tasks = append(rr.Tasks, protocol.TaskStatus{TaskID: "t1", FrameworkID: fw, AgentID: "ag-1",
+			State: protocol.TaskDropped, Reason: protocol.ReasonAgentRestarted, UUID: protocol.StatusUUID("u-" + fw), Timestamp: t0})
+	}
+	h.must(CmdReregisterAgent, rr)
+	if got := h.task("fw-1", "t1"); got.State != protocol.TaskLost || got.Status.Reason != protocol.ReasonAgentRestarted {
+		t.Errorf("fw-1/t1: %s (%s), want LOST (agent_restarted)", got.State, got.Status.Reason)
+	}
+	if got := h.task("fw-pa", "t1"); got.State != protocol.TaskDropped {
+		t.Errorf("fw-pa/t1: %s, want DROPPED", got.State)
+	}
+}

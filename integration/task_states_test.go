@@ -116,7 +116,9 @@ func TestTaskStates_AgentKilledDuringLaunch(t *testing.T) {
 	job := dag.Job{ID: "fetchers",
 		Spec: altruism.JobSpec{Stages: []altruism.StageSpec{{Name: "fetch", Tasks: 3,
 			Demand: protocol.Scalars(map[string]int64{protocol.ResCPUs: 100, protocol.ResMem: 32}), Duration: 100 * time.Millisecond}}},
-		Task: func(dag.TaskRef) protocol.TaskInfo { return framework.NewTask("", "cat payload").Shell().URI(uri).Build() },
+		Task: func(dag.TaskRef) protocol.TaskInfo {
+			return framework.NewTask("", "cat payload").Shell().URI(uri).Build()
+		},
 	}
 	if err := sched.Submit(ctx, job); err != nil {
 		t.Fatal(err)

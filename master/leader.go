@@ -35,6 +35,9 @@ type leader struct {
 	// agentLimiter limits agent calls per credential (nil: no limit).
 	agentLimiter *principalLimiter
 	lastSeen     map[protocol.AgentID]time.Time
+	// silent holds the silence marks replicated for agents
+	// (agent_silence.go), by agent.
+	silent map[protocol.AgentID]int64
 	// credentials counts the agents each credential holds (agent_cap.go).
 	credentials credentialAgents
 	// removalHeld is set while checkAgents holds removals back
@@ -74,6 +77,7 @@ type leader struct {
 	checking atomic.Bool   // a framework check is running
 	retrying atomic.Bool   // a status retry scan is running
 	planning atomic.Bool   // a preemption decision is running
+	marking  atomic.Bool   // agents' silence is being recorded
 	work     chan struct{} // bounds concurrent request handlers
 	trigger  chan struct{}
 	done     chan struct{}
@@ -115,6 +119,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		subj:         m.cfg.subjects(),
 		alloc:        alloc,
 		lastSeen:     map[protocol.AgentID]time.Time{},
+		silent:       map[protocol.AgentID]int64{},
 		credentials:  newCredentialAgents(),
 		opening:      map[protocol.FrameworkID]bool{},
 		subscribedAt: map[protocol.FrameworkID]time.Time{},
@@ -140,7 +145,8 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 }
 
 // rebuild loads the allocator from the replicated state: roles, active
-// agents (each given a full heartbeat timeout from now to check in),
+// agents (each given a full heartbeat timeout to check in, counted from
+// now or from when a predecessor recorded it had gone silent),
 // frameworks and the resources of every task that still holds them.
 func (l *leader) rebuild(v *state.View, now time.Time) error {
 	for path, w := range l.m.cfg.Roles {
@@ -160,7 +166,10 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 		if err := l.addAgentLocked(offers.AgentInfo{ID: a.ID, Hostname: a.Hostname, Total: a.Resources, Attributes: a.Attributes}); err != nil {
 			return fmt.Errorf("agent %s: %w", a.ID, err)
 		}
-		l.lastSeen[a.ID] = now
+		l.lastSeen[a.ID] = seenAt(a, now)
+		if a.SilentSince > 0 {
+			l.silent[a.ID] = a.SilentSince
+		}
 		l.credentials.add(a.Principal, a.ID)
 	}
 	for _, f := range v.Frameworks() {
@@ -302,6 +311,7 @@ func (l *leader) loop() {
 			l.allocate(time.Now())
 		case now := <-health.C:
 			l.checkAgents(now)
+			l.runAlone(&l.marking, func() { l.markSilence(now) })
 			l.checkDrains(now)
 			l.runAlone(&l.checking, func() { l.checkFrameworks(now) })
 			l.announce() // periodic, as protocol.LeaderAnnouncement promises

@@ -141,8 +141,8 @@ func TestCmdType_String(t *testing.T) {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
-	if got := len(CmdTypes()); got != 14 {
-		t.Errorf("got %d command types, want 14", got)
+	if got := len(CmdTypes()); got != 15 {
+		t.Errorf("got %d command types, want 15", got)
 	}
 }
 

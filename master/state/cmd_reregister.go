@@ -124,7 +124,7 @@ func (s *State) applyReregisterAgent(index uint64, body []byte) (any, error) {
 	if a.State == AgentUnreachable {
 		a.State, a.UnreachableAt = AgentActive, 0
 	}
-	a.UpdatedAt = c.Time
+	a.UpdatedAt, a.SilentSince = c.Time, 0
 	s.cur.agents = s.cur.agents.set(string(a.ID), &a)
 
 	res := ReregisterResult{Agent: &a}

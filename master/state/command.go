@@ -32,6 +32,7 @@ const (
 	CmdUpdateTaskStatus       CmdType = 12
 	CmdAcknowledgeStatus      CmdType = 13
 	CmdMarkAgentTasks         CmdType = 14
+	CmdMarkAgentsSilent       CmdType = 15
 )
 
 // commands maps each type to its name and a constructor of its body.
@@ -53,6 +54,7 @@ var commands = map[CmdType]struct {
 	CmdUpdateTaskStatus:       {"UpdateTaskStatus", func() any { return new(UpdateTaskStatus) }},
 	CmdAcknowledgeStatus:      {"AcknowledgeStatus", func() any { return new(AcknowledgeStatus) }},
 	CmdMarkAgentTasks:         {"MarkAgentTasks", func() any { return new(MarkAgentTasks) }},
+	CmdMarkAgentsSilent:       {"MarkAgentsSilent", func() any { return new(MarkAgentsSilent) }},
 }
 
 // cmdByGo maps each command struct type to its CmdType.

@@ -91,6 +91,11 @@ type Agent struct {
 	// draining agent, Unix nanoseconds; 0 for a drain without one (and for
 	// an agent that is not draining).
 	DrainDeadline int64 `msgpack:"drain_by,omitempty" json:"drain_deadline,omitempty"`
+	// SilentSince is when a leader last heard from the agent, Unix
+	// nanoseconds, once it has gone quiet for a few heartbeats
+	// (MarkAgentsSilent); 0 while it is heard from. A new leader counts
+	// the agent's silence from it.
+	SilentSince int64 `msgpack:"silent,omitempty" json:"silent_since,omitempty"`
 }
 
 // Framework is a subscribed framework.

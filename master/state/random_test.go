@@ -152,6 +152,17 @@ func (g *logGen) next(s *State) (CmdType, any) {
 		}
 		fallthrough
 	case 11:
+		if g.chance(0.25) {
+			c := &MarkAgentsSilent{Time: g.time()}
+			for n := g.pick(3); n > 0; n-- {
+				// Since after Time (an invalid command) one time in eight.
+				c.Silent = append(c.Silent, AgentSilence{AgentID: g.agentID(), Since: c.Time - 1000 + int64(g.pick(1150))})
+			}
+			if g.chance(0.5) {
+				c.Heard = append(c.Heard, g.agentID())
+			}
+			return CmdMarkAgentsSilent, c
+		}
 		st := []protocol.TaskState{protocol.TaskUnreachable, protocol.TaskLost, protocol.TaskRunning}[g.pick(3)]
 		return CmdMarkAgentTasks, &MarkAgentTasks{AgentID: g.agentID(), State: st, Reason: protocol.ReasonAgentUnreachable, Time: g.time()}
 	case 12, 13, 14:

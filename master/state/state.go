@@ -90,6 +90,8 @@ func (s *State) Apply(index uint64, cmd []byte) (result any, err error) {
 		result, err = s.applyAcknowledgeStatus(index, body)
 	case CmdMarkAgentTasks:
 		result, err = s.applyMarkAgentTasks(index, body)
+	case CmdMarkAgentsSilent:
+		result, err = s.applyMarkAgentsSilent(index, body)
 	default:
 		if t&IgnoreUnknownFlag == 0 {
 			return nil, fmt.Errorf("%w: unknown command type %s at index %d", ErrCorrupt, t, index)

@@ -1,0 +1,82 @@
+package master
+
+import (
+	"context"
+	"time"
+
+	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/protocol"
+)
+
+// The leader's record of agents' heartbeats (lastSeen) is its own, so each
+// new leader used to start every agent's timeout afresh: with elections
+// coming faster than the agent timeout, an agent gone for good was never
+// marked unreachable. The leader therefore replicates, for each agent
+// quiet for silentAfter, when it last heard from it (state.MarkAgentsSilent),
+// and clears the mark once it hears from it again; a new leader counts an
+// agent's silence from the mark (rebuild). Marks change only when agents
+// fall quiet or come back, so a healthy cluster writes none.
+
+// silentAfter is how long an agent must be quiet before its silence is
+// replicated: two heartbeats, so that an agent whose heartbeat is merely
+// late is not marked, and well within the agent timeout, so that a leader
+// that lives a few heartbeats records what it saw.
+func (c Config) silentAfter() time.Duration {
+	return min(2*c.AgentHeartbeat, c.AgentTimeout/2)
+}
+
+// markSilence replicates the changes in which agents are quiet: newly
+// quiet ones with when they were last heard, and the end of the silence
+// of those heard again.
+func (l *leader) markSilence(now time.Time) {
+	after := l.m.cfg.silentAfter()
+	cmd := state.MarkAgentsSilent{Time: now.UnixNano()}
+	l.mu.Lock()
+	for id, seen := range l.lastSeen {
+		if len(cmd.Silent)+len(cmd.Heard) >= protocol.MaxListLen {
+			break // the rest at the next check
+		}
+		quiet := now.Sub(seen) > after
+		switch marked := l.silent[id] != 0; {
+		case quiet && !marked:
+			cmd.Silent = append(cmd.Silent, state.AgentSilence{AgentID: id, Since: seen.UnixNano()})
+		case !quiet && marked:
+			cmd.Heard = append(cmd.Heard, id)
+		}
+	}
+	for id := range l.silent {
+		if _, tracked := l.lastSeen[id]; !tracked {
+			delete(l.silent, id) // unreachable or removed: no longer counted
+		}
+	}
+	l.mu.Unlock()
+	if len(cmd.Silent)+len(cmd.Heard) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+	defer cancel()
+	// Flagged, so that a master of an earlier version skips it during a
+	// rolling upgrade.
+	if _, err := l.apply(ctx, state.CmdMarkAgentsSilent|state.IgnoreUnknownFlag, cmd); err != nil {
+		l.logger.Warn("could not record agents' silence", "silent", len(cmd.Silent), "heard", len(cmd.Heard), "error", err)
+		return
+	}
+	l.mu.Lock()
+	for _, s := range cmd.Silent {
+		l.silent[s.AgentID] = s.Since
+	}
+	for _, id := range cmd.Heard {
+		delete(l.silent, id)
+	}
+	l.mu.Unlock()
+	l.logger.Debug("agents' silence recorded", "silent", len(cmd.Silent), "heard", len(cmd.Heard))
+}
+
+// seenAt is when a new leader counts an agent's silence from: the silence
+// its predecessors recorded, or now.
+func seenAt(a *state.Agent, now time.Time) time.Time {
+	if a.SilentSince > 0 && a.SilentSince < now.UnixNano() {
+		return time.Unix(0, a.SilentSince)
+	}
+	return now
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/executor/runner"
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -256,11 +257,7 @@ func (a *Agent) connect() error {
 	nc := a.cfg.NATSConn
 	if nc == nil {
 		var err error
-		opts := []nats.Option{
-			nats.Name("allot-agent-" + a.cfg.Hostname),
-			nats.MaxReconnects(-1),
-			nats.ReconnectWait(100 * time.Millisecond),
-		}
+		opts := append(natsclient.Options(), nats.Name("allot-agent-"+a.cfg.Hostname))
 		if a.cfg.NATSCA != "" {
 			opts = append(opts, nats.RootCAs(a.cfg.NATSCA))
 		}

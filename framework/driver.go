@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -253,10 +254,8 @@ func (d *Driver) connect() (*nats.Conn, bool, error) {
 		urls = []string{nats.DefaultURL}
 	}
 	logger := d.logger
-	opts := []nats.Option{
+	opts := append(natsclient.Options(),
 		nats.Name(d.cfg.name),
-		nats.MaxReconnects(-1),
-		nats.ReconnectWait(100 * time.Millisecond),
 		nats.RetryOnFailedConnect(true),
 		// Replies come on the principal's own inbox subjects, the only
 		// ones its connection may read where connections are authenticated.
@@ -274,7 +273,7 @@ func (d *Driver) connect() (*nats.Conn, bool, error) {
 					protocol.PrincipalToken(d.cfg.principal), err))
 			}
 		}),
-	}
+	)
 	if d.cfg.natsCA != "" {
 		opts = append(opts, nats.RootCAs(d.cfg.natsCA))
 	}

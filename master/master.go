@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/master/state"
 	"github.com/allot-project/allot/natsauth"
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/raftstore"
 )
 
@@ -94,11 +94,7 @@ func (m *Master) start() error {
 			urls += u
 		}
 	}
-	opts := []nats.Option{
-		nats.Name("allot-master-" + m.cfg.Raft.NodeID),
-		nats.MaxReconnects(-1),
-		nats.ReconnectWait(100 * time.Millisecond),
-	}
+	opts := append(natsclient.Options(), nats.Name("allot-master-"+m.cfg.Raft.NodeID))
 	opts = append(opts, m.cfg.NATS.clientOptions(m.cfg.Raft.NodeID)...)
 	nc, err := nats.Connect(urls, opts...)
 	if err != nil {

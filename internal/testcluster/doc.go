@@ -1,4 +1,4 @@
-// Package testcluster is allot's one in-process cluster helper: every
+// Package testcluster is allot's one cluster helper: every
 // multi-process test (integration/ and package tests) builds its cluster
 // with New instead of starting servers by hand.
 //
@@ -22,6 +22,10 @@
 // or the agent's default, and the agent reports STARTING, RUNNING and the
 // terminal state as reliable status updates, each kept and resent until
 // the master's AckCommand for its UUID arrives.
+//
+// StartProcs runs a cluster of `allot master` and `allot agent` processes
+// instead, for what only processes show: a master paused with SIGSTOP, a
+// SIGKILL, the timeouts the binary ships.
 //
 // Helpers never sleep to synchronize: they poll with deadlines
 // (internal/testutil) and must be called from the test's goroutine.

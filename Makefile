@@ -16,7 +16,7 @@ BENCHPKGS ?= ./offers/...
 FUZZTIME ?= 30s
 FUZZPKGS ?= ./...
 
-.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize tidy-check bench fuzz clean
+.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize tidy-check bench fuzz faults clean
 
 all: build
 
@@ -27,6 +27,7 @@ help:
 	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, go mod tidy'
 	@echo 'make bench      allocator benchmarks (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME))'
 	@echo 'make fuzz       every Fuzz target for FUZZTIME=$(FUZZTIME)'
+	@echo 'make faults     the long fault run: master and agent processes, the leader killed every 10 s, 1,000 tasks (docs/faults.md)'
 	@echo 'make clean      remove bin/ and test caches'
 
 build:
@@ -82,6 +83,11 @@ tidy-check:
 
 bench:
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCHPKGS)
+
+# Master and agent processes with the shipped defaults, the leader killed
+# every ten seconds while 1,000 tasks run: about five minutes.
+faults:
+	ALLOT_FAULT_RUN=1 $(GO) test -count=1 -timeout 30m -v -run '^TestFaultRun$$' ./integration/
 
 fuzz:
 	@set -e; pkgs=$$($(GO) list $(FUZZPKGS)); for pkg in $$pkgs; do \

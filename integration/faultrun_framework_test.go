@@ -46,7 +46,7 @@ func newFaultFramework(n int, shape protocol.Resources, script func(string) stri
 }
 
 func (f *faultFramework) Registered(d *framework.Driver, _ protocol.FrameworkID) { f.declare(d) }
-func (f *faultFramework) Reregistered(d *framework.Driver)                      { f.declare(d) }
+func (f *faultFramework) Reregistered(d *framework.Driver)                       { f.declare(d) }
 
 // declare tells the leader how many tasks wait.
 func (f *faultFramework) declare(d *framework.Driver) {

@@ -257,7 +257,19 @@ func (a *Agent) connect() error {
 	nc := a.cfg.NATSConn
 	if nc == nil {
 		var err error
-		opts := append(natsclient.Options(), nats.Name("allot-agent-"+a.cfg.Hostname))
+		opts := append(natsclient.Options(), nats.Name("allot-agent-"+a.cfg.Hostname),
+			// Commands sent while the connection was down, or stuck on a
+			// server that stopped answering, are lost: reregistering has
+			// the leader send again the launches this agent never saw.
+			nats.ReconnectHandler(func(*nats.Conn) {
+				a.mu.Lock()
+				known := a.id != ""
+				a.mu.Unlock()
+				if known {
+					a.log.Info("NATS connection back; reregistering")
+					a.wantReregister()
+				}
+			}))
 		if a.cfg.NATSCA != "" {
 			opts = append(opts, nats.RootCAs(a.cfg.NATSCA))
 		}

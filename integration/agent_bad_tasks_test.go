@@ -103,8 +103,8 @@ func TestAgent_BadTasks(t *testing.T) {
 		if !errors.Is(err, protocol.ErrInsufficient) {
 			t.Fatalf("Launch: %v, want ErrInsufficient", err)
 		}
-		f.rec.waitStatus(t, "too-big", "ERROR invalid_offers for insufficient resources", func(st arrival) bool {
-			return st.State == protocol.TaskError && st.Reason == protocol.ReasonInvalidOffers && st.UUID == "" &&
+		f.rec.waitStatus(t, "too-big", "ERROR task_invalid for insufficient resources", func(st arrival) bool {
+			return st.State == protocol.TaskError && st.Reason == protocol.ReasonTaskInvalid && st.UUID == "" &&
 				strings.Contains(st.Message, "insufficient")
 		})
 		noLaunch(t, "too-big")

@@ -197,8 +197,8 @@ func TestAgent_GroupThatCannotFit(t *testing.T) {
 	}
 	for _, m := range members {
 		st := f.rec.waitState(t, m.TaskID, protocol.TaskError)
-		if st.Reason != protocol.ReasonInvalidOffers || st.UUID != "" {
-			t.Errorf("%s: got %s %q, want invalid_offers from the leader", m.TaskID, st.Reason, st.Message)
+		if st.Reason != protocol.ReasonTaskInvalid || st.UUID != "" {
+			t.Errorf("%s: got %s %q, want task_invalid from the leader", m.TaskID, st.Reason, st.Message)
 		}
 		if _, ok := c.WaitForLeader().View().Task(fw, m.TaskID); ok {
 			t.Errorf("the leader holds %s", m.TaskID)

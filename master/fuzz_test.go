@@ -230,10 +230,10 @@ func TestAPI_BadInput(t *testing.T) {
 	// Every refused task also ends with a status and a reason: LOST (the
 	// framework is not partition aware; DROPPED otherwise) for stale or
 	// unknown offers, which a new launch may cure, ERROR for an invalid
-	// task. The launched t3, whose ID a refused accept did not reuse, gets
-	// none.
+	// task or one beyond its offers. The launched t3, whose ID a refused
+	// accept did not reuse, gets none.
 	lost, invalid := string(protocol.TaskLost)+" "+protocol.ReasonInvalidOffers, string(protocol.TaskError)+" "+protocol.ReasonTaskInvalid
-	want := map[protocol.TaskID]string{"t1": lost, "t2": lost, "t5": lost, "t4": lost, "t6": invalid}
+	want := map[protocol.TaskID]string{"t1": lost, "t2": invalid, "t5": lost, "t4": lost, "t6": invalid}
 	got := map[protocol.TaskID]string{}
 	deadline = time.After(10 * time.Second)
 	for len(got) < len(want) {

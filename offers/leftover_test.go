@@ -509,3 +509,38 @@ func TestConfig_Validate_leftover(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocator_Leftover_launchLowersOptional launches a task on a
+// leftover offer of a framework whose must-start and optional demand have
+// the same shape: the launch lowers the optional count, not the
+// must-start one, which stays pending for a fair offer.
+//
+// Mutant this catches (offers/accept.go): the swap that makes a leftover
+// launch count against f.optional first removed, so it lowers f.shapes.
+func TestAllocator_Leftover_launchLowersOptional(t *testing.T) {
+	t.Parallel()
+	a := newAlloc(t, DefaultConfig())
+	addAgent(t, a, "m1", cpuMem(4000, 4096), nil)
+	addFw(t, a, "j", "")
+	x := cpuMem(1000, 1024)
+	declare(t, a, "j", Declaration{
+		Demand:        []Demand{{Resources: x, Count: 3}},
+		MustStart:     []Demand{{Resources: x, Count: 1}},
+		Optional:      []Demand{{Resources: x, Count: 2}},
+		RemainingWork: 3,
+	})
+	leftover := ofKind(a.Allocate(t0).Offers, KindLeftover)
+	if len(leftover) != 1 {
+		t.Fatalf("leftover offers %v, want one", kindKeys(leftover))
+	}
+	if _, err := a.AcceptTasks("j", []protocol.OfferID{leftover[0].ID}, []protocol.Resources{x}, t0); err != nil {
+		t.Fatal(err)
+	}
+	f := a.frameworks["j"]
+	if len(f.shapes) != 1 || f.shapes[0].count != 1 {
+		t.Errorf("must-start after a leftover launch: %d shapes, count %d; want 1 pending", len(f.shapes), f.shapes[0].count)
+	}
+	if len(f.optional) != 1 || f.optional[0].count != 1 {
+		t.Errorf("optional after a leftover launch: %d shapes, count %d; want 1 of 2 left", len(f.optional), f.optional[0].count)
+	}
+}

@@ -129,3 +129,43 @@ func TestMaster_StatusRetries(t *testing.T) {
 		t.Errorf("deliveries %v, want u-running 6 and u-finished 2", inbox.got)
 	}
 }
+
+// TestMaster_StatusRetries_notWhileDisconnected: a framework the leader
+// recorded as disconnected gets no resent statuses, however long they wait
+// unacknowledged (its next subscribe sends every pending one).
+//
+// Mutant this catches (master/status_retry.go): the scan not skipping
+// disconnected frameworks.
+func TestMaster_StatusRetries_notWhileDisconnected(t *testing.T) {
+	t.Parallel()
+	const first = 3 * time.Minute
+	m, nc := apiTestMaster(t, func(c *Config) { c.StatusRetryInterval = first })
+	agent := registerTestAgent(t, nc)
+	inbox := &statusInbox{got: map[protocol.StatusUUID]int{}}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	launchOnFirstOffer(t, nc, fw.FrameworkID, &inbox.offerInbox, agent.AgentID, "t1")
+	httpTestRequest(t, nc, viaBody, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{
+		AgentID: agent.AgentID, Updates: []protocol.StatusUpdate{{UUID: "u-running", Status: protocol.TaskStatus{
+			TaskID: "t1", FrameworkID: fw.FrameworkID, AgentID: agent.AgentID, State: protocol.TaskRunning, UUID: "u-running"}}},
+	}, nil)
+	inbox.waitCount(t, "u-running", 1)
+	m.mu.Lock()
+	l := m.leader
+	m.mu.Unlock()
+	if l == nil {
+		t.Fatal("no leader")
+	}
+	t0 := time.Now()
+	if got := l.retryStatuses(t0); got != 0 {
+		t.Fatalf("first scan resent %d", got)
+	}
+	l.disconnected(fw.FrameworkID, t0)
+	if f, ok := m.View().Framework(fw.FrameworkID); !ok || f.Connected {
+		t.Fatalf("framework %+v, want recorded disconnected", f)
+	}
+	for _, at := range []time.Duration{first, 10 * first, time.Hour} {
+		if got := l.retryStatuses(t0.Add(at)); got != 0 {
+			t.Errorf("scan at +%s resent %d statuses to a disconnected framework", at, got)
+		}
+	}
+}

@@ -64,3 +64,40 @@ func TestMaster_AcceptFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestMaster_DeclineRefuseSeconds: a decline's RefuseSeconds is the time
+// the agent stays refused to the framework: an offer declined for 0.3 s
+// comes back after that, well before the master's default filter (5 s)
+// would let it.
+//
+// Mutants this catches (master/framework_api.go decline): the request's
+// filter ignored for the default (the offer comes back after 5 s, not
+// within 3), or for none (it comes back at once).
+func TestMaster_DeclineRefuseSeconds(t *testing.T) {
+	t.Parallel()
+	const refuse = 300 * time.Millisecond
+	_, nc := apiTestMaster(t, nil)
+	registerTestAgent(t, nc)
+	inbox := &offerInbox{}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest, protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
+	first := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	declined := time.Now()
+	httpTestRequest(t, nc, viaBody, protocol.MsgDeclineRequest, protocol.DeclineRequest{FrameworkID: fw.FrameworkID,
+		OfferIDs: []protocol.OfferID{first.ID}, Filters: &protocol.Filters{RefuseSeconds: refuse.Seconds()}}, nil)
+	err := testutil.Poll(3*time.Second, 5*time.Millisecond, func() error {
+		inbox.mu.Lock()
+		defer inbox.mu.Unlock()
+		if len(inbox.offers) == 0 {
+			return errors.New("no offer yet")
+		}
+		return nil
+	})
+	back := time.Since(declined)
+	if err != nil {
+		t.Fatalf("the agent declined for %v was not offered again within 3 s", refuse)
+	}
+	if back < refuse {
+		t.Errorf("offered again %v after a decline refusing the agent for %v", back.Round(time.Millisecond), refuse)
+	}
+}

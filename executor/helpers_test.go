@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"go.uber.org/goleak"
 
 	"github.com/allot-project/allot/executor/runner"
 	"github.com/allot-project/allot/internal/testcluster"
@@ -43,7 +44,8 @@ func TestMain(m *testing.M) {
 	if h := os.Getenv(envHelper); h != "" {
 		os.Exit(runHelper(h))
 	}
-	os.Exit(m.Run())
+	// Fails the tests if any leaves a goroutine running.
+	goleak.VerifyTestMain(m)
 }
 
 // runHelper runs a task helper. "alloc" allocates and touches 4 MiB every

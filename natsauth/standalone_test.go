@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"go.uber.org/goleak"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/allot-project/allot/internal/testutil"
@@ -33,6 +34,13 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if natsServer.dir != "" {
 		os.RemoveAll(natsServer.dir)
+	}
+	if code == 0 {
+		// Fails the tests if any left a goroutine running.
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }

@@ -140,6 +140,12 @@ func (n *Node) Shutdown() error {
 	n.shutdownOnce.Do(func() {
 		close(n.shutdownCh)
 		err := n.raft.Shutdown().Error() // also closes the transport
+		// Closing the transport stops its listener, not the connections
+		// it pooled to its peers, whose servers would wait on them for
+		// ever: close those too.
+		if c, ok := n.stores.trans.(interface{ CloseStreams() }); ok {
+			c.CloseStreams()
+		}
 		n.wg.Wait()
 		close(n.stopped)
 		n.leader.stepDown()

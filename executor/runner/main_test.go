@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
@@ -32,7 +34,8 @@ func TestMain(m *testing.M) {
 	if h := os.Getenv(envHelper); h != "" {
 		os.Exit(runHelper(h))
 	}
-	os.Exit(m.Run())
+	// Fails the tests if any leaves a goroutine running.
+	goleak.VerifyTestMain(m)
 }
 
 // runHelper runs a task helper. "alloc" allocates and touches 4 MiB every

@@ -10,13 +10,15 @@ STATICCHECK := $(TOOLS)/staticcheck
 # Benchmarks: `make bench BENCH=Allocate BENCHTIME=10x` (or BENCHTIME=2s).
 BENCH ?= .
 BENCHTIME ?= 3x
-BENCHPKGS ?= ./offers/...
+BENCHPKGS ?= ./...
 
 # Fuzzing: every Fuzz target of every package, each for FUZZTIME.
 FUZZTIME ?= 30s
 FUZZPKGS ?= ./...
+# The packages that hold Fuzz targets, for the short CI run.
+FUZZSMOKEPKGS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 
-.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize tidy-check bench fuzz faults clean
+.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults clean
 
 all: build
 
@@ -25,7 +27,10 @@ help:
 	@echo 'make demo       a local cluster running the MapReduce and MPI examples to verified results'
 	@echo 'make test       all tests with the race detector'
 	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, go mod tidy'
-	@echo 'make bench      allocator benchmarks (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME))'
+	@echo 'make bench      every benchmark (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME) BENCHPKGS=$(BENCHPKGS))'
+	@echo 'make bench-smoke every benchmark once, at small sizes (CI)'
+	@echo 'make fuzz-smoke every Fuzz target for 5 s (CI)'
+	@echo 'make test-long  the long property tests (ALLOT_LONG=1; CI)'
 	@echo 'make fuzz       every Fuzz target for FUZZTIME=$(FUZZTIME)'
 	@echo 'make faults     the long fault run: master and agent processes, the leader killed every 10 s, 1,000 tasks (docs/faults.md)'
 	@echo 'make clean      remove bin/ and test caches'
@@ -83,6 +88,18 @@ tidy-check:
 
 bench:
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCHPKGS)
+
+# CI's smoke runs: every benchmark once, at the small sizes -short picks
+# where a full one takes minutes; every fuzz target for a few seconds; the
+# property tests too long for make test.
+bench-smoke:
+	$(GO) test -short -count=1 -run='^$$' -bench='.' -benchtime=1x ./...
+
+fuzz-smoke:
+	$(MAKE) fuzz FUZZTIME=5s FUZZPKGS='$(FUZZSMOKEPKGS)'
+
+test-long:
+	ALLOT_LONG=1 $(GO) test -race -count=1 -run '^TestP[34]_Distribution$$' ./offers/scenario/
 
 # Master and agent processes with the shipped defaults, the leader killed
 # every ten seconds while 1,000 tasks run: about five minutes.

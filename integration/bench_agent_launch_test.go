@@ -85,7 +85,11 @@ func (s *latencyScheduler) StatusUpdate(_ *framework.Driver, st protocol.TaskSta
 // task-shim`, built first). median-ms and p99-ms are over all tasks
 // of all ops.
 func BenchmarkAgentLaunchLatency(b *testing.B) {
-	for _, n := range []int{1, 1000} {
+	sizes := []int{1, 1000}
+	if testing.Short() {
+		sizes = []int{1, 20} // the smoke run (make bench-smoke)
+	}
+	for _, n := range sizes {
 		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) { benchAgentLaunchLatency(b, n) })
 	}
 }

@@ -19,7 +19,11 @@ import (
 // registered agents to the first offer made by the new leader. One op is
 // one failover; s/failover is the same number in seconds.
 func BenchmarkFailover(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
+	sizes := []int{1000, 10000}
+	if testing.Short() {
+		sizes = []int{100} // the smoke run (make bench-smoke)
+	}
+	for _, n := range sizes {
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
 			var total time.Duration
 			for i := 0; i < b.N; i++ {

@@ -23,7 +23,10 @@ import (
 // (the test cluster's are short so failover tests run fast; under this load
 // they would cause needless elections).
 func BenchmarkLaunchThroughput(b *testing.B) {
-	const perFw, fws = 5000, 4
+	perFw, fws := 5000, 4
+	if testing.Short() {
+		perFw = 100 // the smoke run (make bench-smoke)
+	}
 	rc := raftstore.DefaultConfig()
 	task := protocol.Scalars(map[string]int64{protocol.ResCPUs: 10, protocol.ResMem: 1})
 	var committed, known time.Duration
@@ -49,7 +52,7 @@ func BenchmarkLaunchThroughput(b *testing.B) {
 			role := []string{"eng", "ads"}[f%2]
 			frameworks = append(frameworks, c.NewFramework(testcluster.FrameworkOptions{
 				Name: fmt.Sprintf("%s-%d", role, f), Role: role,
-				Demand:     []protocol.TaskShape{{Resources: task, Count: perFw}},
+				Demand:     []protocol.TaskShape{{Resources: task, Count: int64(perFw)}},
 				AutoLaunch: &testcluster.AutoLaunch{Resources: task, Behaviour: testcluster.RunUntilKilled(), Max: perFw},
 			}))
 		}

@@ -60,6 +60,22 @@ func (p *agentProcess) start() {
 	}(p.cmd, p.done)
 }
 
+// waitRegistered waits until the agent says it is registered and returns
+// its ID.
+func (p *agentProcess) waitRegistered() protocol.AgentID {
+	p.t.Helper()
+	var id protocol.AgentID
+	testutil.WaitFor(p.t, sdkWait, 10*time.Millisecond, func() error {
+		st, err := p.state()
+		if err != nil || !st.Registered {
+			return fmt.Errorf("agent not registered yet (%v)", err)
+		}
+		id = st.AgentID
+		return nil
+	})
+	return id
+}
+
 // kill ends the agent process with SIGKILL, as a crash would.
 func (p *agentProcess) kill() {
 	p.t.Helper()
@@ -114,15 +130,7 @@ func TestAgent_ProcessKilledAndRestarted(t *testing.T) {
 	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{Masters: 3, AgentTimeout: 30 * time.Second})
 	p := startAgentProcess(t, c, "proc-agent")
-	var id protocol.AgentID
-	testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
-		st, err := p.state()
-		if err != nil || !st.Registered {
-			return fmt.Errorf("agent not registered yet (%v)", err)
-		}
-		id = st.AgentID
-		return nil
-	})
+	id := p.waitRegistered()
 	f := startSDK(t, c, framework.WithName("proc"))
 	f.launch(t, id, shTask("t1", waitForGo))
 	f.rec.waitState(t, "t1", protocol.TaskRunning)

@@ -2,10 +2,8 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
@@ -34,7 +32,7 @@ func TestNATSStall_ClientsMoveOn(t *testing.T) {
 	var agent protocol.AgentID
 	testutil.WaitFor(t, sdkWait, 20*time.Millisecond, func() error {
 		var st executor.StateResponse
-		if err := getJSON("http://"+agentProc.HTTP+"/v1/state", &st); err != nil || !st.Registered {
+		if err := testcluster.GetJSON("http://"+agentProc.HTTP+"/v1/state", &st); err != nil || !st.Registered {
 			return fmt.Errorf("agent not registered yet (%v)", err)
 		}
 		agent = st.AgentID
@@ -124,18 +122,4 @@ func launchUntil(t *testing.T, f *sdkFramework, agent protocol.AgentID, task pro
 	}
 	t.Fatalf("task %s not launched before %v: %v", base, deadline, last)
 	return time.Time{}, ""
-}
-
-// getJSON reads url's JSON body into v.
-func getJSON(url string, v any) error {
-	client := http.Client{Timeout: time.Second}
-	resp, err := client.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
 }

@@ -94,15 +94,7 @@ func TestTaskStates_AgentKilledDuringLaunch(t *testing.T) {
 	files := newHeldServer(t)
 	uri := protocol.URI{Value: files.URL + "/payload"}
 	p := startAgentProcess(t, c, "drop-agent")
-	var id protocol.AgentID
-	testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
-		st, err := p.state()
-		if err != nil || !st.Registered {
-			return fmt.Errorf("agent not registered yet (%v)", err)
-		}
-		id = st.AgentID
-		return nil
-	})
+	id := p.waitRegistered()
 
 	sched, err := dag.New(dag.WithLogger(testlog.New(t).Named("dag")))
 	if err != nil {

@@ -43,6 +43,18 @@ func (b *statusInbox) waitCount(t *testing.T, uuid protocol.StatusUUID, n int) {
 	})
 }
 
+// retryTestTask starts a master whose status retry interval is first, and
+// launches task t1 of a framework that records its statuses on an agent.
+func retryTestTask(t *testing.T, first time.Duration) (*Master, *nats.Conn, protocol.RegisterReply, protocol.SubscribeReply, *statusInbox) {
+	t.Helper()
+	m, nc := apiTestMaster(t, func(c *Config) { c.StatusRetryInterval = first })
+	agent := registerTestAgent(t, nc)
+	inbox := &statusInbox{got: map[protocol.StatusUUID]int{}}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	launchOnFirstOffer(t, nc, fw.FrameworkID, &inbox.offerInbox, agent.AgentID, "t1")
+	return m, nc, agent, fw, inbox
+}
+
 // TestMaster_StatusRetries: a status the framework does not acknowledge is
 // sent again after the retry interval, then after doubling waits capped at
 // ten minutes; a newer status waits until it is acknowledged, then starts
@@ -51,11 +63,7 @@ func (b *statusInbox) waitCount(t *testing.T, uuid protocol.StatusUUID, n int) {
 func TestMaster_StatusRetries(t *testing.T) {
 	t.Parallel()
 	const first = 3 * time.Minute
-	m, nc := apiTestMaster(t, func(c *Config) { c.StatusRetryInterval = first })
-	agent := registerTestAgent(t, nc)
-	inbox := &statusInbox{got: map[protocol.StatusUUID]int{}}
-	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
-	launchOnFirstOffer(t, nc, fw.FrameworkID, &inbox.offerInbox, agent.AgentID, "t1")
+	m, nc, agent, fw, inbox := retryTestTask(t, first)
 	update := func(uuid protocol.StatusUUID, st protocol.TaskState) {
 		t.Helper()
 		httpTestRequest(t, nc, viaBody, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{
@@ -66,12 +74,7 @@ func TestMaster_StatusRetries(t *testing.T) {
 	update("u-running", protocol.TaskRunning)
 	inbox.waitCount(t, "u-running", 1)
 
-	m.mu.Lock()
-	l := m.leader
-	m.mu.Unlock()
-	if l == nil {
-		t.Fatal("no leader")
-	}
+	l := leaderOf(t, m)
 	t0 := time.Now()
 	scan := func(at time.Duration, want int) {
 		t.Helper()
@@ -139,22 +142,13 @@ func TestMaster_StatusRetries(t *testing.T) {
 func TestMaster_StatusRetries_notWhileDisconnected(t *testing.T) {
 	t.Parallel()
 	const first = 3 * time.Minute
-	m, nc := apiTestMaster(t, func(c *Config) { c.StatusRetryInterval = first })
-	agent := registerTestAgent(t, nc)
-	inbox := &statusInbox{got: map[protocol.StatusUUID]int{}}
-	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
-	launchOnFirstOffer(t, nc, fw.FrameworkID, &inbox.offerInbox, agent.AgentID, "t1")
+	m, nc, agent, fw, inbox := retryTestTask(t, first)
 	httpTestRequest(t, nc, viaBody, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{
 		AgentID: agent.AgentID, Updates: []protocol.StatusUpdate{{UUID: "u-running", Status: protocol.TaskStatus{
 			TaskID: "t1", FrameworkID: fw.FrameworkID, AgentID: agent.AgentID, State: protocol.TaskRunning, UUID: "u-running"}}},
 	}, nil)
 	inbox.waitCount(t, "u-running", 1)
-	m.mu.Lock()
-	l := m.leader
-	m.mu.Unlock()
-	if l == nil {
-		t.Fatal("no leader")
-	}
+	l := leaderOf(t, m)
 	t0 := time.Now()
 	if got := l.retryStatuses(t0); got != 0 {
 		t.Fatalf("first scan resent %d", got)

@@ -127,7 +127,7 @@ func (c *Procs) LeaderIndex() int {
 			continue
 		}
 		var l api.Leader
-		if err := getJSON("http://"+p.HTTP+"/v1/leader", &l); err == nil && l.IsLeader {
+		if err := GetJSON("http://"+p.HTTP+"/v1/leader", &l); err == nil && l.IsLeader {
 			return i
 		}
 	}
@@ -153,10 +153,11 @@ func (c *Procs) State(v any) error {
 	if i < 0 {
 		return errors.New("no leader")
 	}
-	return getJSON("http://"+c.Masters[i].HTTP+"/v1/state", v)
+	return GetJSON("http://"+c.Masters[i].HTTP+"/v1/state", v)
 }
 
-func getJSON(url string, v any) error {
+// GetJSON reads url's JSON body into v, giving up after a second.
+func GetJSON(url string, v any) error {
 	client := http.Client{Timeout: time.Second}
 	resp, err := client.Get(url)
 	if err != nil {
@@ -247,28 +248,33 @@ func (p *Proc) signal(sig syscall.Signal) {
 }
 
 func (p *Proc) signalAndWait(sig syscall.Signal) {
+	if done := p.resumeAndSignal(sig); done != nil {
+		<-done
+	}
+}
+
+// resumeAndSignal continues the process, in case it is paused, and sends
+// it sig; it returns the channel closed when it exits (nil if it never
+// started).
+func (p *Proc) resumeAndSignal(sig syscall.Signal) <-chan struct{} {
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
 	p.mu.Unlock()
 	if cmd == nil {
-		return
+		return nil
 	}
 	_ = cmd.Process.Signal(syscall.SIGCONT)
 	_ = cmd.Process.Signal(sig)
-	<-done
+	return done
 }
 
 // stop ends the process with SIGTERM, or SIGKILL when it does not exit in
 // time.
 func (p *Proc) stop() {
-	p.mu.Lock()
-	cmd, done := p.cmd, p.done
-	p.mu.Unlock()
-	if cmd == nil {
+	done := p.resumeAndSignal(syscall.SIGTERM)
+	if done == nil {
 		return
 	}
-	_ = cmd.Process.Signal(syscall.SIGCONT)
-	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-done:
 	case <-time.After(DefaultWait):

@@ -6,6 +6,13 @@ GO ?= go
 STATICCHECK_VERSION := v0.8.2
 TOOLS := $(CURDIR)/bin/tools
 STATICCHECK := $(TOOLS)/staticcheck
+GREMLINS_VERSION := v0.6.0
+GREMLINS := $(TOOLS)/gremlins
+
+# Mutation testing (docs/testing.md): the packages mutated, one at a time,
+# and how many times its plain test run (build included) a mutant's may take.
+MUTATEPKGS ?= ./coflow
+MUTATECOEF ?= 10
 
 # Benchmarks: `make bench BENCH=Allocate BENCHTIME=10x` (or BENCHTIME=2s).
 BENCH ?= .
@@ -18,7 +25,7 @@ FUZZPKGS ?= ./...
 # The packages that hold Fuzz targets, for the short CI run.
 FUZZSMOKEPKGS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 
-.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults clean
+.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults mutate clean
 
 all: build
 
@@ -32,6 +39,7 @@ help:
 	@echo 'make fuzz-smoke every Fuzz target for 5 s (CI)'
 	@echo 'make test-long  the long property tests (ALLOT_LONG=1; CI)'
 	@echo 'make fuzz       every Fuzz target for FUZZTIME=$(FUZZTIME)'
+	@echo 'make mutate     mutation testing of MUTATEPKGS=$(MUTATEPKGS) (docs/testing.md)'
 	@echo 'make faults     the long fault run: master and agent processes, the leader killed every 10 s, 1,000 tasks (docs/faults.md)'
 	@echo 'make clean      remove bin/ and test caches'
 
@@ -100,6 +108,18 @@ fuzz-smoke:
 
 test-long:
 	ALLOT_LONG=1 $(GO) test -race -count=1 -run '^TestP[34]_Distribution$$' ./offers/scenario/
+
+# Each package's tests run once per mutant (built again each time); a
+# mutant whose run takes MUTATECOEF times the plain one counts as timed out.
+mutate:
+	@if [ ! -x "$(GREMLINS)" ]; then \
+		echo "installing gremlins $(GREMLINS_VERSION) into bin/tools"; \
+		GOBIN="$(TOOLS)" $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION); \
+	fi
+	@set -e; for pkg in $(MUTATEPKGS); do \
+		echo "==> $$pkg"; \
+		"$(GREMLINS)" unleash --workers 1 --timeout-coefficient $(MUTATECOEF) --output-statuses lt $$pkg; \
+	done
 
 # Master and agent processes with the shipped defaults, the leader killed
 # every ten seconds while 1,000 tasks run: about five minutes.

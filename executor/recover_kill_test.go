@@ -120,3 +120,53 @@ func TestAgent_RecoverKillRequested(t *testing.T) {
 		}
 	}
 }
+
+// TestAgent_RecoverVanished restarts an agent after the processes and
+// supervisors of two tasks vanished while it was down, with no kill
+// requested: the one that was running ends FAILED executor_terminated; the
+// one whose launch was under way never started, so it ends DROPPED
+// agent_restarted, never FAILED.
+//
+// Mutants this catches (executor/recover.go reattachLocked): a vanished
+// launching task reported FAILED (the DROPPED case skipped), and a
+// vanished running task reported DROPPED (the launching check inverted).
+func TestAgent_RecoverVanished(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	cfg := testConfig(t, c, t.TempDir())
+	p1 := startAgent(t, cfg)
+	f := c.NewFramework(testcluster.FrameworkOptions{Name: "fw", Capabilities: []string{protocol.CapPartitionAware}})
+	ids := []string{"was-running", "was-launching"}
+	launch(t, f, p1.ID(), shellTask(ids[0], "echo $$ > pid; exec sleep 600"), shellTask(ids[1], "echo $$ > pid; exec sleep 600"))
+	pids := map[string]int{}
+	sandboxes := map[string]string{}
+	for _, id := range ids {
+		waitState(t, f, id, protocol.TaskRunning)
+		sandboxes[id] = sandboxOf(t, p1, f.ID(), id)
+		testutilWaitFor(t, func() error {
+			data, err := os.ReadFile(filepath.Join(p1.Agent.SandboxRoot(), sandboxes[id], "pid"))
+			if err == nil {
+				var pid int
+				_, err = fmt.Sscan(string(data), &pid)
+				pids[id] = pid
+			}
+			return err
+		})
+	}
+	p1.stop(t)
+	editRecord(t, cfg.WorkDir, f.ID(), "was-launching", func(rec *taskRecord) { rec.State = protocol.TaskStarting })
+	for _, id := range ids {
+		killShim(t, p1.Agent, sandboxes[id])
+		_ = syscall.Kill(pids[id], syscall.SIGKILL)
+		if err := os.RemoveAll(filepath.Join(p1.Agent.WorkDir(), controlDir, sandboxes[id])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startAgent(t, cfg)
+	if st := waitState(t, f, "was-running", protocol.TaskFailed); st.Reason != protocol.ReasonExecutorTerminated {
+		t.Errorf("was-running: FAILED %q, want executor_terminated", st.Reason)
+	}
+	if st := waitState(t, f, "was-launching", protocol.TaskDropped); st.Reason != protocol.ReasonAgentRestarted {
+		t.Errorf("was-launching: DROPPED %q, want agent_restarted", st.Reason)
+	}
+}

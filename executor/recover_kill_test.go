@@ -170,3 +170,49 @@ func TestAgent_RecoverVanished(t *testing.T) {
 		t.Errorf("was-launching: DROPPED %q, want agent_restarted", st.Reason)
 	}
 }
+
+// TestAgent_RecoverGroupLaunchCut restarts an agent whose journal says a
+// task group was still launching when it went down, one member of which
+// left no trace: the group runs all or nothing, so the member still alive
+// is killed, and both end DROPPED agent_restarted, the group never having
+// started.
+//
+// Mutants this catches (executor/recover.go recoverTasks): the group not
+// marked failed when a launching member is gone, or its live members not
+// cut (the live member is reported RUNNING and runs on).
+func TestAgent_RecoverGroupLaunchCut(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	cfg := testConfig(t, c, t.TempDir())
+	p1 := startAgent(t, cfg)
+	f := c.NewFramework(testcluster.FrameworkOptions{Name: "fw", Capabilities: []string{protocol.CapPartitionAware}})
+	ids := []string{"m-gone", "m-alive"}
+	launchGroup(t, c, f, p1.ID(), "g", shellTask(ids[0], "echo $$ > pid; exec sleep 600"), shellTask(ids[1], "exec sleep 600"))
+	for _, id := range ids {
+		waitState(t, f, id, protocol.TaskRunning)
+	}
+	gone := sandboxOf(t, p1, f.ID(), "m-gone")
+	var pid int
+	testutilWaitFor(t, func() error {
+		data, err := os.ReadFile(filepath.Join(p1.Agent.SandboxRoot(), gone, "pid"))
+		if err == nil {
+			_, err = fmt.Sscan(string(data), &pid)
+		}
+		return err
+	})
+	p1.stop(t)
+	for _, id := range ids {
+		editRecord(t, cfg.WorkDir, f.ID(), protocol.TaskID(id), func(rec *taskRecord) { rec.State = protocol.TaskStarting })
+	}
+	killShim(t, p1.Agent, gone)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	if err := os.RemoveAll(filepath.Join(p1.Agent.WorkDir(), controlDir, gone)); err != nil {
+		t.Fatal(err)
+	}
+	startAgent(t, cfg)
+	for _, id := range ids {
+		if st := waitState(t, f, id, protocol.TaskDropped); st.Reason != protocol.ReasonAgentRestarted {
+			t.Errorf("%s: DROPPED %q, want agent_restarted", id, st.Reason)
+		}
+	}
+}

@@ -12,10 +12,11 @@ import (
 // new leader used to start every agent's timeout afresh: with elections
 // coming faster than the agent timeout, an agent gone for good was never
 // marked unreachable. The leader therefore replicates, for each agent
-// quiet for silentAfter, when it last heard from it (state.MarkAgentsSilent),
-// and clears the mark once it hears from it again; a new leader counts an
-// agent's silence from the mark (rebuild). Marks change only when agents
-// fall quiet or come back, so a healthy cluster writes none.
+// quiet for silentAfter, when it last heard from it (state.MarkAgentsSilent,
+// Agent.SilentSince), and clears the mark once it hears from it again; a
+// new leader counts an agent's silence from the mark (rebuild). Marks
+// change only when agents fall quiet or come back, so a healthy cluster
+// writes none.
 
 // silentAfter is how long an agent must be quiet before its silence is
 // replicated: two heartbeats, so that an agent whose heartbeat is merely
@@ -31,22 +32,22 @@ func (c Config) silentAfter() time.Duration {
 func (l *leader) markSilence(now time.Time) {
 	after := l.m.cfg.silentAfter()
 	cmd := state.MarkAgentsSilent{Time: now.UnixNano()}
+	v := l.m.View()
 	l.mu.Lock()
 	for id, seen := range l.lastSeen {
 		if len(cmd.Silent)+len(cmd.Heard) >= protocol.MaxListLen {
 			break // the rest at the next check
 		}
-		quiet := now.Sub(seen) > after
-		switch marked := l.silent[id] != 0; {
+		a, ok := v.Agent(id)
+		if !ok {
+			continue
+		}
+		quiet, marked := now.Sub(seen) > after, a.SilentSince != 0
+		switch {
 		case quiet && !marked:
 			cmd.Silent = append(cmd.Silent, state.AgentSilence{AgentID: id, Since: seen.UnixNano()})
 		case !quiet && marked:
 			cmd.Heard = append(cmd.Heard, id)
-		}
-	}
-	for id := range l.silent {
-		if _, tracked := l.lastSeen[id]; !tracked {
-			delete(l.silent, id) // unreachable or removed: no longer counted
 		}
 	}
 	l.mu.Unlock()
@@ -61,14 +62,6 @@ func (l *leader) markSilence(now time.Time) {
 		l.logger.Warn("could not record agents' silence", "silent", len(cmd.Silent), "heard", len(cmd.Heard), "error", err)
 		return
 	}
-	l.mu.Lock()
-	for _, s := range cmd.Silent {
-		l.silent[s.AgentID] = s.Since
-	}
-	for _, id := range cmd.Heard {
-		delete(l.silent, id)
-	}
-	l.mu.Unlock()
 	l.logger.Debug("agents' silence recorded", "silent", len(cmd.Silent), "heard", len(cmd.Heard))
 }
 

@@ -35,9 +35,6 @@ type leader struct {
 	// agentLimiter limits agent calls per credential (nil: no limit).
 	agentLimiter *principalLimiter
 	lastSeen     map[protocol.AgentID]time.Time
-	// silent holds the silence marks replicated for agents
-	// (agent_silence.go), by agent.
-	silent map[protocol.AgentID]int64
 	// credentials counts the agents each credential holds (agent_cap.go).
 	credentials credentialAgents
 	// removalHeld is set while checkAgents holds removals back
@@ -119,7 +116,6 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		subj:         m.cfg.subjects(),
 		alloc:        alloc,
 		lastSeen:     map[protocol.AgentID]time.Time{},
-		silent:       map[protocol.AgentID]int64{},
 		credentials:  newCredentialAgents(),
 		opening:      map[protocol.FrameworkID]bool{},
 		subscribedAt: map[protocol.FrameworkID]time.Time{},
@@ -167,9 +163,6 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 			return fmt.Errorf("agent %s: %w", a.ID, err)
 		}
 		l.lastSeen[a.ID] = seenAt(a, now)
-		if a.SilentSince > 0 {
-			l.silent[a.ID] = a.SilentSince
-		}
 		l.credentials.add(a.Principal, a.ID)
 	}
 	for _, f := range v.Frameworks() {

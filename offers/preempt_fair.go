@@ -99,8 +99,8 @@ func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape
 		return fn
 	}
 	froot := build(root, nil, 0)
-	if askFits(froot, capacity) {
-		return fullAsks(froot)
+	if all, total, ok := asks(froot); ok && capacity.fits(total) {
+		return all
 	}
 	free := capacity.clone()
 	markDone := func(n *fillKeyed) {
@@ -228,57 +228,40 @@ func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape
 	return all
 }
 
-// askFits reports whether everything asked under n fits the capacity at
-// once: then every task fits when its turn comes, and each framework's
-// fair share is all it asks for, whatever the order.
-func askFits(n *fillKeyed, capacity vec) bool {
-	var total vec
-	var walk func(n *fillKeyed) bool
-	walk = func(n *fillKeyed) bool {
-		for _, s := range n.shapes {
-			if s.left == Unlimited {
-				return false
-			}
-			for j, x := range s.res {
-				if x > 0 && s.left > (math.MaxInt64-total.at(j))/x {
+// asks sums what every node under root asks for, and the whole; ok is
+// false when an ask is unlimited or the sums would overflow. When the
+// whole fits the capacity at once, every task fits when its turn comes,
+// so each framework's fair share is all it asks for, whatever the order.
+func asks(root *fillKeyed) (all map[*node]vec, total vec, ok bool) {
+	all = map[*node]vec{}
+	var sum func(n *fillKeyed) (vec, bool)
+	sum = func(n *fillKeyed) (vec, bool) {
+		var u vec
+		add := func(r vec, k int64) bool {
+			u = u.grow(len(r))
+			for j, x := range r {
+				if x > 0 && k > (math.MaxInt64-u[j])/x {
 					return false
 				}
+				u[j] += x * k
 			}
-			total = total.grow(len(s.res))
-			for j, x := range s.res {
-				total[j] += x * s.left
-			}
+			return true
 		}
-		for _, c := range n.children {
-			if !walk(c) {
-				return false
-			}
-		}
-		return true
-	}
-	return walk(n) && capacity.fits(total)
-}
-
-// fullAsks is preemptFill's result when every ask fits.
-func fullAsks(root *fillKeyed) map[*node]vec {
-	all := map[*node]vec{}
-	var sum func(n *fillKeyed) vec
-	sum = func(n *fillKeyed) vec {
-		var u vec
 		for _, s := range n.shapes {
-			u = u.grow(len(s.res))
-			for j, x := range s.res {
-				u[j] += x * s.left
+			if s.left == Unlimited || !add(s.res, s.left) {
+				return nil, false
 			}
 		}
 		for _, c := range n.children {
-			u = u.add(sum(c))
+			if cu, ok := sum(c); !ok || !add(cu, 1) {
+				return nil, false
+			}
 		}
 		if !u.isZero() {
 			all[n.src] = u
 		}
-		return u
+		return u, true
 	}
-	sum(root)
-	return all
+	total, ok = sum(root)
+	return all, total, ok
 }

@@ -12,9 +12,9 @@ import (
 // refused (ERROR) runs again, unless it has failed WithMaxAttempts times,
 // which fails its job. A task dropped or lost, one the master took back
 // (preempted, revoked, drained) and one the scheduler released in its
-// place run again without counting as a failure. Statuses of tasks the scheduler does not
-// run (other frameworks' helpers, ended jobs) and non-terminal ones are
-// ignored.
+// place run again without counting as a failure. Statuses of tasks the
+// scheduler does not run (other frameworks' helpers, ended jobs) and
+// non-terminal ones are ignored.
 func (s *Scheduler) status(d driver, st protocol.TaskStatus) {
 	s.mu.Lock()
 	defer s.unlock()

@@ -189,7 +189,7 @@ func (s *State) applyMarkAgentTasks(index uint64, body []byte) (any, error) {
 		if t.Terminal() {
 			continue
 		}
-		state := s.cur.stateFor(t.FrameworkID, c.State)
+		state := s.cur.StateFor(t.FrameworkID, c.State)
 		if t.State == state {
 			continue
 		}

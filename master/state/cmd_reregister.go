@@ -146,7 +146,7 @@ func (s *State) applyReregisterAgent(index uint64, body []byte) (any, error) {
 				uuid = s.cur.nextUUID(index)
 			}
 			if r.State == protocol.TaskDropped {
-				r.State = s.cur.stateFor(t.FrameworkID, r.State)
+				r.State = s.cur.StateFor(t.FrameworkID, r.State)
 			}
 			res.Changed = append(res.Changed, s.cur.setStatus(t, r, uuid, c.Time).Status)
 		case t.State == protocol.TaskStaging:

@@ -210,7 +210,7 @@ func (s *State) applyUpdateTaskStatus(_ uint64, body []byte) (any, error) {
 			fail(fmt.Errorf("%s is %s: %w", key, t.State, ErrTaskTerminal))
 		default:
 			if st.State == protocol.TaskDropped {
-				st.State = s.cur.stateFor(st.FrameworkID, st.State)
+				st.State = s.cur.StateFor(st.FrameworkID, st.State)
 			}
 			res.Applied = append(res.Applied, s.cur.setStatus(t, st, u.UUID, c.Time).Status)
 		}
@@ -279,10 +279,11 @@ func (s *State) acknowledge(fw protocol.FrameworkID, a StatusAck) AckOutcome {
 	return AckOutcome{Task: &n}
 }
 
-// stateFor is the state a framework is told for a task in state st: a
+// StateFor is the state a framework is told for a task in state st: a
 // framework that is not partition aware knows neither UNREACHABLE nor
-// DROPPED, and hears LOST for both, as Mesos tells it.
-func (v *View) stateFor(fw protocol.FrameworkID, st protocol.TaskState) protocol.TaskState {
+// DROPPED, and hears LOST for both, as Mesos tells it. The leader uses it
+// for the statuses it sends without a command (a refused launch's).
+func (v *View) StateFor(fw protocol.FrameworkID, st protocol.TaskState) protocol.TaskState {
 	if st != protocol.TaskUnreachable && st != protocol.TaskDropped {
 		return st
 	}
@@ -290,10 +291,4 @@ func (v *View) stateFor(fw protocol.FrameworkID, st protocol.TaskState) protocol
 		return st
 	}
 	return protocol.TaskLost
-}
-
-// StateFor is stateFor for the leader's own statuses, sent without a
-// command (a refused launch's).
-func (v *View) StateFor(fw protocol.FrameworkID, st protocol.TaskState) protocol.TaskState {
-	return v.stateFor(fw, st)
 }

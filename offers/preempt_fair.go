@@ -49,8 +49,9 @@ func (a *Allocator) preemptFairShares() map[*node]vec {
 }
 
 // fillKeyed mirrors a tree node during preemptFill. A parent keeps its
-// children's keys (share over weight), creation orders and done flags side
-// by side, so that choosing a child reads no child.
+// children's keys (fillKey of their share) and creation orders side by
+// side, so that choosing a child reads no child. The tail fields serve
+// unwind (preempt_unwind.go).
 type fillKeyed struct {
 	src      *node
 	children []*fillKeyed
@@ -61,16 +62,44 @@ type fillKeyed struct {
 	done     bool
 	keys     []float64
 	seqs     []uint64
-	dones    []bool
+	tail
 }
 
-// preemptFill is staticFill (static.go) making the same choices by the
-// same comparisons, with each node's share computed once per change
-// instead of at every comparison; it returns what every node with
-// anything holds at the end (a framework's leaf: its tasks' sum; a role:
-// its frameworks').
+// preemptFill is staticFill (static.go) making the same choices, with each
+// node's key computed once per change instead of at every comparison; it
+// returns what every node with anything holds at the end (a framework's
+// leaf: its tasks' sum; a role: its frameworks'). When everything asked
+// fits, that is every ask; when most of it does, unwind reaches the point
+// where the first task stops fitting without placing tasks one by one.
 func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape) map[*node]vec {
-	share := func(u vec) float64 {
+	froot := buildFill(root, nil, 0, shapesOf)
+	all, total, ok := asks(froot)
+	if ok && capacity.fits(total) {
+		return all
+	}
+	return fillFrom(froot, capacity, ok && unwindPays(capacity, total))
+}
+
+// buildFill mirrors the tree under n for the fill.
+func buildFill(n *node, parent *fillKeyed, pos int, shapesOf func(*framework) []fillShape) *fillKeyed {
+	fn := &fillKeyed{src: n, parent: parent, pos: pos}
+	if n.isLeaf() {
+		fn.shapes = shapesOf(n.fw)
+		return fn
+	}
+	k := len(n.children)
+	fn.children = make([]*fillKeyed, 0, k)
+	fn.keys, fn.seqs = make([]float64, k), make([]uint64, k)
+	for i, c := range n.children {
+		fn.children = append(fn.children, buildFill(c, fn, i, shapesOf))
+		fn.seqs[i] = c.seq
+	}
+	return fn
+}
+
+// shareOver returns the dominant share of a vector over capacity.
+func shareOver(capacity vec) func(vec) float64 {
+	return func(u vec) float64 {
 		s := 0.0
 		for j, x := range u {
 			if r := capacity.at(j); r > 0 {
@@ -81,87 +110,39 @@ func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape
 		}
 		return s
 	}
-	var build func(n *node, parent *fillKeyed, pos int) *fillKeyed
-	build = func(n *node, parent *fillKeyed, pos int) *fillKeyed {
-		fn := &fillKeyed{src: n, parent: parent, pos: pos}
-		if n.isLeaf() {
-			fn.shapes = shapesOf(n.fw)
-			return fn
-		}
-		k := len(n.children)
-		fn.children = make([]*fillKeyed, 0, k)
-		fn.keys, fn.seqs, fn.dones = make([]float64, k), make([]uint64, k), make([]bool, k)
+}
+
+// fillFrom runs the fill on froot, first unwinding to the first task that
+// does not fit when unwinding is set (every ask finite).
+func fillFrom(froot *fillKeyed, capacity vec, unwinding bool) map[*node]vec {
+	share := shareOver(capacity)
+	if unwinding {
+		unwind(froot, capacity, share)
+	}
+	var setKeys func(n *fillKeyed)
+	setKeys = func(n *fillKeyed) {
 		for i, c := range n.children {
-			fn.children = append(fn.children, build(c, fn, i))
-			fn.keys[i] = share(nil) / c.weight
-			fn.seqs[i] = c.seq
+			n.keys[i] = fillKey(share(c.u), c.src.weight)
+			setKeys(c)
 		}
-		return fn
 	}
-	froot := build(root, nil, 0)
-	if all, total, ok := asks(froot); ok && capacity.fits(total) {
-		return all
-	}
-	free := capacity.clone()
+	setKeys(froot)
+	free := capacity.clone().sub(froot.u)
 	markDone := func(n *fillKeyed) {
 		n.done = true
 		if n.parent != nil {
-			n.parent.dones[n.pos] = true
 			n.parent.keys[n.pos] = math.Inf(1)
 		}
 	}
-	// scan is the child staticFill's less would choose: the first among
-	// equals, scanning in order.
-	scan := func(n *fillKeyed) int {
-		best := -1
-		for i, done := range n.dones {
-			if done {
-				continue
-			}
-			if best < 0 {
-				best = i
-				continue
-			}
-			// Keys are never NaN or negative: the larger is max(kx, ky).
-			kx, ky := n.keys[i], n.keys[best]
-			m := kx
-			if ky > m {
-				m = ky
-			}
-			if d, tol := kx-ky, tieTolerance*m; d > tol || -d > tol {
-				if d < 0 {
-					best = i
-				}
-			} else if n.seqs[i] < n.seqs[best] {
-				best = i
-			}
-		}
-		return best
-	}
-	// pick is scan's choice found faster: the least key (a done child's
-	// is infinite), then the earliest created among the children holding
-	// exactly it. Any key above it by less than twice the tolerance could
-	// tie with it in scan's comparisons, so scan decides then.
+	// pick is the child staticFill's less chooses: the least key (a done
+	// child's is infinite), the earliest created among equals.
 	pick := func(n *fillKeyed) int {
-		least := math.Inf(1)
-		for _, k := range n.keys {
-			if k < least {
-				least = k
-			}
-		}
-		if math.IsInf(least, 1) {
-			return -1
-		}
-		band := least + 2*tieTolerance*least
 		best := -1
 		for i, k := range n.keys {
-			if k > band {
+			if math.IsInf(k, 1) {
 				continue
 			}
-			if k != least {
-				return scan(n)
-			}
-			if best < 0 || n.seqs[i] < n.seqs[best] {
+			if best < 0 || k < n.keys[best] || k == n.keys[best] && n.seqs[i] < n.seqs[best] {
 				best = i
 			}
 		}
@@ -209,7 +190,7 @@ func preemptFill(root *node, capacity vec, shapesOf func(*framework) []fillShape
 		for n := leaf; n != nil; n = n.parent {
 			n.u = n.u.add(s.res)
 			if n.parent != nil {
-				n.parent.keys[n.pos] = share(n.u) / n.src.weight
+				n.parent.keys[n.pos] = fillKey(share(n.u), n.src.weight)
 			}
 		}
 	}

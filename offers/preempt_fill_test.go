@@ -2,7 +2,9 @@ package offers
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/allot-project/allot/protocol"
@@ -17,6 +19,7 @@ import (
 func TestPreemptFill_randomTrees(t *testing.T) {
 	t.Parallel()
 	weights := []float64{1, 1, 2, 3, 0.1, 0.3, 0.7}
+	unwinds := 0
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		a := newAlloc(t, testConfig(PolicyDynamic))
@@ -69,6 +72,9 @@ func TestPreemptFill_randomTrees(t *testing.T) {
 		}
 		got := a.preemptFairShares()
 		want := staticFairShares(a)
+		if unwound(t, a, seed) {
+			unwinds++
+		}
 		if len(got) != len(want) {
 			t.Fatalf("seed %d: %d nodes with a share, want %d", seed, len(got), len(want))
 		}
@@ -78,4 +84,46 @@ func TestPreemptFill_randomTrees(t *testing.T) {
 			}
 		}
 	}
+	if unwinds < 30 {
+		t.Fatalf("only %d of 300 trees were unwound: the test no longer exercises unwind", unwinds)
+	}
+}
+
+// unwound fills the allocator's fair-share tree both ways where the asks
+// are finite and do not all fit: one task at a time from nothing, and by
+// unwinding from everything asked first. They must agree on every node.
+// It reports whether the tree was unwound.
+func unwound(t *testing.T, a *Allocator, seed uint64) bool {
+	t.Helper()
+	shapesOf := func(f *framework) []fillShape {
+		var out []fillShape
+		add := func(key string, r vec, n int64) {
+			if !r.isZero() && n > 0 {
+				out = append(out, fillShape{key: key, res: r, left: n})
+			}
+		}
+		for _, s := range f.shapes {
+			add(s.key, s.res, s.count)
+		}
+		for _, key := range slices.Sorted(maps.Keys(f.launched)) {
+			add("run/"+key, f.launchRes[key], f.launched[key])
+		}
+		return out
+	}
+	root := buildFill(a.tree.root, nil, 0, shapesOf)
+	_, total, ok := asks(root)
+	if !ok || a.capacity.fits(total) {
+		return false
+	}
+	slow := fillFrom(buildFill(a.tree.root, nil, 0, shapesOf), a.capacity, false)
+	fast := fillFrom(root, a.capacity, true)
+	if len(fast) != len(slow) {
+		t.Fatalf("seed %d: unwound, %d nodes with a share, want %d", seed, len(fast), len(slow))
+	}
+	for n, v := range slow {
+		if !vecEqual(fast[n], v) {
+			t.Fatalf("seed %d: unwound, node %q: got %v, want %v", seed, n.path, fast[n], v)
+		}
+	}
+	return true
 }

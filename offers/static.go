@@ -1,5 +1,7 @@
 package offers
 
+import "math"
+
 // staticTargets caches the static H-DRF allocation that PolicyStatic steers
 // toward: per framework, how many tasks of each declared shape it should run.
 type staticTargets struct {
@@ -91,9 +93,9 @@ func staticFill(root *node, capacity vec, shapesOf func(*framework) []fillShape)
 		return s
 	}
 	less := func(x, y *fillNode) bool {
-		kx, ky := share(x.u)/x.src.weight, share(y.u)/y.src.weight
-		if d := kx - ky; d > tieTolerance*max(kx, ky) || -d > tieTolerance*max(kx, ky) {
-			return d < 0
+		kx, ky := fillKey(share(x.u), x.src.weight), fillKey(share(y.u), y.src.weight)
+		if kx != ky {
+			return kx < ky
 		}
 		return x.src.seq < y.src.seq
 	}
@@ -150,4 +152,25 @@ func staticFill(root *node, capacity vec, shapesOf func(*framework) []fillShape)
 		out[f][s.key]++
 	}
 	return out
+}
+
+// fillKeyBits is how many low bits of a key's mantissa fillKey rounds
+// away: it keeps 30 bits, a relative precision of about 1e-9, the same
+// as tieTolerance.
+const fillKeyBits = 22
+
+// fillKey is the weighted dominant share the fill compares siblings by,
+// rounded so that shares equal but for floating-point round-off compare
+// equal and creation order settles them. Rounding, unlike the tolerance
+// rounds compare with, keeps the order transitive and monotone in the
+// share, so the fill is a merge of each child's rising keys: preemptFill
+// relies on that to take tasks back from the end of the order.
+func fillKey(share, weight float64) float64 {
+	k := share / weight
+	if math.IsInf(k, 0) || math.IsNaN(k) || k <= 0 {
+		return k
+	}
+	b := math.Float64bits(k)
+	b = (b + 1<<(fillKeyBits-1)) &^ (1<<fillKeyBits - 1)
+	return math.Float64frombits(b)
 }

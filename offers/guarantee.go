@@ -17,8 +17,10 @@ import (
 //   - Headroom. No allocation, of any kind to any framework, leaves less
 //     unallocated in the cluster than the guarantees still unmet: for each
 //     named resource, the sum over the outermost guaranteed roles of
-//     guarantee less holding. A unit for a role short of its guarantee
-//     shrinks what is owed as much as what is free, so it always passes.
+//     guarantee less holding. A unit for a role short of its guarantee,
+//     within its shortfall, shrinks what is owed as much as what is free,
+//     so it always passes, even when less is unallocated than is owed (a
+//     guarantee set on a full cluster, while preemption makes room).
 //
 // Headroom is held whether or not the guaranteed role has demand, so that
 // it can start work at once (preemption, preempt.go, only serves a role
@@ -128,7 +130,14 @@ func (a *Allocator) headroomAllows(f *framework, v vec) bool {
 			continue
 		}
 		need, named := a.unmet(f, v, j)
-		if named && a.unallocated(j)-v.at(j) < need {
+		if !named || a.unallocated(j)-v.at(j) >= need {
+			continue
+		}
+		// Already short of headroom (a guarantee set or raised on a full
+		// cluster): a unit that closes a guarantee's gap by all it takes
+		// leaves the deficit where it was, and passes.
+		before, _ := a.unmet(nil, nil, j)
+		if v.at(j)-(before-need) > max(0, a.unallocated(j)-before) {
 			return false
 		}
 	}

@@ -174,6 +174,9 @@ type PreemptionPlan struct {
 // preemptState is what the allocator remembers between plans.
 type preemptState struct {
 	since map[string]time.Time // need key → first seen
+	// holds are the room the last plan held for guarantees, by agent
+	// (preempt_hold.go).
+	holds map[*agent]*holdAt
 	bufs  planBufs
 }
 
@@ -182,7 +185,7 @@ type preemptState struct {
 func (a *Allocator) PlanPreemption(tasks []RunningTask, now time.Time) PreemptionPlan {
 	p := newPlanner(a, tasks, now)
 	if !p.anyPolicy() {
-		a.preempt.since = nil
+		a.preempt.since, a.preempt.holds = nil, nil
 		return p.finish()
 	}
 	needs := p.findNeeds()
@@ -196,6 +199,7 @@ func (a *Allocator) PlanPreemption(tasks []RunningTask, now time.Time) Preemptio
 		}
 		p.serve(n)
 	}
+	a.preempt.holds = p.holds
 	return p.finish()
 }
 

@@ -305,7 +305,8 @@ func (p *planner) required(f *framework, v vec) vec {
 // headroomNeeds is how much of resource j must still be freed for a round
 // to allocate x of it to f, once the tasks in freed are gone: x less what
 // it meets of f's outermost guaranteed role's shortfall, less unallocated
-// less unmet; and whether any outermost guarantee names j.
+// less unmet where that is positive (headroomAllows); and whether any
+// outermost guarantee names j.
 func (p *planner) headroomNeeds(f *framework, j int, x int64, freed []int) (int64, bool) {
 	a := p.a
 	var unmet, met int64
@@ -328,7 +329,7 @@ func (p *planner) headroomNeeds(f *framework, j int, x int64, freed []int) (int6
 	for _, i := range freed {
 		free += p.tasks[i].res.at(j)
 	}
-	return x - met - (free - unmet), true
+	return x - met - max(0, free-unmet), true
 }
 
 // admits reports whether a round would hand one task of v to f once the

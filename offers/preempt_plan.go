@@ -85,6 +85,7 @@ type planner struct {
 	placedFw    map[*framework]vec
 	placedShape map[*shape]int64
 	out         PreemptionPlan
+	holds       map[*agent]*holdAt // preempt_hold.go
 }
 
 func (p *planner) anyPolicy() bool {
@@ -310,6 +311,9 @@ func (p *planner) placeOnWarned(n *need, f *framework, s *shape, req vec) bool {
 		p.useWarned(n, ag, chosen)
 		p.setFree(ag, p.free(ag).clone().sub(s.res))
 		p.launch(f, s.res)
+		if n.guarantee && len(chosen) > 0 {
+			p.hold(ag, n.node, s.res)
+		}
 		return true
 	}
 	return false
@@ -334,6 +338,9 @@ func (p *planner) placeOnVictims(n *need, f *framework, s *shape, req vec) bool 
 	p.useWarned(n, best.ag, best.warned)
 	p.setFree(best.ag, p.free(best.ag).clone().sub(s.res))
 	p.launch(f, s.res)
+	if n.guarantee {
+		p.hold(best.ag, n.node, s.res)
+	}
 	return true
 }
 

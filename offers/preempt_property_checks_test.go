@@ -387,7 +387,9 @@ func (s *psim) liveness() {
 			s.shortSteps++
 		}
 		h := s.held(g)
-		gained := false
+		// A task launched under g in the last round is ground gained,
+		// whether or not another of its tasks ended since.
+		gained := s.launched[g]
 		for j := range 2 {
 			gained = gained || g.named[j] && h[j] > s.lastHeld[g][j]
 		}
@@ -420,6 +422,9 @@ func (s *psim) liveness() {
 // the same step's round; two steps more for the need to be seen and the
 // launch to be counted.
 func (s *psim) livenessBound() int {
+	if *psTight && s.cfg.MaxFraction == 1 {
+		return s.delay + s.deadline + 1
+	}
 	return s.delay + s.deadline + int(math.Ceil(0.6/s.cfg.MaxFraction)) + 1 + s.nGuar + 2
 }
 

@@ -133,11 +133,13 @@ type psim struct {
 	nGuar  int
 
 	// What the properties observed.
-	chosen               map[protocol.TaskID]int // step a task was chosen
-	preempted            int
-	killed               int
-	streak               map[*psNode]int
-	lastHeld             map[*psNode]ppr
+	chosen    map[protocol.TaskID]int // step a task was chosen
+	preempted int
+	killed    int
+	streak    map[*psNode]int
+	lastHeld  map[*psNode]ppr
+	// launched marks the nodes above a task the last round launched.
+	launched             map[*psNode]bool
 	maxStreak            int
 	needsSeen            int
 	shortSteps, fixSteps int
@@ -160,6 +162,11 @@ type psim struct {
 // longer runs: go test ./offers -run Preemption_properties -args
 // -preempt.seeds=20.
 var psSeeds = flag.Int("preempt.seeds", 0, "more seeds of each kind for TestPlanPreemption_properties")
+
+// psTight asserts the liveness bound docs/preemption.md states where the
+// cap does not bind: the delay, the deadline and one round. Two of the
+// 700 runs -preempt.seeds=100 adds still break it (the page says why).
+var psTight = flag.Bool("preempt.tight", false, "assert the liveness bound of delay + deadline + one round where the cap does not bind")
 
 // psOpts shape one run.
 type psOpts struct {
@@ -192,8 +199,8 @@ func newPSim(t *testing.T, o psOpts) *psim {
 		chosen:   map[protocol.TaskID]int{},
 		times:    map[protocol.TaskID]int{},
 		streak:   map[*psNode]int{},
-		lastHeld: map[*psNode]ppr{},
-		guarAt:   map[int][]psGuar{},
+		lastHeld: map[*psNode]ppr{}, launched: map[*psNode]bool{},
+		guarAt: map[int][]psGuar{},
 	}
 	s.cfg = PreemptionConfig{Policy: rootPol, Delay: time.Duration(s.delay) * time.Second,
 		MaxFraction: []float64{0.1, 0.25, 1}[r.IntN(3)]}
@@ -498,6 +505,7 @@ func (s *psim) allocate() {
 	defer s.changed()
 	now := s.now()
 	d := s.a.Allocate(now)
+	clear(s.launched)
 	for _, o := range d.Offers {
 		f := s.fwByID[o.FrameworkID]
 		want := f.pending
@@ -531,6 +539,9 @@ func (s *psim) allocate() {
 			}
 			t.np = !t.revocable && f.npOK && s.npRoom(f, t.res)
 			s.tasks = append(s.tasks, t)
+			for x := f.leaf; x != nil; x = x.parent {
+				s.launched[x] = true
+			}
 		}
 	}
 }

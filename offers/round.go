@@ -87,10 +87,14 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		clear(t.hardOK)
 		clear(t.shapeOf)
 		t.offers = t.offers[:0]
+		held := a.turnHeld(t)
 		a.turnGuarantee(t)
 		a.turnFair(t)
 		spare = a.turnLeftover(t, spare)
 		a.turnRemainder(t)
+		if held != nil {
+			a.addFree(ag, held, 1)
+		}
 		for _, b := range t.offers {
 			d.Offers = append(d.Offers, a.makeOffer(ag, b, now))
 		}

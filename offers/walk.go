@@ -23,6 +23,7 @@ type turn struct {
 	targets bool                     // static policy: only shapes below their static target
 	scarce  bool                     // the agent satisfies a class that steers this round
 	kept    bool                     // the agent is kept for large tasks this round (reserve.go)
+	holders []*node                  // the roles room is held for, in their phase (preempt_hold.go)
 	built   map[*framework]*building // fair and remainder offers
 	spare   map[*framework]*building // leftover offers
 	offers  []*building              // every offer, in the order it was started
@@ -135,7 +136,7 @@ func (a *Allocator) pickFlat(t *turn) *node {
 // the agent in this phase, remembering which shape it would take.
 func (a *Allocator) leafFits(l *node, t *turn) bool {
 	f := l.fw
-	if f.suppressed || a.refused(t, f) {
+	if f.suppressed || a.refused(t, f) || !t.heldFor(l) {
 		return false
 	}
 	if t.phase == phaseRemainder {

@@ -9,10 +9,12 @@ STATICCHECK := $(TOOLS)/staticcheck
 GREMLINS_VERSION := v0.6.0
 GREMLINS := $(TOOLS)/gremlins
 
-# Mutation testing (docs/testing.md): the packages mutated, one at a time,
-# and how many times its plain test run (build included) a mutant's may take.
-MUTATEPKGS ?= ./coflow
-MUTATECOEF ?= 10
+# Mutation testing (docs/testing.md): what is mutated, one package at a
+# time (its subpackages left out), each as PKG or PKG:FILE (that file
+# alone), and how many times its plain test run (build included) a
+# mutant's may take.
+MUTATE ?= ./coflow ./master/state:cmd_task.go ./executor:recover.go
+MUTATECOEF ?= 60
 
 # Benchmarks: `make bench BENCH=Allocate BENCHTIME=10x` (or BENCHTIME=2s).
 BENCH ?= .
@@ -39,7 +41,7 @@ help:
 	@echo 'make fuzz-smoke every Fuzz target for 5 s (CI)'
 	@echo 'make test-long  the long property tests (ALLOT_LONG=1; CI)'
 	@echo 'make fuzz       every Fuzz target for FUZZTIME=$(FUZZTIME)'
-	@echo 'make mutate     mutation testing of MUTATEPKGS=$(MUTATEPKGS) (docs/testing.md)'
+	@echo 'make mutate     mutation testing of MUTATE=$(MUTATE) (docs/testing.md)'
 	@echo 'make faults     the long fault run: master and agent processes, the leader killed every 10 s, 1,000 tasks (docs/faults.md)'
 	@echo 'make clean      remove bin/ and test caches'
 
@@ -116,9 +118,15 @@ mutate:
 		echo "installing gremlins $(GREMLINS_VERSION) into bin/tools"; \
 		GOBIN="$(TOOLS)" $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION); \
 	fi
-	@set -e; for pkg in $(MUTATEPKGS); do \
-		echo "==> $$pkg"; \
-		"$(GREMLINS)" unleash --workers 1 --timeout-coefficient $(MUTATECOEF) --output-statuses lt $$pkg; \
+	@set -e; for spec in $(MUTATE); do \
+		pkg=$${spec%%:*}; only=$${spec#"$$pkg"}; only=$${only#:}; ex="-E ^[^/]+/"; \
+		if [ -n "$$only" ]; then \
+			for f in $$pkg/*.go; do \
+				b=$${f##*/}; case "$$b" in *_test.go|"$$only") ;; *) ex="$$ex -E (^|/)$$b\$$";; esac; \
+			done; \
+		fi; \
+		echo "==> $$spec"; \
+		set -f; "$(GREMLINS)" unleash --workers 1 --timeout-coefficient $(MUTATECOEF) --output-statuses lt $$ex $$pkg; set +f; \
 	done
 
 # Master and agent processes with the shipped defaults, the leader killed

@@ -125,28 +125,32 @@ func (a *Allocator) headroomAllows(f *framework, v vec) bool {
 	if len(a.guaranteedRoles) == 0 {
 		return true
 	}
+	held := a.outsider(f)
 	for j := range a.capacity {
 		if v.at(j) == 0 {
 			continue
 		}
-		need, named := a.unmet(f, v, j)
-		if !named || a.unallocated(j)-v.at(j) >= need {
+		need, named := a.unmetHeld(f, v, j, held)
+		free := a.unallocatedHeld(j, held)
+		if !named || free-v.at(j) >= need {
 			continue
 		}
 		// Already short of headroom (a guarantee set or raised on a full
 		// cluster): a unit that closes a guarantee's gap by all it takes
 		// leaves the deficit where it was, and passes.
-		before, _ := a.unmet(nil, nil, j)
-		if v.at(j)-(before-need) > max(0, a.unallocated(j)-before) {
+		before, _ := a.unmetHeld(nil, nil, j, held)
+		if v.at(j)-(before-need) > max(0, free-before) {
 			return false
 		}
 	}
 	return true
 }
 
-// unmet is what the outermost guarantees naming resource j still lack
-// once f holds v more, and whether any guarantee names j.
-func (a *Allocator) unmet(f *framework, v vec, j int) (int64, bool) {
+// unmetHeld is what the outermost guarantees naming resource j still lack
+// once f holds v more, and whether any guarantee names j; when held is
+// set, the room a round holds for guarantees (preempt_hold.go) counts as
+// their roles'.
+func (a *Allocator) unmetHeld(f *framework, v vec, j int, held bool) (int64, bool) {
 	var need int64
 	named := false
 	for _, n := range a.outerGuaranteed {
@@ -155,12 +159,24 @@ func (a *Allocator) unmet(f *framework, v vec, j int) (int64, bool) {
 		}
 		named = true
 		h := n.held.at(j)
+		if held {
+			h += a.preempt.view.under[n].at(j)
+		}
 		if f != nil && f.leaf.under(n) {
 			h += v.at(j)
 		}
 		need += max(0, n.guar[j]-h)
 	}
 	return need, named
+}
+
+// unallocatedHeld is unallocated less, when held is set, the room a round
+// holds for guarantees.
+func (a *Allocator) unallocatedHeld(j int, held bool) int64 {
+	if !held {
+		return a.unallocated(j)
+	}
+	return a.unallocated(j) - a.preempt.view.room.at(j)
 }
 
 // unallocated is the cluster's capacity in resource j less what every
@@ -176,12 +192,13 @@ func (a *Allocator) capToHeadroom(f *framework, v vec) vec {
 	if len(a.guaranteedRoles) == 0 {
 		return v
 	}
+	held := a.outsider(f)
 	for j := range v {
-		need, named := a.unmet(nil, nil, j)
+		need, named := a.unmetHeld(nil, nil, j, held)
 		if !named {
 			continue
 		}
-		allowed := a.unallocated(j) - need + a.owedTo(f, j)
+		allowed := a.unallocatedHeld(j, held) - need + a.owedTo(f, j)
 		v[j] = min(v[j], max(0, allowed))
 	}
 	return v

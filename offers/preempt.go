@@ -177,6 +177,7 @@ type preemptState struct {
 	// holds are the room the last plan held for guarantees, by agent
 	// (preempt_hold.go).
 	holds map[*agent]*holdAt
+	view  holdView // the holds as the current round sees them
 	bufs  planBufs
 }
 

@@ -9,19 +9,33 @@ import "slices"
 // would hand the room the first ones freed to another framework (one of
 // another role short of its guarantee, or any in the fair phase), whose
 // new task the next plan must then take again, and the role short of its
-// guarantee never gains. So each plan keeps, per agent, the room of the
-// guarantees' tasks it placed there on warned tasks; until the next plan,
-// a round offers that much of the agent's free room to those roles alone.
+// guarantee never gains. Room a plan counts as free for a guarantee's
+// task is no safer: a round that reaches another agent first may give
+// away the headroom the task needs beyond its role's shortfall. So each
+// plan keeps, per agent, the room of the guarantees' tasks it placed
+// there; until the next plan, a round offers that much of the agent's
+// free room to those roles alone, and counts it as theirs when it weighs
+// the headroom of unmet guarantees for anyone else.
 
-// holdAt is the room held on one agent and the guaranteed roles it is
-// held for.
+// holdAt is the room held on one agent, by the guaranteed role it is held
+// for.
 type holdAt struct {
-	res   vec
 	roles []*node
+	res   []vec
+}
+
+// holdView is a round's summary of the holds: the roles they are for, the
+// room they hold in all, and by outermost guaranteed role the room held
+// for roles at or below it.
+type holdView struct {
+	active bool
+	roles  []*node
+	room   vec
+	under  map[*node]vec
 }
 
 // hold records that a task of res for the guarantee of role was placed on
-// ag on warned tasks or victims.
+// ag.
 func (p *planner) hold(ag *agent, role *node, res vec) {
 	if p.holds == nil {
 		p.holds = map[*agent]*holdAt{}
@@ -31,10 +45,71 @@ func (p *planner) hold(ag *agent, role *node, res vec) {
 		h = &holdAt{}
 		p.holds[ag] = h
 	}
-	h.res = h.res.add(res)
-	if !slices.Contains(h.roles, role) {
-		h.roles = append(h.roles, role)
+	i := slices.Index(h.roles, role)
+	if i < 0 {
+		h.roles, h.res = append(h.roles, role), append(h.res, nil)
+		i = len(h.roles) - 1
 	}
+	h.res[i] = h.res[i].add(res)
+}
+
+// viewHolds sums up the last plan's holds for a round, over the agents'
+// free room as the round starts.
+func (a *Allocator) viewHolds() {
+	v := &a.preempt.view
+	v.active, v.roles, v.room = false, v.roles[:0], nil
+	clear(v.under)
+	for ag, h := range a.preempt.holds {
+		if a.agents[ag.id] != ag {
+			continue // gone since the plan
+		}
+		left := ag.free.clone()
+		for i, role := range h.roles {
+			var room vec
+			for j, x := range h.res[i] {
+				room = room.grow(j + 1)
+				room[j] = max(min(x, left.at(j)), 0)
+			}
+			left = left.sub(room)
+			v.room = v.room.add(room)
+			if !slices.Contains(v.roles, role) {
+				v.roles = append(v.roles, role)
+			}
+			if g := outerGuaranteeOf(role); g != nil {
+				if v.under == nil {
+					v.under = map[*node]vec{}
+				}
+				v.under[g] = v.under[g].add(room)
+			}
+			v.active = true
+		}
+	}
+}
+
+// outerGuaranteeOf is the outermost guaranteed role at or above n.
+func outerGuaranteeOf(n *node) *node {
+	var g *node
+	for ; n != nil; n = n.parent {
+		if n.guaranteed != nil {
+			g = n
+		}
+	}
+	return g
+}
+
+// outsider reports whether the round holds room f may not use: room held
+// for roles none of which f lies under.
+func (a *Allocator) outsider(f *framework) bool {
+	v := &a.preempt.view
+	if !v.active || f == nil {
+		return false
+	}
+	for _, r := range v.roles {
+		if f.leaf == r || f.leaf.under(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // turnHeld runs t.ag's guarantee phase for the roles the agent's room is
@@ -50,8 +125,12 @@ func (a *Allocator) turnHeld(t *turn) vec {
 	t.holders = h.roles
 	a.turnGuarantee(t)
 	t.holders = nil
-	held := make(vec, len(h.res))
-	for j, x := range h.res {
+	var total vec
+	for _, r := range h.res {
+		total = total.add(r)
+	}
+	held := make(vec, len(total))
+	for j, x := range total {
 		taken := before.at(j) - t.ag.free.at(j)
 		held[j] = max(min(x-taken, t.ag.free.at(j)), 0)
 	}

@@ -146,7 +146,7 @@ func (p *planner) serve(n *need) {
 func (p *planner) serveFree(n *need) {
 	for {
 		f, s := p.next(n)
-		if s == nil || !p.placeFree(f, s) {
+		if s == nil || !p.placeFreeFor(n, f, s) {
 			return
 		}
 		n.Covered++
@@ -155,11 +155,21 @@ func (p *planner) serveFree(n *need) {
 	}
 }
 
+// placeFreeFor is placeFree for n, holding the room for a guarantee.
+func (p *planner) placeFreeFor(n *need, f *framework, s *shape) bool {
+	ag := p.placeFree(f, s)
+	if ag != nil && n.guarantee {
+		p.hold(ag, n.node, s.res)
+	}
+	return ag != nil
+}
+
 // placeFree places one task of s for f on free resources a round would
-// hand it: the first agent in order whose free resources hold it.
-func (p *planner) placeFree(f *framework, s *shape) bool {
+// hand it: the first agent in order whose free resources hold it. It
+// returns the agent, nil when none holds it.
+func (p *planner) placeFree(f *framework, s *shape) *agent {
 	if !shortfall(p.required(f, s.res), nil).isZero() || !p.admits(f, s.res, nil) {
-		return false
+		return nil
 	}
 	if p.freeIdx.max == nil {
 		p.freeIdx = newFreeIndex(p)
@@ -168,10 +178,10 @@ func (p *planner) placeFree(f *framework, s *shape) bool {
 		if ag := p.a.agentList[i]; p.usable(ag, f, s) {
 			p.setFree(ag, p.free(ag).clone().sub(s.res))
 			p.launch(f, s.res)
-			return true
+			return ag
 		}
 	}
-	return false
+	return nil
 }
 
 // place makes room for one task of s (for f, serving n): free resources
@@ -199,7 +209,7 @@ func (p *planner) place(n *need, f *framework, s *shape) bool {
 			return false
 		}
 	}
-	if req.isZero() && p.placeFree(f, s) {
+	if req.isZero() && p.placeFreeFor(n, f, s) {
 		return true
 	}
 	if p.placeOnWarned(n, f, s, req) {

@@ -413,16 +413,18 @@ func (s *psim) liveness() {
 	}
 }
 
-// livenessBound: the need waits out the delay; each plan then newly takes
-// at least one task unit and up to MaxFraction of the capacity, guarantees
-// (all together within 60% of it) being served first, so within
-// ⌈0.6/MaxFraction⌉ + 1 plans every guaranteed role's shortfall is warned,
-// plus one plan per guaranteed role for the units a role that ranks first
-// wastes of the cap; the kill follows after the deadline, the launch in
-// the same step's round; two steps more for the need to be seen and the
-// launch to be counted.
+// livenessBound: the need waits out the delay and is served in the plan
+// after it: its victims are warned, killed at the deadline, and the round
+// of that step launches the role's task (the room is held for it,
+// preempt_hold.go), counted at the next step. Where the cap binds, each
+// plan newly takes at least one task unit and up to MaxFraction of the
+// capacity, guarantees (all together within 60% of it) being served
+// first, so within ⌈0.6/MaxFraction⌉ + 1 plans every guaranteed role's
+// shortfall is warned, plus one plan per guaranteed role for the units a
+// role that ranks first wastes of the cap, and two steps more for the
+// need to be seen and the launch to be counted.
 func (s *psim) livenessBound() int {
-	if *psTight && s.cfg.MaxFraction == 1 {
+	if s.cfg.MaxFraction >= 1 {
 		return s.delay + s.deadline + 1
 	}
 	return s.delay + s.deadline + int(math.Ceil(0.6/s.cfg.MaxFraction)) + 1 + s.nGuar + 2

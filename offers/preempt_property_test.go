@@ -163,11 +163,6 @@ type psim struct {
 // -preempt.seeds=20.
 var psSeeds = flag.Int("preempt.seeds", 0, "more seeds of each kind for TestPlanPreemption_properties")
 
-// psTight asserts the liveness bound docs/preemption.md states where the
-// cap does not bind: the delay, the deadline and one round. Two of the
-// 700 runs -preempt.seeds=100 adds still break it (the page says why).
-var psTight = flag.Bool("preempt.tight", false, "assert the liveness bound of delay + deadline + one round where the cap does not bind")
-
 // psOpts shape one run.
 type psOpts struct {
 	seed   uint64
@@ -625,7 +620,9 @@ func (s *psim) checkModel() {
 //     a need warned tasks already cover (checkCovered);
 //   - liveness: a role with a guarantee in force and policy guarantees or
 //     fair, short of it with pending demand preemption could place
-//     (couldFix), gains ground within livenessBound steps;
+//     (couldFix), gains ground (a task launched under it) within
+//     livenessBound steps: the delay, the deadline and one round where
+//     the cap does not bind;
 //   - thrash: the tasks chosen over the run are at most the units of need
 //     that arose, each weighted by the victims one placement may take,
 //     plus the units of headroom deficit that arose (countArisen). A

@@ -41,6 +41,8 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 	if a.tree.root.demanding == 0 && a.tree.root.open == 0 && len(spare) == 0 || len(a.agentList) == 0 {
 		return d
 	}
+	a.viewHolds()
+	defer func() { a.preempt.view.active = false }()
 	if a.cfg.Policy == PolicyStatic {
 		a.static.refresh(a)
 	}

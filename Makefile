@@ -27,7 +27,7 @@ FUZZPKGS ?= ./...
 # The packages that hold Fuzz targets, for the short CI run.
 FUZZSMOKEPKGS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 
-.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults mutate clean
+.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults mutate clean
 
 all: build
 
@@ -35,7 +35,7 @@ help:
 	@echo 'make build      build bin/allot'
 	@echo 'make demo       a local cluster running the MapReduce and MPI examples to verified results'
 	@echo 'make test       all tests with the race detector'
-	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, go mod tidy'
+	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, references, go mod tidy'
 	@echo 'make bench      every benchmark (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME) BENCHPKGS=$(BENCHPKGS))'
 	@echo 'make bench-smoke every benchmark once, at small sizes (CI)'
 	@echo 'make fuzz-smoke every Fuzz target for 5 s (CI)'
@@ -61,7 +61,7 @@ test:
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -timeout 5m -run '^TestIsolation_Flood$$' ./integration/
 
-check: fmt-check vet staticcheck imports filesize tidy-check
+check: fmt-check vet staticcheck imports filesize refs tidy-check
 
 fmt-check:
 	@echo '==> gofmt'
@@ -90,6 +90,10 @@ imports:
 filesize:
 	@echo '==> file sizes'
 	@scripts/check-filesize.sh
+
+refs:
+	@echo '==> references'
+	@scripts/check-refs.sh
 
 # `go mod tidy -diff` changes nothing on disk; it prints the diff tidy would make and fails.
 tidy-check:

@@ -10,7 +10,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// TestCluster_HDRFAcrossRoles is issue 3's first acceptance test: two
+// TestCluster_HDRFAcrossRoles: two
 // frameworks in roles weighted 2:1 share a three-master cluster's two
 // agents by H-DRF, launch unit tasks on their offers, see each task
 // RUNNING then FINISHED, and acknowledge every update; no task runs twice,

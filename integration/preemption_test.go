@@ -18,7 +18,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// The scenario of issue 20: on a three-master cluster of three 4-CPU
+// The scenario of docs/preemption.md: on a three-master cluster of three 4-CPU
 // agents, eng/batch holds everything with 12 long-running 1-CPU tasks;
 // then eng/prod (weight 3, guarantee 2 CPUs) asks for 1-CPU tasks.
 

@@ -11,7 +11,7 @@ import (
 // Config.SoftWait, counted from the first round that sees it with pending
 // tasks; then they relax and the shape may go anywhere its hard constraints
 // allow. They relax at once when no agent satisfies them together with the
-// hard ones (the INFEASIBLE case of §2.6), and the clock restarts when the
+// hard ones (the job would be infeasible), and the clock restarts when the
 // shape's count drops to zero. The clock is per shape, not per task:
 // the allocator sees shapes. Re-declaring a shape with the same key keeps
 // its clock and relaxation. Optional (leftover) shapes never filter by

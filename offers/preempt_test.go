@@ -65,7 +65,7 @@ func (c *cluster) kill(t testing.TB, vs []Victim) {
 	}
 }
 
-// batchHoldsAll is the scenario: eng/batch runs 12 one-CPU tasks on
+// batchHoldsAll is the scenario of docs/preemption.md: eng/batch runs 12 one-CPU tasks on
 // three 4-CPU agents; eng/prod (weight 3, guarantee 2 CPUs) asks for more.
 func batchHoldsAll(t testing.TB, pol PreemptionPolicy) *cluster {
 	t.Helper()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check-filesize.sh: keep files small (house style, rule 18). Fails if a non-test .go file
+# check-filesize.sh: keep files small (house style: one concept per file, files short). Fails if a non-test .go file
 # has more than MAX_LINES lines or a _test.go file more than MAX_TEST_LINES lines, and lists
 # every offender. testdata/, bin/ and vendor/ are not checked.
 set -euo pipefail

@@ -126,7 +126,7 @@ func fb2010(t testing.TB) *CoflowTrace {
 func TestFB2010_Statistics(t *testing.T) {
 	t.Parallel()
 	// docs/coflow.md: 150 ports, 526 coflows, 706,397 flows (M×R); the paper's
-	// thin/wide split; the low-skew-filtered trace sizes of §3.2.
+	// thin/wide split; the sizes of the low-skew-filtered traces.
 	tr := fb2010(t)
 	sh := tr.Shape()
 	if sh.Ports != 150 || sh.Coflows != 526 || sh.Flows != 706397 {

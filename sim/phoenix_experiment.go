@@ -8,7 +8,7 @@ import (
 )
 
 // The acceptance experiments A0-A4 of docs/phoenix.md, each a set of
-// comparisons and the checks the spec and the issue ask for.
+// comparisons and the checks that page states.
 
 // PhoenixExperiment is one experiment's comparisons and checks.
 type PhoenixExperiment struct {

@@ -12,8 +12,8 @@ import (
 
 // Synthetic Google-, Cloudera- and Yahoo-like traces (docs/phoenix.md: about 90%
 // short jobs, heavy-tailed task counts and durations, bursty arrivals, the
-// per-trace cutoffs and big partitions of §2.12) with constraints of the
-// Table II kinds (§1.4) on a share of jobs.
+// per-trace cutoffs and big partitions) with constraints of the kinds of
+// the Phoenix paper's Table II on a share of jobs.
 
 // pxSpanLongs is how many median long-task durations a trace spans.
 const pxSpanLongs = 12
@@ -59,7 +59,7 @@ func pxCons(attr string, op protocol.Op, v string, soft bool) protocol.Constrain
 	return protocol.Constraint{Attribute: attr, Op: op, Value: v, Soft: soft}
 }
 
-// pxKinds are the nine Table II kinds (§1.4); eth_gbps and clock_mhz are
+// pxKinds are the nine kinds of the Phoenix paper's Table II; eth_gbps and clock_mhz are
 // soft, as the paper's examples of soft constraints.
 var pxKinds = []pxKind{
 	{"arch", pxCons("arch", protocol.OpEq, "arm64", false), 1.4},

@@ -83,7 +83,7 @@ func TestFigure2_AltruisticPlansAtZero(t *testing.T) {
 	wantTime(t, "J1 next replan", d1.NextReplan, fig2Start.Add(time.Second))
 	wantTime(t, "J2 next replan", d2.NextReplan, fig2Start.Add(time.Second))
 
-	// Remaining work: task-seconds, and the spec's SRTF key (0.71 + 0.1·d
+	// Remaining work: task-seconds, and the SRTF key (0.71 + 0.1·d
 	// for J1, 0.58 for J2) that puts J2 first.
 	wantFloat(t, "J1 remaining work", d1.RemainingWork, 5.1)
 	wantFloat(t, "J2 remaining work", d2.RemainingWork, 2.0)

@@ -40,7 +40,7 @@ type JobSpec struct {
 	Greedy bool
 	// FixedEstimates keeps each stage's duration estimate as given. By
 	// default a stage's estimate becomes the mean run time of its finished
-	// tasks as they finish, the online correction the spec recommends for
+	// tasks as they finish, an online correction for
 	// misestimated jobs.
 	FixedEstimates bool
 }

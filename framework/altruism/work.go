@@ -16,7 +16,7 @@ func (p *Planner) RemainingWork(j *Job, now time.Time) float64 {
 }
 
 // NormalizedWork returns job j's remaining work at now weighted by demand,
-// the leftover scheduler's shortest-remaining-time-first key of the spec:
+// the leftover scheduler's shortest-remaining-time-first key (docs/carbyne.md):
 // Σ over unfinished tasks of remaining duration (seconds) × Σ_r demand_r /
 // capacity_r, where capacity is normally the cluster's. Resources that
 // capacity lacks are left out.

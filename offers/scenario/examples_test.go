@@ -26,7 +26,7 @@ const (
 
 // example is one row: a spec, the policies it applies to, how much churn,
 // and the acceptable task counts per leaf in tree order (any one of them;
-// several only where the spec lists tie alternatives).
+// several only where ties leave alternatives).
 type example struct {
 	name     string
 	spec     Spec
@@ -119,7 +119,7 @@ func policyShare(t *testing.T, r *Run, path string) float64 {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 // ---------------------------------------------------------------------------
-// §3.1 Figure 3: flat DRF.
+// The H-DRF paper's Figure 3: flat DRF.
 
 func fig3() Spec {
 	return tree(res{"mem": 100, "cpus": 100},
@@ -141,7 +141,7 @@ func TestFigure3_FlatDRF(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.2 Figure 2: single resource, weights.
+// The H-DRF paper's Figure 2: single resource, weights.
 
 func fig2() Spec {
 	one := res{"slots": 1}
@@ -173,7 +173,7 @@ func TestFigure2_Weights(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.3 Figure 1: organizational hierarchy, derived tests.
+// The H-DRF paper's Figure 1: organizational hierarchy, derived tests.
 
 func fig1Single() Spec {
 	one := res{"cpus": 1}
@@ -208,7 +208,7 @@ func TestFigure1_MultiResource(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.4 Figure 4.
+// The H-DRF paper's Figure 4.
 
 func fig4R(c int64) Spec {
 	return tree(res{"cpus": c, "gpus": c},
@@ -278,7 +278,7 @@ func TestFigure4_SharesAfterCompletion(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.5 Collapsed hierarchies.
+// Collapsed hierarchies.
 
 func collapsedTree() Spec {
 	return tree(res{"cpus": 30, "gpus": 30},
@@ -319,7 +319,7 @@ func TestCollapsed_SingleResourceControl(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.6 Figure 5.
+// The H-DRF paper's Figure 5.
 
 func fig5R(c int64) Spec {
 	cpu, gpu := res{"cpus": 1}, res{"gpus": 1}
@@ -341,7 +341,7 @@ func TestFigure5_RescalingAloneFails(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.7 Blocked-only: Figure 4 with n2,1 = <1, 0.01>, every quantity x100.
+// Blocked-only: Figure 4 with n2,1 = <1, 0.01>, every quantity x100.
 
 func blockedOnly() Spec {
 	return tree(res{"cpus": 10000, "gpus": 10000},
@@ -358,7 +358,7 @@ func TestBlockedOnly_Epsilon(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.8 Figures 6/7: population monotonicity fails.
+// The H-DRF paper's Figures 6/7: population monotonicity fails.
 
 func fig6R(c int64) Spec {
 	return tree(res{"cpus": c, "gpus": c},
@@ -388,7 +388,7 @@ func TestFigure6and7_PopulationMonotonicity(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.9 Figure 8: weights 4:1, three resources <mem, cpus, gpus>.
+// The H-DRF paper's Figure 8: weights 4:1, three resources <mem, cpus, gpus>.
 
 func fig8R(mem, cpus, gpus int64) Spec {
 	cpuTask := res{"mem": 1, "cpus": 1}
@@ -402,12 +402,12 @@ func TestFigure8_Weighted(t *testing.T) {
 	f8 := fig8R(800, 200, 200)
 	no11 := without(f8, "n1.1")
 	no11n22 := without(f8, "n1.1", "n2.2")
-	// The paper's cluster: the spec's discrete result with leftmost ties is
+	// The paper's cluster: the discrete result with leftmost ties is
 	// 157/196/20/19 (fluid 156.8/196/19.6/19.6); static must give exactly
 	// that. The last CPUs go through a near-tie between n1 (0.8/4) and n2
 	// (0.2/1) that the rescaling rules (dynamic and paper, identically)
 	// resolve the other way: 156/196/20/20, within one task of the fluid
-	// result but not in the spec's list.
+	// result but not the leftmost-ties result.
 	paperCluster := want([]int64{157, 196, 20, 19})
 	paperClusterDyn := want([]int64{157, 196, 20, 19}, []int64{156, 196, 20, 20})
 	pc := fig8R(784, 196, 196)
@@ -444,7 +444,7 @@ func TestFigure8_Weighted(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// §3.10 T-DOVE and T-IDLE.
+// T-DOVE and T-IDLE (docs/hdrf.md).
 
 func tDove() Spec {
 	return tree(res{"cpus": 30, "gpus": 30},

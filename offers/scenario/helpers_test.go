@@ -2,8 +2,8 @@ package scenario
 
 // Shared fixtures of the scenario tests: tree builders, an independent
 // static H-DRF oracle (docs/hdrf.md, discrete, exact rationals), the
-// hierarchical share guarantee (§1.4), the random-tree generator of §6 and
-// the invariant checks (capacity, Pareto efficiency P5).
+// hierarchical share guarantee, the random-tree generator and the
+// invariant checks (capacity, Pareto efficiency P5).
 
 import (
 	"fmt"
@@ -325,7 +325,7 @@ func resourceNames(s Spec) []string {
 }
 
 // ---------------------------------------------------------------------------
-// Hierarchical share guarantee (§1.4): g_L is the product along the path of
+// Hierarchical share guarantee: g_L is the product along the path of
 // w_k over the summed weights of k's demanding siblings (k included).
 
 type guaranteeNode struct {
@@ -493,7 +493,7 @@ func depth(n Node) int {
 }
 
 // ---------------------------------------------------------------------------
-// Random trees (§6).
+// Random trees.
 
 type genOpts struct {
 	unit           bool // demand components in {0,1} instead of {0..3}
@@ -722,9 +722,9 @@ func dominant(r *Run, leaf string) float64 {
 }
 
 // ---------------------------------------------------------------------------
-// Dynamic H-DRF oracle: the rescaling rules of §2.7 (literal) and §2.10
-// (scale-down) written straight from the spec's pseudocode, one whole task
-// at a time on a single pool, with the allocator's tie rule (relative
+// Dynamic H-DRF oracle: the rescaling rules, literal (the H-DRF paper's
+// Algorithms 2-4) and scale-down (docs/hdrf.md), written straight from
+// their definitions, one whole task at a time on a single pool, with the allocator's tie rule (relative
 // tolerance 1e-9, then tree order). Used in lock step with the allocator to
 // tell implementation bugs from properties of the rules themselves.
 
@@ -783,7 +783,7 @@ func newRuleOracle(s Spec, literal bool) *ruleOracle {
 }
 
 // inY: j is available when the free amount reaches the smallest positive
-// per-task demand for j among pending leaves (1 when none), §2.9 item 8.
+// per-task demand for j among pending leaves (1 when none).
 func (o *ruleOracle) inY(j int) bool {
 	thr := 0.0
 	for _, l := range o.leaves {

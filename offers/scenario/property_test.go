@@ -31,7 +31,7 @@ func mixedTree(seed uint64) Spec {
 	return randomSpec(newRNG(seed), genOpts{minCap: 60, maxCap: 120, maxDepth: 3})
 }
 
-// TestRandomTreeGenerator pins the generator to §6's ranges.
+// TestRandomTreeGenerator pins the generator to its stated ranges.
 func TestRandomTreeGenerator(t *testing.T) {
 	depths := map[int]int{}
 	for seed := uint64(0); seed < 200; seed++ {
@@ -98,7 +98,8 @@ func TestStaticPolicyMatchesOracle(t *testing.T) {
 }
 
 // TestP3_DynamicFollowsItsRule runs the dynamic and paper policies in lock
-// step with the rule oracle (the spec's pseudocode, written independently):
+// step with the rule oracle (the rules as docs/hdrf.md states them, written
+// independently):
 // after the initial fill and after every random completion and refill, task
 // counts must be identical, on unit and non-unit random trees.
 func TestP3_PaperFollowsItsRule(t *testing.T) {
@@ -309,7 +310,7 @@ func TestP4_HierarchicalShareGuarantee(t *testing.T) {
 	}
 }
 
-// TestP4_GuaranteeClosedForm checks g_L on Figure 2 (§1.4): 1/2, 1/10,
+// TestP4_GuaranteeClosedForm checks g_L on the H-DRF paper's Figure 2: 1/2, 1/10,
 // 1/5, 1/5 of the cluster; without n2,3 1/2, 1/6, 1/3.
 func TestP4_GuaranteeClosedForm(t *testing.T) {
 	all := func(Node) bool { return true }

@@ -95,7 +95,7 @@ func checkOutcome(t *testing.T, rep Report, want outcome) {
 	}
 }
 
-// The case under each cluster policy. The need is first seen by the
+// The scenario of docs/preemption.md under each cluster policy. The need is first seen by the
 // decision at 10 s (prod's arrival) and is eligible at 15 s (delay 5 s).
 func TestReplay_ProdArrives(t *testing.T) {
 	t.Parallel()

@@ -260,7 +260,11 @@ func (m *Master) leaderOnly(h func(http.ResponseWriter, *http.Request, *leader))
 		l := m.leader
 		m.mu.Unlock()
 		if l != nil {
-			h(w, r, l)
+			// The request gives up when this master stops leading.
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			defer context.AfterFunc(l.ctx, cancel)()
+			h(w, r.WithContext(ctx), l)
 			return
 		}
 		info := m.leaderInfo()

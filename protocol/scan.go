@@ -40,70 +40,26 @@ func scan(b []byte) error {
 			continue
 		}
 		need--
-		if i >= len(b) {
-			return Errorf(ErrMalformed, "truncated at byte %d", i)
+		h, err := ReadHeader(b, i)
+		if err != nil {
+			return err
 		}
-		c := b[i]
-		i++
-		var (
-			skip  uint64 // payload bytes to skip
-			items uint64 // children of a container
-			isMap bool
-			isArr bool
-		)
-		switch {
-		case c <= 0x7f || c >= 0xe0, c == 0xc0, c == 0xc2, c == 0xc3:
-			// fixint, nil, bool
-		case c >= 0x80 && c <= 0x8f:
-			items, isMap = uint64(c&0x0f), true
-		case c >= 0x90 && c <= 0x9f:
-			items, isArr = uint64(c&0x0f), true
-		case c >= 0xa0 && c <= 0xbf:
-			skip = uint64(c & 0x1f)
-		default:
-			n, w, ok := lenPrefix(c)
-			if !ok {
-				return Errorf(ErrMalformed, "invalid code 0x%02x at byte %d", c, i-1)
-			}
-			if uint64(len(b)-i) < uint64(w) {
-				return Errorf(ErrMalformed, "truncated at byte %d", i)
-			}
-			if w > 0 {
-				n = readUint(b[i : i+w])
-				i += w
-			}
-			switch {
-			case c == 0xdc || c == 0xdd:
-				items, isArr = n, true
-			case c == 0xde || c == 0xdf:
-				items, isMap = n, true
-			case c >= 0xc7 && c <= 0xc9: // ext: length, then a type byte
-				skip = n + 1
-			case c >= 0xd4 && c <= 0xd8: // fixext: type byte, then data
-				skip = n + 1
-			default:
-				skip = n
-			}
-		}
-		left := uint64(len(b) - i)
-		if skip > left {
-			return Errorf(ErrMalformed, "truncated at byte %d", i)
-		}
-		i += int(skip)
-		if items == 0 {
+		i = h.End
+		if h.Items == 0 {
 			continue
 		}
-		children := items
-		if isMap {
-			children = 2 * items // items <= 2^32-1, no overflow
+		left := uint64(len(b) - i)
+		children := h.Items
+		if h.IsMap {
+			children = 2 * h.Items // items <= 2^32-1, no overflow
 		}
 		if children > left {
 			return Errorf(ErrMalformed, "container at byte %d claims %d values, %d bytes left", i, children, left)
 		}
-		if isArr {
-			elems += int(items)
+		if h.IsMap {
+			entries += int(h.Items)
 		} else {
-			entries += int(items)
+			elems += int(h.Items)
 		}
 		if elems > MaxArrayElems || entries > MaxMapEntries {
 			return Errorf(ErrTooLarge, "more than %d array elements or %d map entries", MaxArrayElems, MaxMapEntries)
@@ -118,6 +74,64 @@ func scan(b []byte) error {
 		return Errorf(ErrMalformed, "%d trailing bytes", len(b)-i)
 	}
 	return nil
+}
+
+// Header describes the msgpack value starting at some offset: End is the
+// offset after its header and, for a scalar, its payload; a container has
+// Items elements (an array) or key/value pairs (a map) after End.
+type Header struct {
+	End   int
+	Items uint64
+	IsMap bool
+}
+
+// ReadHeader reads the header of the msgpack value at b[i:], checking that
+// it, and a scalar's payload, fit in b. Errors wrap ErrMalformed.
+func ReadHeader(b []byte, i int) (Header, error) {
+	if i >= len(b) {
+		return Header{}, Errorf(ErrMalformed, "truncated at byte %d", i)
+	}
+	c := b[i]
+	i++
+	var h Header
+	var skip uint64
+	switch {
+	case c <= 0x7f || c >= 0xe0, c == 0xc0, c == 0xc2, c == 0xc3:
+		// fixint, nil, bool
+	case c >= 0x80 && c <= 0x8f:
+		h.Items, h.IsMap = uint64(c&0x0f), true
+	case c >= 0x90 && c <= 0x9f:
+		h.Items = uint64(c & 0x0f)
+	case c >= 0xa0 && c <= 0xbf:
+		skip = uint64(c & 0x1f)
+	default:
+		n, w, ok := lenPrefix(c)
+		if !ok {
+			return Header{}, Errorf(ErrMalformed, "invalid code 0x%02x at byte %d", c, i-1)
+		}
+		if len(b)-i < w {
+			return Header{}, Errorf(ErrMalformed, "truncated at byte %d", i)
+		}
+		if w > 0 {
+			n = readUint(b[i : i+w])
+			i += w
+		}
+		switch {
+		case c == 0xdc || c == 0xdd:
+			h.Items = n
+		case c == 0xde || c == 0xdf:
+			h.Items, h.IsMap = n, true
+		case c >= 0xc7 && c <= 0xc9, c >= 0xd4 && c <= 0xd8: // ext, fixext: a type byte and data
+			skip = n + 1
+		default:
+			skip = n
+		}
+	}
+	if skip > uint64(len(b)-i) {
+		return Header{}, Errorf(ErrMalformed, "truncated at byte %d", i)
+	}
+	h.End = i + int(skip)
+	return h, nil
 }
 
 // lenPrefix describes the non-fix codes: for length-prefixed codes w is the

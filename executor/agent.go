@@ -294,7 +294,7 @@ func (a *Agent) connect() error {
 	a.mu.Lock()
 	a.nc = nc
 	a.mu.Unlock()
-	a.req = requester{nc: nc, subj: a.subj, timeout: a.cfg.RequestTimeout, principal: a.cfg.Principal}
+	a.req = newRequester(nc, a.subj, a.cfg.RequestTimeout, a.cfg.Principal)
 	return nil
 }
 

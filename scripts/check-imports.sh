@@ -39,13 +39,14 @@ only-ours        | master/state                      | protocol
 only-ours        | examples/*                        | framework framework/altruism protocol
 only-ours        | offers/scenario                   | offers protocol
 only-ours        | sim                               | offers coflow framework/altruism protocol
-only-ours        | natsclient internal/testlog       | -
+only-ours        | natsclient                        | protocol
+only-ours        | internal/testlog                  | -
 only-ours        | internal/testutil                 | -
 only-ours        | master                            | coflow natsauth natsclient offers protocol raftstore
 only-ours        | master/api                        | protocol
 only-ours        | framework                         | natsclient protocol
 only-ours        | executor                          | natsclient protocol
-only-ours        | internal/testcluster              | internal executor master natsauth protocol raftstore
+only-ours        | internal/testcluster              | internal executor master natsauth natsclient protocol raftstore
 only-ours        | internal/devcluster               | executor master natsauth protocol raftstore
 never-imported   | cmd/* examples/* integration      |
 "

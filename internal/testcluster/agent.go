@@ -176,7 +176,7 @@ func (c *Cluster) NewAgent(opts AgentOptions) *TestAgent {
 		tasks:     map[TaskKey]*agentTask{},
 		wake:      make(chan struct{}, 1),
 	}
-	a.req = requester{nc: a.nc, timeout: opts.RequestTimeout}
+	a.req = newRequester(a.nc, opts.RequestTimeout)
 	c.mu.Lock()
 	c.agents = append(c.agents, a)
 	c.mu.Unlock()

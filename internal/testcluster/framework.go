@@ -143,7 +143,7 @@ func (c *Cluster) NewFramework(opts FrameworkOptions) *TestFramework {
 		wake:        make(chan struct{}, 1),
 		ackWake:     make(chan struct{}, 1),
 	}
-	f.req = requester{nc: f.nc, timeout: opts.RequestTimeout}
+	f.req = newRequester(f.nc, opts.RequestTimeout)
 	c.mu.Lock()
 	c.frameworks = append(c.frameworks, f)
 	c.mu.Unlock()

@@ -3,12 +3,11 @@ package testcluster
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -19,50 +18,23 @@ const (
 	backoffMax = 250 * time.Millisecond
 )
 
-// requester sends protocol requests to the leader over NATS.
-type requester struct {
-	nc *nats.Conn
-	// timeout bounds one attempt.
-	timeout time.Duration
+// requester sends protocol requests to the leader over NATS: the clients'
+// loop (natsclient.Requester) with a narrower idea of what to retry, so
+// that tests see rate limits and exceeded limits as the callers get them.
+type requester struct{ natsclient.Requester }
+
+// newRequester is a requester on nc whose attempts last at most attempt.
+func newRequester(nc *nats.Conn, attempt time.Duration) requester {
+	return requester{natsclient.Requester{Conn: nc, Attempt: attempt, BackoffMin: backoffMin,
+		BackoffMax: backoffMax, Retryable: retryable}}
 }
 
-// once sends one request and decodes the reply into into (nil for none).
-// Errors are the reply's typed error (errors.Is works with the protocol
-// sentinels), nats.ErrNoResponders when no leader listens, or
-// context.DeadlineExceeded when no reply came in time.
 func (r requester) once(ctx context.Context, subject string, t protocol.MsgType, body, into any) error {
-	data, err := protocol.Encode(t, body)
-	if err != nil {
-		return err
-	}
-	actx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	msg, err := r.nc.RequestWithContext(actx, subject, data)
-	if err != nil {
-		return err
-	}
-	return protocol.DecodeReply(msg.Data, into)
+	return r.Once(ctx, subject, t, body, into)
 }
 
-// retry sends a request until it succeeds, fails with an error that
-// retrying cannot fix, or ctx is done. Use it only for requests that are
-// safe to repeat.
 func (r requester) retry(ctx context.Context, subject string, t protocol.MsgType, body, into any) error {
-	wait := backoffMin
-	for {
-		err := r.once(ctx, subject, t, body, into)
-		if err == nil || !retryable(err) {
-			return err
-		}
-		timer := time.NewTimer(wait/2 + rand.N(wait/2))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("%s: %w (last error: %w)", subject, ctx.Err(), err)
-		case <-timer.C:
-		}
-		wait = min(2*wait, backoffMax)
-	}
+	return r.Retry(ctx, subject, t, body, into)
 }
 
 // retryable reports errors that a later attempt may not meet: nobody
@@ -85,5 +57,5 @@ func ambiguous(err error) bool {
 // not the leader, timeouts), until ctx is done. Each attempt waits at most
 // attempt. For requests that are safe to repeat.
 func Request(ctx context.Context, nc *nats.Conn, attempt time.Duration, subject string, t protocol.MsgType, body, into any) error {
-	return requester{nc: nc, timeout: attempt}.retry(ctx, subject, t, body, into)
+	return newRequester(nc, attempt).retry(ctx, subject, t, body, into)
 }

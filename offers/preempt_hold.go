@@ -65,6 +65,9 @@ func (a *Allocator) viewHolds() {
 		}
 		left := ag.free.clone()
 		for i, role := range h.roles {
+			if !short(role, h.res[i]) {
+				continue // met since the plan: nothing to hold
+			}
 			var room vec
 			for j, x := range h.res[i] {
 				room = room.grow(j + 1)
@@ -121,14 +124,23 @@ func (a *Allocator) turnHeld(t *turn) vec {
 	if h == nil {
 		return nil
 	}
+	// A role that has met its guarantee since the plan (in an earlier
+	// agent's turn, say) holds nothing: its frameworks compete as usual.
+	var roles []*node
+	var total vec
+	for i, r := range h.roles {
+		if short(r, h.res[i]) {
+			roles = append(roles, r)
+			total = total.add(h.res[i])
+		}
+	}
+	if roles == nil {
+		return nil
+	}
 	before := t.ag.free.clone()
-	t.holders = h.roles
+	t.holders = roles
 	a.turnGuarantee(t)
 	t.holders = nil
-	var total vec
-	for _, r := range h.res {
-		total = total.add(r)
-	}
 	held := make(vec, len(total))
 	for j, x := range total {
 		taken := before.at(j) - t.ag.free.at(j)

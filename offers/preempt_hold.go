@@ -13,9 +13,10 @@ import "slices"
 // task is no safer: a round that reaches another agent first may give
 // away the headroom the task needs beyond its role's shortfall. So each
 // plan keeps, per agent, the room of the guarantees' tasks it placed
-// there; until the next plan, a round offers that much of the agent's
-// free room to those roles alone, and counts it as theirs when it weighs
-// the headroom of unmet guarantees for anyone else.
+// there; until the next plan, and while the role is still short of its
+// guarantee, a round offers that much of the agent's free room to those
+// roles alone, and counts it as theirs when it weighs the headroom of
+// unmet guarantees for anyone else.
 
 // holdAt is the room held on one agent, by the guaranteed role it is held
 // for.

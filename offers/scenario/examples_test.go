@@ -1,7 +1,7 @@
 package scenario
 
-// The worked examples of docs/hdrf.md, with the exact task counts the
-// spec gives, for the policies it gives them for. "oracle" rows run the
+// The worked examples of docs/hdrf.md, with the exact task counts that
+// page gives, for the policies it gives them for. "oracle" rows run the
 // independent static H-DRF oracle of helpers_test.go, so the expected values
 // also validate it. Churned rows run churnN random completions with a fixed
 // seed, refilling after each.

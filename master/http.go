@@ -221,7 +221,7 @@ func (m *Master) serveHealthz(w http.ResponseWriter, _ *http.Request) {
 	case m.nc == nil || !m.nc.IsConnected():
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("nats not connected\n"))
-	case m.node == nil || m.node.Stats()["state"] == "Shutdown":
+	case m.node == nil || !m.node.Running():
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("raft not running\n"))
 	default:

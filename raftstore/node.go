@@ -165,6 +165,9 @@ func (n *Node) Addr() string { return string(n.stores.addr) }
 // IsLeader reports whether this node is the leader right now.
 func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
 
+// Running reports whether the node's Raft still runs (it has not shut down).
+func (n *Node) Running() bool { return n.raft.State() != raft.Shutdown }
+
 // Leader returns the current leader's ID and address as this node knows them; both are
 // empty when no leader is known.
 func (n *Node) Leader() (id, addr string) {

@@ -45,6 +45,15 @@ func TestNode_SingleNodeBootstrap(t *testing.T) {
 	if n.AppliedIndex() == 0 {
 		t.Error("AppliedIndex() = 0 after applies")
 	}
+	if !n.Running() {
+		t.Fatal("Running() = false on a live node")
+	}
+	if err := n.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	if n.Running() {
+		t.Fatal("Running() = true after Shutdown")
+	}
 }
 
 func TestNode_ApplyReplicates(t *testing.T) {

@@ -38,6 +38,16 @@ func Policies() []Policy {
 	return []Policy{PolicyDynamic, PolicyStatic, PolicyPaper, PolicyNaive, PolicyCollapsed, PolicyMesos}
 }
 
+// PolicyNames lists every policy's name, default first, comma-separated:
+// for flags' help and error messages.
+func PolicyNames() string {
+	names := make([]string, 0, len(Policies()))
+	for _, p := range Policies() {
+		names = append(names, string(p))
+	}
+	return strings.Join(names, ", ")
+}
+
 // ParsePolicy resolves a policy name.
 func ParsePolicy(name string) (Policy, error) {
 	for _, p := range Policies() {
@@ -45,11 +55,7 @@ func ParsePolicy(name string) (Policy, error) {
 			return p, nil
 		}
 	}
-	names := make([]string, 0, len(Policies()))
-	for _, p := range Policies() {
-		names = append(names, string(p))
-	}
-	return "", fmt.Errorf("%w: %q (want one of %s)", ErrUnknownPolicy, name, strings.Join(names, ", "))
+	return "", fmt.Errorf("%w: %q (want one of %s)", ErrUnknownPolicy, name, PolicyNames())
 }
 
 // rescale says how an internal node's vector is built from its children's.

@@ -21,8 +21,7 @@ func simHDRFCommand() *cobra.Command {
 		Short: "Replay an H-DRF scenario and print the allocation as JSON",
 		Long: `Replay an H-DRF scenario (a weighted tree whose leaves run identical tasks on
 one pool of capacity) under an allocation policy and print each leaf's running
-tasks and usage over capacity as JSON. Policies: dynamic (default), static,
-paper, naive, collapsed, mesos.
+tasks and usage over capacity as JSON (--policy lists the policies).
 
 A scenario with a timeline (leaf arrivals and task durations, role guarantees,
 preemption settings, until) is replayed event by event as the master drives the
@@ -52,7 +51,7 @@ Example:
 			return enc.Encode(res)
 		},
 	}
-	cmd.Flags().StringVar(&policy, "policy", "dynamic", "allocation policy: dynamic, static, paper, naive, collapsed or mesos")
+	cmd.Flags().StringVar(&policy, "policy", string(offers.PolicyDynamic), "allocation policy: "+offers.PolicyNames())
 	cmd.Flags().StringVar(&preemption, "preemption", "", "cluster preemption policy for a scenario with a timeline: off, guarantees or fair (default: the file's)")
 	cmd.Flags().StringVar(&scenarioPath, "scenario", "", "scenario JSON file, or - for stdin")
 	return cmd

@@ -54,7 +54,7 @@ func (l *leader) markSilence(now time.Time) {
 	if len(cmd.Silent)+len(cmd.Heard) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(l.ctx, l.m.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
 	defer cancel()
 	// Flagged, so that a master of an earlier version skips it during a
 	// rolling upgrade.

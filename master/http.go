@@ -260,11 +260,7 @@ func (m *Master) leaderOnly(h func(http.ResponseWriter, *http.Request, *leader))
 		l := m.leader
 		m.mu.Unlock()
 		if l != nil {
-			// The request gives up when this master stops leading.
-			ctx, cancel := context.WithCancel(r.Context())
-			defer cancel()
-			defer context.AfterFunc(l.ctx, cancel)()
-			h(w, r.WithContext(ctx), l)
+			h(w, r, l)
 			return
 		}
 		info := m.leaderInfo()

@@ -78,12 +78,7 @@ type leader struct {
 	work     chan struct{} // bounds concurrent request handlers
 	trigger  chan struct{}
 	done     chan struct{}
-	// ctx is cancelled when the leader stops: requests and background
-	// work of this term give up with it instead of running on a master
-	// that no longer leads.
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	wg       sync.WaitGroup
 	// stopping, set under stopMu before stop waits, keeps request
 	// handlers from joining wg while it is waited on.
 	stopMu   sync.RWMutex
@@ -133,7 +128,6 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		preemptNow:   make(chan struct{}, 1),
 		done:         make(chan struct{}),
 	}
-	l.ctx, l.cancel = context.WithCancel(context.Background())
 	if m.cfg.FrameworkRateLimit.QPS > 0 {
 		l.limiter = newPrincipalLimiter(m.cfg.FrameworkRateLimit)
 	}
@@ -141,7 +135,6 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		l.agentLimiter = newPrincipalLimiter(m.cfg.AgentRateLimit)
 	}
 	if err := l.rebuild(v, time.Now()); err != nil {
-		l.cancel()
 		return nil, err
 	}
 	return l, nil
@@ -277,7 +270,6 @@ func (l *leader) stop() {
 	l.stopping = true
 	l.stopMu.Unlock()
 	close(l.done)
-	l.cancel()
 	l.stopCoflowTimer()
 	l.wg.Wait()
 }

@@ -33,8 +33,8 @@ func newRequester(nc *nats.Conn, subj protocol.Subjects, timeout time.Duration, 
 	}
 }
 
-// once sends one request of the verb (natsclient.Requester.Once).
-func (r requester) once(ctx context.Context, _ protocol.AgentVerb, t protocol.MsgType, body, into any) error {
+// once sends one request on the credential's subject (natsclient.Requester.Once).
+func (r requester) once(ctx context.Context, t protocol.MsgType, body, into any) error {
 	subject, err := r.subj.RequestSubject(r.principal, body)
 	if err != nil {
 		return err
@@ -42,15 +42,12 @@ func (r requester) once(ctx context.Context, _ protocol.AgentVerb, t protocol.Ms
 	return r.Once(ctx, subject, t, body, into)
 }
 
-// retry sends a request of the verb until it succeeds, fails with an error
+// retry sends a request until it succeeds, fails with an error
 // retrying cannot fix, or ctx is done (natsclient.Requester.Retry).
-func (r requester) retry(ctx context.Context, _ protocol.AgentVerb, t protocol.MsgType, body, into any) error {
+func (r requester) retry(ctx context.Context, t protocol.MsgType, body, into any) error {
 	subject, err := r.subj.RequestSubject(r.principal, body)
 	if err != nil {
 		return err
 	}
 	return r.Retry(ctx, subject, t, body, into)
 }
-
-// retryable reports errors a later attempt may not meet.
-func retryable(err error) bool { return natsclient.Retryable(err) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -33,7 +34,7 @@ func (a *Agent) register(ctx context.Context) error {
 		Attributes: a.attrs, Version: a.cfg.Version,
 	}
 	var reply protocol.RegisterReply
-	if err := a.req.retry(ctx, protocol.VerbRegister, protocol.MsgRegisterRequest, req, &reply); err != nil {
+	if err := a.req.retry(ctx, protocol.MsgRegisterRequest, req, &reply); err != nil {
 		return fmt.Errorf("register: %w", err)
 	}
 	if !protocol.ValidID(string(reply.AgentID)) {
@@ -50,7 +51,7 @@ func (a *Agent) register(ctx context.Context) error {
 	}
 	a.log.Info("registered", "agent_id", reply.AgentID, "heartbeat", reply.HeartbeatInterval)
 	a.sessionUp(reply.HeartbeatInterval)
-	if err := a.req.once(ctx, protocol.VerbHeartbeat, protocol.MsgHeartbeatRequest,
+	if err := a.req.once(ctx, protocol.MsgHeartbeatRequest,
 		protocol.HeartbeatRequest{AgentID: reply.AgentID}, nil); err != nil {
 		a.log.Debug("first heartbeat", "error", err)
 		a.pokeSession()
@@ -102,7 +103,7 @@ func (a *Agent) reregister(ctx context.Context) error {
 		req.Unacked = req.Unacked[:protocol.MaxListLen] // resent after anyway
 	}
 	var reply protocol.RegisterReply
-	err := a.req.retry(ctx, protocol.VerbReregister, protocol.MsgReregisterRequest, req, &reply)
+	err := a.req.retry(ctx, protocol.MsgReregisterRequest, req, &reply)
 	switch {
 	case err == nil:
 	case errors.Is(err, protocol.ErrUnknownAgent):
@@ -235,14 +236,14 @@ func (a *Agent) sessionLoop(ctx context.Context) {
 				a.log.Error("reregister", "error", err)
 			}
 		} else {
-			err := a.req.once(ctx, protocol.VerbHeartbeat, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: id}, nil)
+			err := a.req.once(ctx, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: id}, nil)
 			switch {
 			case err == nil:
 			case errors.Is(err, protocol.ErrUnknownAgent):
 				a.log.Info("the leader does not know this agent; reregistering")
 				a.wantReregister()
 			case ctx.Err() != nil:
-			case retryable(err):
+			case natsclient.Retryable(err):
 				a.log.Debug("heartbeat", "error", err)
 			default:
 				a.log.Warn("heartbeat refused", "error", err)

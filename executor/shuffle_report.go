@@ -211,7 +211,7 @@ func (a *Agent) sendShuffleReports(ctx context.Context) {
 				Src: id, Dst: protocol.AgentID(p.key.Dst), BytesSent: p.bytes, Transfers: p.transfers,
 			}
 		}
-		err := a.req.retry(ctx, protocol.VerbCoflowReport, protocol.MsgCoflowReportRequest, req, nil)
+		err := a.req.retry(ctx, protocol.MsgCoflowReportRequest, req, nil)
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:

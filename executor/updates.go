@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -202,7 +203,7 @@ func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *batch) {
 		updates[i].Status.AgentID = id
 	}
 	var reply protocol.StatusUpdateReply
-	err := a.req.once(ctx, protocol.VerbStatus, protocol.MsgStatusUpdateRequest,
+	err := a.req.once(ctx, protocol.MsgStatusUpdateRequest,
 		protocol.StatusUpdateRequest{AgentID: id, Updates: updates}, &reply)
 	a.mu.Lock()
 	for _, t := range b.tasks {
@@ -220,7 +221,7 @@ func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *batch) {
 	case poison(err):
 		a.isolate(b, err)
 		return
-	case retryable(err):
+	case natsclient.Retryable(err):
 		a.log.Debug("status updates not delivered; resending later", "updates", len(updates), "error", err)
 		return
 	default:

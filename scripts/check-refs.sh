@@ -3,7 +3,7 @@
 # offender, on
 #   - a section sign (§), which points into notes a clone does not have (cite a published
 #     paper by name and section, or a page under docs/);
-#   - a path outside the repository (../shared, DESIGN.md) or a numbered issue;
+#   - a path outside the repository (the design notes) or a numbered issue;
 #   - a docs/*.md path or a relative .md link that names no file in the repository.
 # bin/, vendor/, testdata/ and .git are not read.
 set -euo pipefail

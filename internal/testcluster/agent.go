@@ -224,7 +224,7 @@ func (a *TestAgent) register() error {
 	ctx, cancel := context.WithTimeout(context.Background(), a.opts.RegisterTimeout)
 	defer cancel()
 	var reply protocol.RegisterReply
-	err := a.req.retry(ctx, a.subject(protocol.VerbRegister, ""), protocol.MsgRegisterRequest,
+	err := a.req.Retry(ctx, a.subject(protocol.VerbRegister, ""), protocol.MsgRegisterRequest,
 		protocol.RegisterRequest{Hostname: a.opts.Hostname, Resources: a.opts.Resources,
 			Attributes: a.opts.Attributes, Version: "testcluster"}, &reply)
 	if err != nil {

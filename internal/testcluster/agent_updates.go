@@ -118,7 +118,7 @@ func (a *TestAgent) sendBatch(ctx context.Context, id protocol.AgentID, b *updat
 		b.updates[i].Status.AgentID = id
 	}
 	var reply protocol.StatusUpdateReply
-	err := a.req.once(ctx, a.subject(protocol.VerbStatus, id), protocol.MsgStatusUpdateRequest,
+	err := a.req.Once(ctx, a.subject(protocol.VerbStatus, id), protocol.MsgStatusUpdateRequest,
 		protocol.StatusUpdateRequest{AgentID: id, Updates: b.updates}, &reply)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -189,7 +189,7 @@ func (a *TestAgent) heartbeatLoop(ctx context.Context) {
 			a.doReregister(ctx)
 			continue
 		}
-		err := a.req.once(ctx, a.subject(protocol.VerbHeartbeat, id), protocol.MsgHeartbeatRequest,
+		err := a.req.Once(ctx, a.subject(protocol.VerbHeartbeat, id), protocol.MsgHeartbeatRequest,
 			protocol.HeartbeatRequest{AgentID: id}, nil)
 		if errors.Is(err, protocol.ErrUnknownAgent) {
 			a.mu.Lock()
@@ -232,7 +232,7 @@ func (a *TestAgent) doReregister(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, a.opts.RegisterTimeout)
 	defer cancel()
 	var reply protocol.RegisterReply
-	err := a.req.retry(rctx, a.subject(protocol.VerbReregister, req.AgentID), protocol.MsgReregisterRequest, req, &reply)
+	err := a.req.Retry(rctx, a.subject(protocol.VerbReregister, req.AgentID), protocol.MsgReregisterRequest, req, &reply)
 	if err != nil {
 		if ctx.Err() == nil {
 			a.logger.Error("reregister", "error", err)

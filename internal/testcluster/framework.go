@@ -227,7 +227,7 @@ func (f *TestFramework) subscribe(ctx context.Context) error {
 		}
 	}
 	var reply protocol.SubscribeReply
-	err := f.req.retry(rctx, f.subject(protocol.VerbSubscribe, id), protocol.MsgSubscribeRequest,
+	err := f.req.Retry(rctx, f.subject(protocol.VerbSubscribe, id), protocol.MsgSubscribeRequest,
 		protocol.SubscribeRequest{FrameworkID: id, Name: f.opts.Name, Principal: f.principal, Role: f.opts.Role, Weight: f.opts.Weight,
 			FailoverTimeout: f.opts.FailoverTimeout, Capabilities: f.opts.Capabilities, Suppressed: true}, &reply)
 	if err != nil {
@@ -270,7 +270,7 @@ func (f *TestFramework) subscribe(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := f.req.retry(rctx, f.subject(protocol.VerbRevive, reply.FrameworkID), protocol.MsgReviveRequest,
+	if err := f.req.Retry(rctx, f.subject(protocol.VerbRevive, reply.FrameworkID), protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: reply.FrameworkID}, nil); err != nil {
 		return fmt.Errorf("revive: %w", err)
 	}
@@ -299,7 +299,7 @@ func (f *TestFramework) reconcileUnsettled(ctx context.Context) error {
 		return nil
 	}
 	f.logger.Info("reconciling unanswered launches", "tasks", len(tasks))
-	err := f.req.retry(ctx, f.subject(protocol.VerbReconcile, fw), protocol.MsgReconcileRequest,
+	err := f.req.Retry(ctx, f.subject(protocol.VerbReconcile, fw), protocol.MsgReconcileRequest,
 		protocol.ReconcileRequest{FrameworkID: fw, Tasks: tasks}, nil)
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
@@ -308,7 +308,7 @@ func (f *TestFramework) reconcileUnsettled(ctx context.Context) error {
 }
 
 func (f *TestFramework) sendDemand(ctx context.Context, shapes []protocol.TaskShape) error {
-	err := f.req.retry(ctx, f.subject(protocol.VerbDemand, f.ID()), protocol.MsgDemandRequest,
+	err := f.req.Retry(ctx, f.subject(protocol.VerbDemand, f.ID()), protocol.MsgDemandRequest,
 		protocol.DemandRequest{FrameworkID: f.ID(), Demand: shapes}, nil)
 	if err != nil {
 		return fmt.Errorf("demand: %w", err)

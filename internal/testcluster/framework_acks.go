@@ -36,7 +36,7 @@ func (f *TestFramework) acknowledge(ctx context.Context, acks []protocol.Acknowl
 	ctx, cancel := context.WithTimeout(ctx, f.opts.RetryTimeout)
 	defer cancel()
 	var reply protocol.AcknowledgeReply
-	err := f.req.retry(ctx, f.subject(protocol.VerbAcknowledge, f.ID()), protocol.MsgAcknowledgeRequest,
+	err := f.req.Retry(ctx, f.subject(protocol.VerbAcknowledge, f.ID()), protocol.MsgAcknowledgeRequest,
 		protocol.AcknowledgeRequest{FrameworkID: f.ID(), Acks: acks}, &reply)
 	refused := make(map[protocol.StatusUUID]error, len(reply.Refused))
 	for _, r := range reply.Refused {

@@ -56,7 +56,7 @@ func (f *TestFramework) accept(ctx context.Context, ids []protocol.OfferID, agen
 	f.mu.Unlock()
 	// An accept is not repeated: the leader forgets offers when it changes,
 	// so a retry could only be refused.
-	err := f.req.once(ctx, f.subject(protocol.VerbAccept, fw), protocol.MsgAcceptRequest,
+	err := f.req.Once(ctx, f.subject(protocol.VerbAccept, fw), protocol.MsgAcceptRequest,
 		protocol.AcceptRequest{FrameworkID: fw, OfferIDs: ids,
 			Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: tasks}}}, nil)
 	f.mu.Lock()
@@ -142,7 +142,7 @@ func (f *TestFramework) decline(ctx context.Context, refuse time.Duration, ids [
 	}
 	fw := f.id
 	f.mu.Unlock()
-	err := f.req.once(ctx, f.subject(protocol.VerbDecline, fw), protocol.MsgDeclineRequest,
+	err := f.req.Once(ctx, f.subject(protocol.VerbDecline, fw), protocol.MsgDeclineRequest,
 		protocol.DeclineRequest{FrameworkID: fw, OfferIDs: ids, Filters: &protocol.Filters{RefuseSeconds: refuse.Seconds()}}, nil)
 	f.leaderForgot(err)
 	return err
@@ -163,7 +163,7 @@ func (f *TestFramework) Demand(shapes ...protocol.TaskShape) error {
 func (f *TestFramework) Kill(task protocol.TaskID) error {
 	ctx, cancel := context.WithTimeout(context.Background(), f.opts.RetryTimeout)
 	defer cancel()
-	return f.req.retry(ctx, f.subject(protocol.VerbKill, f.ID()), protocol.MsgKillRequest,
+	return f.req.Retry(ctx, f.subject(protocol.VerbKill, f.ID()), protocol.MsgKillRequest,
 		protocol.KillRequest{FrameworkID: f.ID(), TaskID: task}, nil)
 }
 
@@ -171,7 +171,7 @@ func (f *TestFramework) Kill(task protocol.TaskID) error {
 func (f *TestFramework) RegisterCoflow(id string, flows ...protocol.FlowSpec) error {
 	ctx, cancel := context.WithTimeout(context.Background(), f.opts.RetryTimeout)
 	defer cancel()
-	return f.req.retry(ctx, f.subject(protocol.VerbCoflowRegister, f.ID()), protocol.MsgCoflowRegisterRequest,
+	return f.req.Retry(ctx, f.subject(protocol.VerbCoflowRegister, f.ID()), protocol.MsgCoflowRegisterRequest,
 		protocol.CoflowRegisterRequest{FrameworkID: f.ID(), CoflowID: id, Flows: flows}, nil)
 }
 

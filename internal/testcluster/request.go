@@ -29,14 +29,6 @@ func newRequester(nc *nats.Conn, attempt time.Duration) requester {
 		BackoffMax: backoffMax, Retryable: retryable}}
 }
 
-func (r requester) once(ctx context.Context, subject string, t protocol.MsgType, body, into any) error {
-	return r.Once(ctx, subject, t, body, into)
-}
-
-func (r requester) retry(ctx context.Context, subject string, t protocol.MsgType, body, into any) error {
-	return r.Retry(ctx, subject, t, body, into)
-}
-
 // retryable reports errors that a later attempt may not meet: nobody
 // leads right now, the leader changed, or the request timed out.
 func retryable(err error) bool {
@@ -57,5 +49,5 @@ func ambiguous(err error) bool {
 // not the leader, timeouts), until ctx is done. Each attempt waits at most
 // attempt. For requests that are safe to repeat.
 func Request(ctx context.Context, nc *nats.Conn, attempt time.Duration, subject string, t protocol.MsgType, body, into any) error {
-	return newRequester(nc, attempt).retry(ctx, subject, t, body, into)
+	return newRequester(nc, attempt).Retry(ctx, subject, t, body, into)
 }

@@ -179,6 +179,10 @@ type preemptState struct {
 	holds map[*agent]*holdAt
 	view  holdView // the holds as the current round sees them
 	bufs  planBufs
+	// walkMin, when not 0, replaces the const walkMin; walks counts the
+	// last plan's walks (tests).
+	walkMin int
+	walks   int
 }
 
 // PlanPreemption decides what to take back now. Tasks of unknown

@@ -2,8 +2,10 @@ package offers
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,11 +29,17 @@ type preemptBench struct {
 
 func newPreemptBench(b *testing.B, demandPercent int) *preemptBench {
 	b.Helper()
-	r := rand.New(rand.NewPCG(42, 1))
+	return newPreemptCluster(b, 10000, demandPercent, 42)
+}
+
+// newPreemptCluster builds preemptBench's cluster with the given number of
+// agents, from seed.
+func newPreemptCluster(b testing.TB, agents, demandPercent int, seed uint64) *preemptBench {
+	b.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
 	cfg := testConfig(PolicyDynamic)
 	cfg.Preemption = PreemptionConfig{Policy: PreemptGuarantees, Delay: 0, MaxFraction: 0.2}
 	a := newAlloc(b, cfg)
-	const agents = 10000
 	// Each agent runs ten tasks of 1 to 4 CPUs and has up to half a CPU
 	// more: the cluster is full but for crumbs.
 	type placed struct {
@@ -130,26 +138,74 @@ func BenchmarkPlanPreemption(b *testing.B) {
 // benchCold plans after changing one framework's demand each time.
 func benchCold(b *testing.B, pb *preemptBench, now time.Time) {
 	var p PreemptionPlan
+	ch := newChurn(pb)
 	runtime.GC()
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
 		f := pb.fws[1+i%(len(pb.fws)-1)]
 		demand(b, pb.a, string(f), Demand{Resources: cpuMem(1000, 4000), Count: int64(1 + i%7)})
+		tasks := ch.next()
 		b.StartTimer()
-		p = pb.a.PlanPreemption(pb.tasks, now)
+		p = pb.a.PlanPreemption(tasks, now)
 	}
 	b.ReportMetric(float64(len(p.Preempt)), "victims")
 }
 
 func benchPlan(b *testing.B, pb *preemptBench, now time.Time) {
-	p := pb.a.PlanPreemption(pb.tasks, now)
+	ch := newChurn(pb)
+	p := pb.a.PlanPreemption(ch.next(), now)
 	// Building the cluster leaves garbage a leader would not have.
 	runtime.GC()
 	b.ResetTimer()
 	for range b.N {
-		p = pb.a.PlanPreemption(pb.tasks, now)
+		b.StopTimer()
+		tasks := ch.next()
+		b.StartTimer()
+		p = pb.a.PlanPreemption(tasks, now)
 	}
 	b.ReportMetric(float64(len(p.Preempt)), "victims")
 	b.ReportMetric(float64(len(p.Needs)), "needs")
+}
+
+// churn hands each plan a new list of the running tasks, as a leader
+// builds one from its state: between two plans, churnTasks tasks end and
+// as many start (the same resources restarted where they ran, so that the
+// allocator's usage stays right).
+type churn struct {
+	pb    *preemptBench
+	r     *rand.Rand
+	out   map[int]bool
+	clock time.Time
+	// warned are the tasks to list as warned.
+	warned map[protocol.TaskID]bool
+}
+
+const churnTasks = 500
+
+func newChurn(pb *preemptBench) *churn {
+	return &churn{pb: pb, r: rand.New(rand.NewPCG(7, 7)), out: map[int]bool{}, clock: time.Unix(1_500_000, 0)}
+}
+
+func (c *churn) next() []RunningTask {
+	tasks := c.pb.tasks
+	for _, i := range slices.Sorted(maps.Keys(c.out)) {
+		c.clock = c.clock.Add(time.Millisecond)
+		tasks[i].StartedAt = c.clock
+	}
+	back := c.out
+	c.out = map[int]bool{}
+	for len(c.out) < churnTasks {
+		if i := c.r.IntN(len(tasks)); !back[i] {
+			c.out[i] = true
+		}
+	}
+	list := make([]RunningTask, 0, len(tasks))
+	for i, t := range tasks {
+		if !c.out[i] {
+			t.Warned = c.warned[t.TaskID]
+			list = append(list, t)
+		}
+	}
+	return list
 }

@@ -7,9 +7,12 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// planTask is a running task during one plan.
+// planTask is a running task during one plan, and to the next what this
+// one looked up (preempt_memo.go).
 type planTask struct {
-	*RunningTask
+	FrameworkID protocol.FrameworkID
+	TaskID      protocol.TaskID
+	AgentID     protocol.AgentID
 	// Revocable, NonPreemptible and Warned are the RunningTask's, kept
 	// here where the planner reads them most. removed: chosen as a new
 	// victim in this plan; used: a warned task this plan still needs
@@ -69,6 +72,9 @@ type planner struct {
 	// quickLists are readTierShared's.
 	agentVer   []uint32
 	quickLists map[*node]*quickList
+	// touchLog lists the agents in the order their room or tasks changed
+	// (preempt_walk.go).
+	touchLog []int32
 	// usedFor names, by task, the need a used warned task is kept for.
 	usedFor map[int]string
 	// dfsFws are the frameworks depth first; fwRange, by node, the range
@@ -111,6 +117,7 @@ func (p *planner) free(ag *agent) vec {
 func (p *planner) setFree(ag *agent, v vec) {
 	p.vfree[ag.idx] = v
 	p.agentVer[ag.idx]++
+	p.touchLog = append(p.touchLog, int32(ag.idx))
 	if p.freeIdx.max != nil {
 		p.freeIdx.set(ag.idx, v)
 	}

@@ -1,5 +1,7 @@
 package offers
 
+import "cmp"
+
 // Needs whose nearest common ancestor with a candidate is the same role
 // look for one revocable victim among the same tasks, but for those of
 // their own branch below it. readTierShared keeps, by role, the agents
@@ -20,6 +22,13 @@ type quickList struct {
 	start  []int32
 	cands  []quickCand
 	res    map[quickShape][]quickRes
+	// pos is, by agent index, its place in agents plus one (0: absent);
+	// most and newest are, by agent, the most of each scalar one of its
+	// tasks in the list holds (in rows of the registry's width) and the
+	// latest start among them; orders are preempt_walk.go's.
+	pos          []int32
+	most, newest []int64
+	orders       map[quickShape]*sharedOrder
 }
 
 // quickCand is a revocable task in a quickList: the child of the list's
@@ -82,38 +91,21 @@ func (p *planner) readTierShared(vs *victimSearch, tier int) {
 		entries = p.a.preempt.bufs.quickRes.take(len(ql.agents))
 		ql.res[sk] = entries
 	}
-	guarantee := vs.n.guarantee
-	for k, i := range ql.agents {
-		if !guarantee && !ql.open[k] || p.states.epoch[i] == vs.epoch || p.states.looked[i] == p.lookStamp {
-			continue
-		}
-		ag := p.a.agentList[i]
-		r := &entries[k]
-		if r.ver != p.agentVer[i]+1 {
-			*r = p.quickEntry(vs, ql, k)
-		}
-		kind := 1
-		if guarantee {
-			kind = 0
-		}
-		q := &r.picks[kind][0]
-		if q.task >= 0 && q.child == excl {
-			// Its own branch: the first below another child.
-			q = &r.picks[kind][1]
-		}
-		switch {
-		case q.task == -2:
-			p.readAgent(vs, ag)
-		case q.task >= 0:
-			p.states.epoch[i] = vs.epoch
-			p.states.ver[i]++
-			vs.heap = append(vs.heap, searchEntry{tier: int32(tier), count: 1, ag: i, spare: q.spare, newest: q.newest,
-				ver: p.states.ver[i], one: q.task}) // readTier heapInits
-		default:
-			p.states.looked[i] = p.lookStamp
-			vs.pending = append(vs.pending, ag)
-		}
+	kind := 1
+	if vs.n.guarantee {
+		kind = 0
 	}
+	w := &sharedWalk{ql: ql, entries: entries, kind: kind, excl: excl, tier: int32(tier)}
+	least := cmp.Or(p.a.preempt.walkMin, walkMin)
+	if len(ql.agents) < least {
+		// Every agent, in list order.
+		for k := range ql.agents {
+			p.walkRead(vs, w, k)
+		}
+		return
+	}
+	w.ord = p.order(vs, ql, sk)
+	p.startWalk(vs, w)
 }
 
 // newQuickList lists the agents holding a revocable task below anc, and
@@ -158,8 +150,14 @@ func (p *planner) newQuickList(anc *node) *quickList {
 	for k := range agents {
 		ql.start[k+1] += ql.start[k]
 	}
+	ql.pos = b.quickIdx.take(len(p.a.agentList))
+	for k, i := range ql.agents {
+		ql.pos[i] = int32(k) + 1
+	}
 	next := b.quickIdx.take(agents)
 	copy(next, ql.start)
+	width := len(p.a.reg.names)
+	ql.most, ql.newest = b.quickMost.take(agents*width), b.quickMost.take(agents)
 	var last *framework
 	var child *node
 	each(func(f *framework, t *planTask, i int) {
@@ -171,6 +169,11 @@ func (p *planner) newQuickList(anc *node) *quickList {
 		k := p.states.listedAt[t.ag.idx]
 		ql.cands[next[k]] = quickCand{task: int32(i), open: !p.underShortGuarantee(f), child: child}
 		next[k]++
+		most := ql.most[int(k)*width : int(k+1)*width]
+		for j, x := range t.res[:min(len(t.res), width)] {
+			most[j] = max(most[j], x)
+		}
+		ql.newest[k] = max(ql.newest[k], t.startNs)
 	})
 	// Each agent's few in the order of onAgent.
 	for k := range agents {

@@ -34,6 +34,8 @@ type victimSearch struct {
 	// deps lists, by node, the agents whose pick protection checked
 	// against what the node runs for sure.
 	deps map[*node][]int32
+	// walk is the walk over a shared order under way (preempt_walk.go).
+	walk *sharedWalk
 }
 
 // searchEntry is an agent's pick in the heap, by its order (better's).
@@ -75,8 +77,14 @@ func (p *planner) bestPick(n *need, f *framework, s *shape, req vec) (pick, bool
 	}
 	vs.dirty = vs.dirty[:0]
 	for {
+		if vs.walk != nil {
+			p.walkSync(vs)
+		}
 		for len(vs.heap) > 0 && vs.heap[0].ver != p.states.ver[vs.heap[0].ag] {
 			heapPop(&vs.heap)
+		}
+		if vs.walk != nil && p.walkStep(vs) {
+			continue
 		}
 		if len(vs.heap) > 0 {
 			top := vs.heap[0]
@@ -90,6 +98,9 @@ func (p *planner) bestPick(n *need, f *framework, s *shape, req vec) (pick, bool
 		}
 		switch {
 		case vs.stage == 0:
+			if vs.walk != nil {
+				p.walkFinish(vs)
+			}
 			vs.stage = 1
 			for _, ag := range vs.pending {
 				if p.states.epoch[ag.idx] != vs.epoch {

@@ -12,6 +12,7 @@ import (
 // framework runs for sure, and the scratch buffers kept between plans.
 func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 	b := &a.preempt.bufs
+	a.preempt.walks = 0
 	nag, nfw := len(a.agentList), len(a.fwByIdx)
 	p := &planner{
 		a: a, now: now,
@@ -23,45 +24,47 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 		placedFw:    map[*framework]vec{},
 		placedShape: map[*shape]int64{},
 	}
-	p.tasks = reuse(&b.tasks, len(tasks))[:0]
 	b.quickRes.reset()
 	b.quickCands.reset()
 	b.quickIdx.reset()
+	b.quickMost.reset()
 	b.quickOpen.reset()
 	b.tierFws.reset()
-	// One backing array for the tasks' vectors; the caller's tasks are
-	// not copied. Consecutive tasks mostly share their framework or agent.
+	// The tasks' vectors in one array; the caller's tasks are not kept.
 	width := len(a.reg.names)
-	backing := reuse(&b.backing, len(tasks)*width)
-	var f *framework
-	var ag *agent
+	walk, list, backing := b.tasks.begin(len(tasks), width)
 	perAgent := reuse(&b.perAgent, nag)
 	perFw := reuse(&b.perFw, nfw)
 	revFw := reuse(&b.revFw, nfw)
 	for i := range tasks {
 		t := &tasks[i]
-		if f == nil || f.id != t.FrameworkID {
-			f = a.frameworks[t.FrameworkID]
-		}
-		if ag == nil || ag.id != t.AgentID {
-			ag = a.agents[t.AgentID]
-		}
-		if f == nil || ag == nil {
-			if t.Warned {
-				p.out.Release = append(p.out.Release, Victim{FrameworkID: t.FrameworkID, TaskID: t.TaskID, AgentID: t.AgentID, Reason: victimReason(t.Revocable)})
+		startNs := t.StartedAt.UnixNano()
+		k := len(list) * width
+		pt := planTask{FrameworkID: t.FrameworkID, TaskID: t.TaskID, AgentID: t.AgentID,
+			Revocable: t.Revocable, NonPreemptible: t.NonPreemptible, Warned: t.Warned,
+			res: vec(backing[k : k+width : k+width]), startNs: startNs}
+		if last := walk.find(t, startNs); a.reusable(last, width) {
+			pt.f, pt.ag = last.f, last.ag
+			copy(pt.res, last.res)
+		} else {
+			pt.f, pt.ag = a.frameworks[t.FrameworkID], a.agents[t.AgentID]
+			if pt.f == nil || pt.ag == nil {
+				if t.Warned {
+					p.out.Release = append(p.out.Release, Victim{FrameworkID: t.FrameworkID, TaskID: t.TaskID, AgentID: t.AgentID, Reason: victimReason(t.Revocable)})
+				}
+				continue
 			}
-			continue
+			pt.res = p.resVec(t.Resources, pt.res)
 		}
-		k := len(p.tasks) * width
-		res := p.resVec(t.Resources, vec(backing[k:k+width:k+width]))
-		p.tasks = append(p.tasks, planTask{RunningTask: t, Revocable: t.Revocable, NonPreemptible: t.NonPreemptible, Warned: t.Warned,
-			f: f, ag: ag, res: res, startNs: t.StartedAt.UnixNano()})
-		perAgent[ag.idx]++
-		perFw[f.idx]++
+		list = append(list, pt)
+		perAgent[pt.ag.idx]++
+		perFw[pt.f.idx]++
 		if t.Revocable {
-			revFw[f.idx]++
+			revFw[pt.f.idx]++
 		}
 	}
+	p.tasks = list
+	b.tasks.end(list, width)
 	// byAgent and byFw by counting, each in one array; byFw with each
 	// framework's revocable tasks first.
 	idx, fwIdx := reuse(&b.idx, len(p.tasks)), reuse(&b.fwIdx, len(p.tasks))
@@ -116,11 +119,9 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 }
 
 // planBufs are the planner's large arrays, which the allocator keeps
-// between plans so that a plan allocates little of them (tasks keeps the
-// last caller's tasks reachable until the next plan).
+// between plans so that a plan allocates little of them.
 type planBufs struct {
-	tasks                     []planTask
-	backing                   []int64
+	tasks                     planTasks // preempt_memo.go
 	idx, fwIdx                []int
 	perAgent, perFw           []int32
 	revFw, nextRev, nextSure  []int32
@@ -142,6 +143,7 @@ type planBufs struct {
 	quickRes   slab[quickRes]
 	quickCands slab[quickCand]
 	quickIdx   slab[int32]
+	quickMost  slab[int64]
 	quickOpen  slab[bool]
 	tierFws    slab[*framework]
 }
@@ -220,7 +222,7 @@ func (p *planner) prefer(x, y *planTask) int {
 	if x.startNs != y.startNs {
 		return cmp.Compare(y.startNs, x.startNs)
 	}
-	return cmp.Or(y.StartedAt.Compare(x.StartedAt), cmp.Compare(x.FrameworkID, y.FrameworkID), cmp.Compare(x.TaskID, y.TaskID))
+	return cmp.Or(cmp.Compare(x.FrameworkID, y.FrameworkID), cmp.Compare(x.TaskID, y.TaskID))
 }
 
 // addSure adds sign*v to what n and its ancestors run for sure.

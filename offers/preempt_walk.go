@@ -1,0 +1,281 @@
+package offers
+
+// On a large cluster most agents hold a revocable task below the root, so
+// reading every agent's entry in a quickList for each need costs more than
+// the rest of the plan. A need wants only the best pick, though: each
+// quickList keeps, by shape, a heap of its agents by the most any pick
+// there could weigh (sharedOrder: the spare room were the largest of its
+// tasks in the list gone, and the latest start among them), and a need
+// walks it best first, reading agents' entries only until its best pick so
+// far beats what the next agent could offer (sharedWalk). Agents changed
+// since the heap was built are read first, out of order; the agents left
+// unread are read, in one go, before the search looks beyond one
+// revocable task (stage 1), as if all had been read at once.
+
+// walkMin is the fewest agents a quickList holds for its searches to walk
+// a heap rather than read every agent.
+// preemptState.walkMin overrides it (tests).
+const walkMin = 1024
+
+// sharedOrder is a quickList's agents (indices into its agents) for one
+// shape: those holding warned tasks (which the search reads in full) in
+// unsure, the others in heap, best first by bound, as of the touch log's
+// length at. changed counts the list's agents in the touch log from at to
+// scanned.
+type sharedOrder struct {
+	unsure, heap     []int32
+	bound            []quickPick
+	at               int
+	scanned, changed int
+}
+
+// sharedWalk is a search's walk over a sharedOrder for one tier: front
+// holds the places in the order's heap whose parents were read, logAt how
+// much of the touch log it has read.
+type sharedWalk struct {
+	ql      *quickList
+	entries []quickRes
+	ord     *sharedOrder
+	kind    int
+	excl    *node
+	tier    int32
+	front   []int32
+	logAt   int
+}
+
+// order is ql's sharedOrder for the search's shape, built again when more
+// of its agents changed since it was built than a walk should read out of
+// order.
+func (p *planner) order(vs *victimSearch, ql *quickList, sk quickShape) *sharedOrder {
+	ord := ql.orders[sk]
+	if ord != nil {
+		for ; ord.scanned < len(p.touchLog); ord.scanned++ {
+			if ql.pos[p.touchLog[ord.scanned]] > 0 {
+				ord.changed++
+			}
+		}
+		if ord.changed <= len(ql.agents)/8 {
+			return ord
+		}
+	} else {
+		ord = &sharedOrder{bound: make([]quickPick, len(ql.agents))}
+		if ql.orders == nil {
+			ql.orders = map[quickShape]*sharedOrder{}
+		}
+		ql.orders[sk] = ord
+	}
+	ord.unsure, ord.heap = ord.unsure[:0], ord.heap[:0]
+	width := len(p.a.reg.names)
+	for k, i := range ql.agents {
+		if p.hasWarned[i] {
+			ord.unsure = append(ord.unsure, int32(k))
+			continue
+		}
+		ord.bound[k] = quickPick{spare: p.spareBound(i, ql.most[k*width:(k+1)*width], vs.s.res), newest: ql.newest[k]}
+		ord.heap = append(ord.heap, int32(k))
+	}
+	for j := len(ord.heap)/2 - 1; j >= 0; j-- {
+		ord.siftDown(ql, j)
+	}
+	ord.at, ord.scanned, ord.changed = len(p.touchLog), len(p.touchLog), 0
+	return ord
+}
+
+// spareBound is the most spareFor could give a pick of one task on agent i
+// for v, the task holding at most most.
+func (p *planner) spareBound(i int32, most, v vec) int64 {
+	free := p.vfree[i]
+	if free == nil {
+		free = p.a.agentList[i].free
+	}
+	n := int64(-1)
+	for j, x := range v {
+		if x <= 0 {
+			continue
+		}
+		var m int64
+		if j < len(most) {
+			m = most[j]
+		}
+		if k := max(0, free.at(j)-x+m) / x; n < 0 || k < n {
+			n = k
+		}
+	}
+	return max(n, 0)
+}
+
+// better orders two one-task picks of the same tier, on agents x and y, as
+// searchEntry's before does.
+func (x quickPick) better(xag int32, y quickPick, yag int32) bool {
+	switch {
+	case x.spare != y.spare:
+		return x.spare > y.spare
+	case x.newest != y.newest:
+		return x.newest > y.newest
+	}
+	return xag < yag
+}
+
+// less orders places j and m of the order's heap.
+func (o *sharedOrder) less(ql *quickList, j, m int32) bool {
+	x, y := o.heap[j], o.heap[m]
+	return o.bound[x].better(ql.agents[x], o.bound[y], ql.agents[y])
+}
+
+func (o *sharedOrder) siftDown(ql *quickList, j int) {
+	for {
+		l, r, m := 2*j+1, 2*j+2, j
+		if l < len(o.heap) && o.less(ql, int32(l), int32(m)) {
+			m = l
+		}
+		if r < len(o.heap) && o.less(ql, int32(r), int32(m)) {
+			m = r
+		}
+		if m == j {
+			return
+		}
+		o.heap[j], o.heap[m] = o.heap[m], o.heap[j]
+		j = m
+	}
+}
+
+// startWalk begins w's walk: the agents holding warned tasks, then those
+// changed since the order was built.
+func (p *planner) startWalk(vs *victimSearch, w *sharedWalk) {
+	p.a.preempt.walks++
+	vs.walk = w
+	w.logAt = w.ord.at
+	for _, k := range w.ord.unsure {
+		p.walkRead(vs, w, int(k))
+	}
+	if len(w.ord.heap) > 0 {
+		w.front = append(w.front[:0], 0)
+	}
+	p.walkSync(vs)
+}
+
+// walkRead reads agent k of the walk's list as a read of the whole list
+// would.
+func (p *planner) walkRead(vs *victimSearch, w *sharedWalk, k int) {
+	i := w.ql.agents[k]
+	if !vs.n.guarantee && !w.ql.open[k] || p.states.epoch[i] == vs.epoch || p.states.looked[i] == p.lookStamp {
+		return
+	}
+	ag := p.a.agentList[i]
+	r := &w.entries[k]
+	if r.ver != p.agentVer[i]+1 {
+		*r = p.quickEntry(vs, w.ql, k)
+	}
+	q := &r.picks[w.kind][0]
+	if q.task >= 0 && q.child == w.excl {
+		// Its own branch: the first below another child.
+		q = &r.picks[w.kind][1]
+	}
+	switch {
+	case q.task == -2:
+		p.readAgent(vs, ag)
+	case q.task >= 0:
+		p.states.epoch[i] = vs.epoch
+		p.states.ver[i]++
+		e := searchEntry{tier: w.tier, count: 1, ag: i, spare: q.spare, newest: q.newest, ver: p.states.ver[i], one: q.task}
+		if vs.bulk {
+			vs.heap = append(vs.heap, e) // readTier heapInits
+		} else {
+			heapPush(&vs.heap, e)
+		}
+	default:
+		p.states.looked[i] = p.lookStamp
+		vs.pending = append(vs.pending, ag)
+	}
+}
+
+// walkSync reads the agents of the walk's list changed since it last
+// looked: their place in the order is no longer sure.
+func (p *planner) walkSync(vs *victimSearch) {
+	w := vs.walk
+	for ; w.logAt < len(p.touchLog); w.logAt++ {
+		if k := w.ql.pos[p.touchLog[w.logAt]] - 1; k >= 0 {
+			p.walkRead(vs, w, int(k))
+		}
+	}
+}
+
+// walkStep reads the next agent of the walk's order unless the search's
+// best pick already beats what it could offer; it reports whether it read
+// one.
+func (p *planner) walkStep(vs *victimSearch) bool {
+	w, ord := vs.walk, vs.walk.ord
+	for len(w.front) > 0 {
+		j := w.front[0]
+		k := ord.heap[j]
+		i := w.ql.agents[k]
+		if w.ql.open[k] || vs.n.guarantee {
+			if p.states.epoch[i] != vs.epoch && p.states.looked[i] != p.lookStamp {
+				b := ord.bound[k]
+				next := searchEntry{tier: w.tier, count: 1, ag: i, spare: b.spare, newest: b.newest}
+				if len(vs.heap) > 0 && vs.heap[0].before(next) {
+					return false
+				}
+				w.advance(j)
+				p.walkRead(vs, w, int(k))
+				return true
+			}
+		}
+		w.advance(j)
+	}
+	return false
+}
+
+// advance takes place j, the front's best, off the front and puts its
+// children on.
+func (w *sharedWalk) advance(j int32) {
+	ord, ql := w.ord, w.ql
+	f := w.front
+	last := len(f) - 1
+	f[0] = f[last]
+	f = f[:last]
+	w.front = f
+	w.frontDown(0)
+	for _, c := range [2]int32{2*j + 1, 2*j + 2} {
+		if int(c) >= len(ord.heap) {
+			continue
+		}
+		w.front = append(w.front, c)
+		for m := len(w.front) - 1; m > 0; {
+			up := (m - 1) / 2
+			if !ord.less(ql, w.front[m], w.front[up]) {
+				break
+			}
+			w.front[m], w.front[up] = w.front[up], w.front[m]
+			m = up
+		}
+	}
+}
+
+func (w *sharedWalk) frontDown(m int) {
+	f := w.front
+	for {
+		l, r, b := 2*m+1, 2*m+2, m
+		if l < len(f) && w.ord.less(w.ql, f[l], f[b]) {
+			b = l
+		}
+		if r < len(f) && w.ord.less(w.ql, f[r], f[b]) {
+			b = r
+		}
+		if b == m {
+			return
+		}
+		f[m], f[b] = f[b], f[m]
+		m = b
+	}
+}
+
+// walkFinish reads every agent the walk has not, and ends it.
+func (p *planner) walkFinish(vs *victimSearch) {
+	w := vs.walk
+	p.walkSync(vs)
+	for _, k := range w.ord.heap {
+		p.walkRead(vs, w, int(k))
+	}
+	vs.walk = nil
+}

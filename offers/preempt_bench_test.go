@@ -140,15 +140,20 @@ func benchCold(b *testing.B, pb *preemptBench, now time.Time) {
 	var p PreemptionPlan
 	ch := newChurn(pb)
 	runtime.GC()
+	clock := startClock()
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
+		clock.stop()
 		f := pb.fws[1+i%(len(pb.fws)-1)]
 		demand(b, pb.a, string(f), Demand{Resources: cpuMem(1000, 4000), Count: int64(1 + i%7)})
 		tasks := ch.next()
+		clock.start()
 		b.StartTimer()
 		p = pb.a.PlanPreemption(tasks, now)
 	}
+	b.StopTimer()
+	clock.report(b)
 	b.ReportMetric(float64(len(p.Preempt)), "victims")
 }
 
@@ -157,13 +162,18 @@ func benchPlan(b *testing.B, pb *preemptBench, now time.Time) {
 	p := pb.a.PlanPreemption(ch.next(), now)
 	// Building the cluster leaves garbage a leader would not have.
 	runtime.GC()
+	clock := startClock()
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
+		clock.stop()
 		tasks := ch.next()
+		clock.start()
 		b.StartTimer()
 		p = pb.a.PlanPreemption(tasks, now)
 	}
+	b.StopTimer()
+	clock.report(b)
 	b.ReportMetric(float64(len(p.Preempt)), "victims")
 	b.ReportMetric(float64(len(p.Needs)), "needs")
 }

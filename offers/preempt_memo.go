@@ -74,8 +74,8 @@ func (m *planTask) is(t *RunningTask, startNs int64) bool {
 // under its ID), or a registry grown since, is looked up afresh.
 func (a *Allocator) reusable(m *planTask, width int) bool {
 	return m != nil && len(m.res) == width &&
-		m.f.idx < len(a.fwByIdx) && a.fwByIdx[m.f.idx] == m.f &&
-		m.ag.idx < len(a.agentList) && a.agentList[m.ag.idx] == m.ag
+		int(m.fi) < len(a.fwByIdx) && a.fwByIdx[m.fi] == m.f &&
+		int(m.ai) < len(a.agentList) && a.agentList[m.ai] == m.ag
 }
 
 // planTasks are the last plan's tasks and the arrays of the next, swapped

@@ -21,6 +21,9 @@ type planTask struct {
 	f                                                *framework
 	ag                                               *agent
 	res                                              vec
+	// fi and ai are f's and ag's indices (f.idx, ag.idx), kept here so
+	// that indexing by them reads no framework or agent.
+	fi, ai int32
 	// startNs is StartedAt in Unix nanoseconds.
 	startNs int64
 }

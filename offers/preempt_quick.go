@@ -133,7 +133,7 @@ func (p *planner) newQuickList(anc *node) *quickList {
 	agents, total := 0, 0
 	each(func(_ *framework, t *planTask, _ int) {
 		total++
-		if idx := t.ag.idx; p.states.listed[idx] != p.listStamp {
+		if idx := t.ai; p.states.listed[idx] != p.listStamp {
 			p.states.listed[idx] = p.listStamp
 			p.states.listedAt[idx] = int32(agents)
 			agents++
@@ -142,8 +142,8 @@ func (p *planner) newQuickList(anc *node) *quickList {
 	ql.agents, ql.open = b.quickIdx.take(agents), b.quickOpen.take(agents)
 	ql.start, ql.cands = b.quickIdx.take(agents+1), b.quickCands.take(total)
 	each(func(f *framework, t *planTask, _ int) {
-		k := p.states.listedAt[t.ag.idx]
-		ql.agents[k] = int32(t.ag.idx)
+		k := p.states.listedAt[t.ai]
+		ql.agents[k] = t.ai
 		ql.open[k] = ql.open[k] || !p.underShortGuarantee(f)
 		ql.start[k+1]++
 	})
@@ -166,7 +166,7 @@ func (p *planner) newQuickList(anc *node) *quickList {
 			for child = f.leaf; child.parent != anc; child = child.parent {
 			}
 		}
-		k := p.states.listedAt[t.ag.idx]
+		k := p.states.listedAt[t.ai]
 		ql.cands[next[k]] = quickCand{task: int32(i), open: !p.underShortGuarantee(f), child: child}
 		next[k]++
 		most := ql.most[int(k)*width : int(k+1)*width]

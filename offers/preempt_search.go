@@ -170,20 +170,20 @@ func (p *planner) readTier(vs *victimSearch, tier int, revocable bool) {
 				}
 				continue
 			}
-			if t.removed || t.Warned || t.NonPreemptible || p.states.epoch[t.ag.idx] == vs.epoch {
+			if t.removed || t.Warned || t.NonPreemptible || p.states.epoch[t.ai] == vs.epoch {
 				continue
 			}
 			switch {
 			case !revocable:
 				p.readAgent(vs, t.ag)
-			case p.states.looked[t.ag.idx] == p.lookStamp:
+			case p.states.looked[t.ai] == p.lookStamp:
 				// Looked at already in this stage.
 			default:
 				switch p.quickOne(vs, t.ag, tier) {
 				case quickUnsure:
 					p.readAgent(vs, t.ag)
 				case quickNone:
-					p.states.looked[t.ag.idx] = p.lookStamp
+					p.states.looked[t.ai] = p.lookStamp
 					vs.pending = append(vs.pending, t.ag)
 				}
 			}

@@ -44,7 +44,7 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 			Revocable: t.Revocable, NonPreemptible: t.NonPreemptible, Warned: t.Warned,
 			res: vec(backing[k : k+width : k+width]), startNs: startNs}
 		if last := walk.find(t, startNs); a.reusable(last, width) {
-			pt.f, pt.ag = last.f, last.ag
+			pt.f, pt.ag, pt.fi, pt.ai = last.f, last.ag, last.fi, last.ai
 			copy(pt.res, last.res)
 		} else {
 			pt.f, pt.ag = a.frameworks[t.FrameworkID], a.agents[t.AgentID]
@@ -55,12 +55,13 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 				continue
 			}
 			pt.res = p.resVec(t.Resources, pt.res)
+			pt.fi, pt.ai = int32(pt.f.idx), int32(pt.ag.idx)
 		}
 		list = append(list, pt)
-		perAgent[pt.ag.idx]++
-		perFw[pt.f.idx]++
+		perAgent[pt.ai]++
+		perFw[pt.fi]++
 		if t.Revocable {
-			revFw[pt.f.idx]++
+			revFw[pt.fi]++
 		}
 	}
 	p.tasks = list
@@ -85,18 +86,18 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 	sureFw := make([]vec, nfw)
 	for i := range p.tasks {
 		t := &p.tasks[i]
-		p.byAgent[t.ag.idx] = append(p.byAgent[t.ag.idx], i)
+		p.byAgent[t.ai] = append(p.byAgent[t.ai], i)
 		if t.Revocable {
-			fwIdx[nextRev[t.f.idx]] = i
-			nextRev[t.f.idx]++
+			fwIdx[nextRev[t.fi]] = i
+			nextRev[t.fi]++
 		} else {
-			fwIdx[nextSure[t.f.idx]] = i
-			nextSure[t.f.idx]++
+			fwIdx[nextSure[t.fi]] = i
+			nextSure[t.fi]++
 		}
 		if t.Warned {
-			warned[t.ag.idx] = true
+			warned[t.ai] = true
 		} else if !t.Revocable {
-			sureFw[t.f.idx] = sureFw[t.f.idx].add(t.res)
+			sureFw[t.fi] = sureFw[t.fi].add(t.res)
 		}
 	}
 	for _, f := range a.fwByIdx {

@@ -84,8 +84,12 @@ func (p *planner) order(vs *victimSearch, ql *quickList, sk quickShape) *sharedO
 // spareBound is the most spareFor could give a pick of one task on agent i
 // for v, the task holding at most most.
 func (p *planner) spareBound(i int32, most, v vec) int64 {
-	free := p.vfree[i]
-	if free == nil {
+	var free vec
+	if fi := &p.freeIdx; fi.max != nil {
+		// The free index's leaf: the same numbers, side by side.
+		k := (fi.size + int(i)) * fi.width
+		free = vec(fi.max[k : k+fi.width])
+	} else if free = p.vfree[i]; free == nil {
 		free = p.a.agentList[i].free
 	}
 	n := int64(-1)

@@ -70,6 +70,7 @@ func (a *Allocator) RemoveAgent(id protocol.AgentID) ([]Rescind, error) {
 	a.agentList[ag.idx] = last
 	last.idx = ag.idx
 	a.agentList = a.agentList[:len(a.agentList)-1]
+	a.avail.agentsMoved()
 	a.ver++
 	a.changed()
 	return out, nil
@@ -188,7 +189,7 @@ func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
 		old := ag.free[j]
 		ag.free[j] += sign * x
 		if !ag.draining {
-			a.avail.adjust(j, old, ag.free[j])
+			a.avail.adjust(ag.idx, j, old, ag.free[j])
 		}
 		for _, c := range ag.classes {
 			c.free = c.free.grow(j + 1)

@@ -1,5 +1,7 @@
 package offers
 
+import "math"
+
 // availability tracks Y, the set of resources still available to pending
 // work, which decides whether a leaf is blocked in dynamic H-DRF.
 //
@@ -14,6 +16,11 @@ type availability struct {
 	cnt      []int // per resource: agents whose free amount reaches thr
 	y        []bool
 	thrStale bool
+	// col is, per resource, each agent's free amount by agent index
+	// (math.MinInt64 for a draining agent), side by side so that counting
+	// again after a threshold moved reads one array; nil when it must be
+	// built again from the agents.
+	col [][]int64
 }
 
 func (av *availability) init() { av.thrStale = true }
@@ -32,6 +39,7 @@ func (av *availability) agentAdded(ag *agent) {
 		if ag.free.at(j) >= av.thr[j] {
 			av.cnt[j]++
 		}
+		av.set(ag.idx, j, ag.free.at(j))
 	}
 }
 
@@ -40,15 +48,57 @@ func (av *availability) agentRemoved(ag *agent) {
 		if ag.free.at(j) >= av.thr[j] {
 			av.cnt[j]--
 		}
+		av.set(ag.idx, j, math.MinInt64)
 	}
 }
 
-// adjust records that one agent's free amount of resource j went from old
+// agentsMoved records that agents changed places in the agent list.
+func (av *availability) agentsMoved() { clear(av.col) }
+
+// adjust records that agent idx's free amount of resource j went from old
 // to next.
-func (av *availability) adjust(j int, old, next int64) {
+func (av *availability) adjust(idx, j int, old, next int64) {
 	if was, is := old >= av.thr[j], next >= av.thr[j]; was != is {
 		av.cnt[j] += btoi(is) - btoi(was)
 	}
+	av.set(idx, j, next)
+}
+
+// set records agent idx's free amount of resource j in its column, or
+// drops the column when it does not reach that far.
+func (av *availability) set(idx, j int, x int64) {
+	if j >= len(av.col) {
+		return
+	}
+	switch c := av.col[j]; {
+	case idx < len(c):
+		c[idx] = x
+	case idx == len(c) && c != nil:
+		av.col[j] = append(c, x)
+	default:
+		av.col[j] = nil
+	}
+}
+
+// column is resource j's column, built again from the agents if dropped.
+func (a *Allocator) column(j int) []int64 {
+	av := &a.avail
+	for len(av.col) <= j {
+		av.col = append(av.col, nil)
+	}
+	if c := av.col[j]; c != nil && len(c) == len(a.agentList) {
+		return c
+	}
+	c := av.col[j][:0]
+	for _, ag := range a.agentList {
+		x := ag.free.at(j)
+		if ag.draining {
+			x = math.MinInt64
+		}
+		c = append(c, x)
+	}
+	av.col[j] = c
+	return c
 }
 
 func (av *availability) demandChanged() { av.thrStale = true }
@@ -86,8 +136,8 @@ func (a *Allocator) syncAvail() {
 		av.thr = thr
 		for _, j := range moved {
 			n := 0
-			for _, ag := range a.agentList {
-				if !ag.draining && ag.free.at(j) >= thr[j] {
+			for _, x := range a.column(j) {
+				if x >= thr[j] {
 					n++
 				}
 			}

@@ -6,6 +6,7 @@ package offers
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -305,12 +306,30 @@ func checkAvailability(a *Allocator) error {
 	for j := range av.thr {
 		n := 0
 		for _, ag := range a.agentList {
-			if ag.free.at(j) >= av.thr[j] {
+			if !ag.draining && ag.free.at(j) >= av.thr[j] {
 				n++
 			}
 		}
 		if av.cnt[j] != n {
 			return fmt.Errorf("availability of %s: counter %d, recount %d", a.reg.names[j], av.cnt[j], n)
+		}
+	}
+	// The columns kept for recounting: each agent's free amount, by index.
+	for j, col := range av.col {
+		if col == nil {
+			continue
+		}
+		if len(col) != len(a.agentList) {
+			continue // built again before use
+		}
+		for i, ag := range a.agentList {
+			want := ag.free.at(j)
+			if ag.draining {
+				want = math.MinInt64
+			}
+			if col[i] != want {
+				return fmt.Errorf("availability column of %s: agent %s holds %d, free %d", a.reg.names[j], ag.id, col[i], want)
+			}
 		}
 	}
 	return nil

@@ -42,10 +42,11 @@ func benchArrival(b *testing.B, nodes []Node, pods string, placement offers.Plac
 				if err != nil {
 					b.Fatal(err)
 				}
+				capacity := GPUCapacity(nodes)
 				start := time.Now()
 				var asked int64
 				for i := range work {
-					if asked >= GPUCapacity(nodes) {
+					if asked >= capacity {
 						break
 					}
 					pod := work[i]

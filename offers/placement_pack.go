@@ -54,6 +54,10 @@ type packState struct {
 	// satisfies them: constraint matching is slow and attributes do not
 	// change while an agent stays.
 	admit map[string][]admitEntry
+	// memo holds scores shared by agents in the same state, taken at
+	// mix version memoVer (placement_memo.go).
+	memo    map[scoreKey]packScore
+	memoVer uint64
 }
 
 // admitEntry is whether the agent joined at serial satisfies some
@@ -87,6 +91,12 @@ type packAgent struct {
 	// over the shapes it admits of their weight times the cluster's GPU
 	// capacity over the capacity that admits them.
 	pressure float64
+	// state hashes the agent's state for shared scores
+	// (placement_memo.go) while the agent (stateVer, its ver+1; and
+	// stateSerial) stays; attrs its attributes, for the agent joined at
+	// attrSerial.
+	state, stateVer, stateSerial uint64
+	attrs, attrSerial            uint64
 }
 
 // packScore is a shape's added fragmentation on an agent and the dominant
@@ -314,7 +324,7 @@ func (a *Allocator) packOrder() []*agent {
 			for k, s := range pending {
 				sc := &cols[k][i]
 				if sc.agVer != ag.ver+1 || sc.mixVer != p.mixVer {
-					*sc = a.scoreOn(ag, s)
+					*sc = a.sharedScore(ag, s, ids[k])
 				}
 				if sc.ok && (sc.delta < best.delta || sc.delta == best.delta && sc.tight < best.tight) {
 					best = *sc

@@ -99,12 +99,13 @@ type packAgent struct {
 	attrs, attrSerial            uint64
 }
 
-// packScore is a shape's added fragmentation on an agent and the dominant
-// share of the room it would leave; ok is false where it does not fit.
-// It holds while the agent (agVer, its ver+1) and the mix (mixVer) stay
-// as they were.
+// packScore is a shape's added fragmentation on an agent, the device room
+// and the dominant share of the room it would leave; ok is false where it
+// does not fit. It holds while the agent (agVer, its ver+1) and the mix
+// (mixVer) stay as they were.
 type packScore struct {
 	delta, tight  float64
+	gpuLeft       int64
 	ok            bool
 	agVer, mixVer uint64
 }
@@ -269,6 +270,9 @@ func (a *Allocator) scoreOn(ag *agent, s *shape) packScore {
 		g := float64(s.gpu.whole*protocol.DeviceMilli + s.gpu.share)
 		sc.delta = a.fragOf(ag, pa, after) - pa.frag + packPressure*g*pa.pressure
 		sc.tight, sc.ok = a.shareOf(a.withoutDevices(after)), true
+		for _, j := range ag.gpuDims {
+			sc.gpuLeft += after.at(j)
+		}
 	}
 	return sc
 }
@@ -285,8 +289,9 @@ func (p *packState) scoreColumn(id, agents int) []packScore {
 }
 
 // packOrder orders the agents for PlacementPack: least added
-// fragmentation for a pending shape first, then the tightest fit (least
-// dominant share of free room left), then the order of agentList; agents
+// fragmentation for a pending shape first, then the least device room
+// left, then the tightest fit (least dominant share of free room left),
+// then the order of agentList; agents
 // no pending shape fits last. When few units are pending only that many
 // best agents are put first, the rest following in agentList's order.
 func (a *Allocator) packOrder() []*agent {
@@ -337,6 +342,12 @@ func (a *Allocator) packOrder() []*agent {
 		x, y := &scores[i], &scores[j]
 		if d := x.delta - y.delta; d < -packTolerance || d > packTolerance {
 			return d < 0
+		}
+		if x.gpuLeft != y.gpuLeft {
+			// Work that fragments no more anywhere goes where the fewest
+			// devices are left, keeping the room beside free devices for
+			// work that needs them.
+			return x.gpuLeft < y.gpuLeft
 		}
 		return x.tight < y.tight || x.tight == y.tight && i < j
 	}

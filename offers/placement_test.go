@@ -115,3 +115,36 @@ func TestPlacement_packUnlimited(t *testing.T) {
 		t.Fatalf("offers %v hold %d units, want two on each of three agents", d.Offers, units)
 	}
 }
+
+// Work that fragments nothing anywhere goes where the fewest devices are
+// left, even where the room it leaves is not the tightest: the CPUs beside
+// free devices stay for work that needs the devices. Here a CPU task
+// fits both agents without making any device unusable; the small agent,
+// with its device free, is the tighter fit (it would be left with half the
+// cluster's GPUs and little else, the large one with 90% of the CPUs).
+func TestPlacement_packKeepsRoomBesideDevices(t *testing.T) {
+	cfg := testConfig(PolicyDynamic)
+	cfg.Placement = PlacementPack
+	a := newAlloc(t, cfg)
+	addAgent(t, a, "large", gpuAgent(1), nil)
+	addFw(t, a, "f", "r")
+	// The large agent's device runs a task of the mix.
+	if got := agentsOf(t, a, 1000, 1); got[0] != "large" {
+		t.Fatalf("the device task went to %v", got)
+	}
+	small := gpuAgent(1)
+	small.Scalars[protocol.ResCPUs], small.Scalars[protocol.ResMem] = 4000, 8000
+	addAgent(t, a, "small", small, nil)
+	now := time.Unix(200, 0)
+	cpuTask := cpuMem(2000, 4096)
+	demand(t, a, "f", Demand{Resources: cpuTask, Count: 1})
+	d := a.Allocate(now)
+	if len(d.Offers) == 0 {
+		t.Fatal("no offer")
+	}
+	acc, err := a.AcceptTasks("f", []protocol.OfferID{d.Offers[0].ID}, []protocol.Resources{cpuTask}, now)
+	must(t, err)
+	if acc.Agent != "large" {
+		t.Errorf("the CPU task went to %s, want the agent with no device free", acc.Agent)
+	}
+}

@@ -42,6 +42,8 @@ type packState struct {
 	// the cluster's GPU capacity then.
 	reachVer uint64
 	gpuCap   float64
+	// capSeq is the allocator's capSeq the scores were taken at.
+	capSeq uint64
 	agents   []packAgent
 	order    []*agent
 	// table holds the scores by shape id, then agent.
@@ -152,6 +154,12 @@ func (p *packState) count(f *framework, key string, delta int64) {
 // drops every cached score).
 func (a *Allocator) refreshWeights() {
 	p := &a.pack
+	if p.capSeq != a.capSeq {
+		// The cluster's capacity weighs the tightness of every fit and
+		// the reach of every shape.
+		p.capSeq = a.capSeq
+		p.mixVer++
+	}
 	if p.weights != nil && p.total < 2*max(p.builtAt, 1) && 2*p.total > p.builtAt {
 		return
 	}
@@ -338,19 +346,7 @@ func (a *Allocator) packOrder() []*agent {
 		}
 		scores[i] = best
 	}
-	less := func(i, j int) bool {
-		x, y := &scores[i], &scores[j]
-		if d := x.delta - y.delta; d < -packTolerance || d > packTolerance {
-			return d < 0
-		}
-		if x.gpuLeft != y.gpuLeft {
-			// Work that fragments no more anywhere goes where the fewest
-			// devices are left, keeping the room beside free devices for
-			// work that needs them.
-			return x.gpuLeft < y.gpuLeft
-		}
-		return x.tight < y.tight || x.tight == y.tight && i < j
-	}
+	less := func(i, j int) bool { return packLess(&scores[i], &scores[j], i, j) }
 	// The best units agents, by selection, in order.
 	chosen := p.chosen[:0]
 	p.taken = reuse(&p.taken, len(a.agentList))
@@ -379,6 +375,20 @@ func (a *Allocator) packOrder() []*agent {
 		}
 	}
 	return p.order
+}
+
+// packLess orders two agents' scores, at agentList indices i and j.
+func packLess(x, y *packScore, i, j int) bool {
+	if d := x.delta - y.delta; d < -packTolerance || d > packTolerance {
+		return d < 0
+	}
+	if x.gpuLeft != y.gpuLeft {
+		// Work that fragments no more anywhere goes where the fewest
+		// devices are left, keeping the room beside free devices for
+		// work that needs them.
+		return x.gpuLeft < y.gpuLeft
+	}
+	return x.tight < y.tight || x.tight == y.tight && i < j
 }
 
 // idOf numbers a shape key.

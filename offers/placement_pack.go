@@ -44,8 +44,8 @@ type packState struct {
 	gpuCap   float64
 	// capSeq is the allocator's capSeq the scores were taken at.
 	capSeq uint64
-	agents   []packAgent
-	order    []*agent
+	agents []packAgent
+	order  []*agent
 	// table holds the scores by shape id, then agent.
 	table [][]packScore
 	// scores, chosen and taken are packOrder's scratch.

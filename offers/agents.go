@@ -39,6 +39,7 @@ func (a *Allocator) AddAgent(info AgentInfo) error {
 	a.capSeq++
 	a.avail.agentAdded(ag)
 	a.crvAgentAdded(ag)
+	a.packTouched(ag)
 	a.ver++
 	a.changed()
 	return nil
@@ -71,6 +72,7 @@ func (a *Allocator) RemoveAgent(id protocol.AgentID) ([]Rescind, error) {
 	last.idx = ag.idx
 	a.agentList = a.agentList[:len(a.agentList)-1]
 	a.avail.agentsMoved()
+	a.packMoved()
 	a.ver++
 	a.changed()
 	return out, nil
@@ -180,6 +182,7 @@ func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Range
 func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
 	a.freeSeq++
 	ag.ver = a.freeSeq
+	a.packTouched(ag)
 	ag.free = ag.free.grow(len(v))
 	a.avail.grow(len(v))
 	for j, x := range v {

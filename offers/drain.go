@@ -31,6 +31,7 @@ func (a *Allocator) SetDraining(id protocol.AgentID, draining bool) ([]Rescind, 
 		a.avail.agentAdded(ag)
 	}
 	ag.draining = draining
+	a.packTouched(ag)
 	a.ver++
 	a.changed()
 	return out, nil

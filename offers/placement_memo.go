@@ -4,32 +4,67 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"slices"
 )
 
 // Many agents are in the same state: idle hosts of one kind, or hosts
 // running the same few tasks. A shape's packing score depends only on an
-// agent's state (its free room, its devices, its attributes) and on the
-// mix, so scores are shared between agents by a hash of that state
-// (packAgent.state), until the mix is weighed again. A collision of the
-// 64-bit hashes would only misorder an agent: every placement is still
-// checked against the agent's own room.
+// agent's state (its free room, its devices, its attributes, whether it
+// drains) and on the mix, so packing groups the agents by a hash of their
+// state (packStates), scores each state once per shape until the mix is
+// weighed again, and picks among states rather than agents. A collision
+// of the 64-bit hashes would only misorder an agent: every placement is
+// still checked against the agent's own room.
 
-// scoreKey names a score: an agent state's hash and a pending shape's id.
-type scoreKey struct {
-	state uint64
-	id    int
+// packStates groups the agents by state. Ids of states no agent is in
+// any more are used again, gen telling the uses apart.
+type packStates struct {
+	byHash  map[uint64]int32
+	hash    []uint64  // by state id
+	members [][]int32 // by state id: agent indices, ascending
+	gen     []uint32  // by state id
+	unused  []int32   // state ids without members
+	of      []int32   // by agent index: its state id
+	// touched lists the agents whose state may have changed since the
+	// last sync; stale asks for every agent to be placed again.
+	touched []int32
+	stale   bool
+	// cells holds the scores by shape id, then state id.
+	cells [][]stateCell
+	// best, next and heap are packOrder's scratch, by state id.
+	best []packScore
+	next []int32
+	heap []int32
 }
 
-// packMemoMax bounds the shared scores kept; past it they start afresh.
-const packMemoMax = 1 << 16
+// stateCell is a shape's score in a state, for the state id's use gen
+// and the mix version mixVer.
+type stateCell struct {
+	sc     packScore
+	gen    uint32
+	mixVer uint64
+}
 
 var packSeed = maphash.MakeSeed()
 
-// stateOf is the hash of ag's state for shared scores, brought up to date.
-func (a *Allocator) stateOf(ag *agent, pa *packAgent) uint64 {
-	if pa.stateVer == ag.ver+1 && pa.stateSerial == ag.serial {
-		return pa.state
+// packTouched notes that ag's state may have changed.
+func (a *Allocator) packTouched(ag *agent) {
+	st := &a.pack.states
+	if a.cfg.Placement != PlacementPack || st.stale {
+		return
 	}
+	if len(st.touched) > len(a.agentList) {
+		st.stale, st.touched = true, st.touched[:0]
+		return
+	}
+	st.touched = append(st.touched, int32(ag.idx))
+}
+
+// packMoved notes that agents changed places in agentList.
+func (a *Allocator) packMoved() { a.pack.states.stale = true }
+
+// stateHash hashes ag's state.
+func (a *Allocator) stateHash(ag *agent, pa *packAgent) uint64 {
 	var h maphash.Hash
 	h.SetSeed(packSeed)
 	var buf [8]byte
@@ -55,28 +90,95 @@ func (a *Allocator) stateOf(ag *agent, pa *packAgent) uint64 {
 	if ag.draining {
 		put(1)
 	}
-	pa.state, pa.stateVer, pa.stateSerial = h.Sum64(), ag.ver+1, ag.serial
-	return pa.state
+	return h.Sum64()
 }
 
-// sharedScore is s's score on ag (shape id), from an agent in the same
-// state if one was scored since the mix was last weighed.
-func (a *Allocator) sharedScore(ag *agent, s *shape, id int) packScore {
-	p := &a.pack
-	pa := a.packAgentOf(ag)
-	if p.memoVer != p.mixVer || len(p.memo) > packMemoMax {
-		clear(p.memo)
-		p.memoVer = p.mixVer
+// syncStates brings the agents' states up to date.
+func (a *Allocator) syncStates() {
+	st := &a.pack.states
+	if st.byHash == nil {
+		st.byHash = map[uint64]int32{}
 	}
-	if p.memo == nil {
-		p.memo = map[scoreKey]packScore{}
+	if st.stale || len(st.of) != len(a.agentList) {
+		st.stale, st.touched = false, st.touched[:0]
+		clear(st.byHash)
+		st.unused = st.unused[:0]
+		for id := range st.members {
+			st.members[id] = st.members[id][:0]
+			st.gen[id]++
+			st.unused = append(st.unused, int32(id))
+		}
+		slices.Reverse(st.unused)
+		st.of = st.of[:0]
+		for i, ag := range a.agentList {
+			st.of = append(st.of, -1)
+			a.placeState(i, a.stateHash(ag, a.packAgentOf(ag)))
+		}
+		return
 	}
-	key := scoreKey{a.stateOf(ag, pa), id}
-	sc, ok := p.memo[key]
+	for _, i := range st.touched {
+		ag := a.agentList[i]
+		h := a.stateHash(ag, a.packAgentOf(ag))
+		if id := st.of[i]; id >= 0 && st.hash[id] == h {
+			continue
+		}
+		a.leaveState(int(i))
+		a.placeState(int(i), h)
+	}
+	st.touched = st.touched[:0]
+}
+
+// placeState puts agent i in the state of hash h.
+func (a *Allocator) placeState(i int, h uint64) {
+	st := &a.pack.states
+	id, ok := st.byHash[h]
 	if !ok {
-		sc = a.scoreOn(ag, s)
-		p.memo[key] = sc
+		if n := len(st.unused); n > 0 {
+			id, st.unused = st.unused[n-1], st.unused[:n-1]
+		} else {
+			id = int32(len(st.members))
+			st.members = append(st.members, nil)
+			st.hash = append(st.hash, 0)
+			st.gen = append(st.gen, 0)
+		}
+		st.hash[id] = h
+		st.byHash[h] = id
 	}
-	sc.agVer, sc.mixVer = ag.ver+1, p.mixVer
-	return sc
+	m := st.members[id]
+	k, _ := slices.BinarySearch(m, int32(i))
+	st.members[id] = slices.Insert(m, k, int32(i))
+	st.of[i] = id
+}
+
+// leaveState takes agent i out of its state.
+func (a *Allocator) leaveState(i int) {
+	st := &a.pack.states
+	id := st.of[i]
+	if id < 0 {
+		return
+	}
+	st.of[i] = -1
+	m := st.members[id]
+	if k, ok := slices.BinarySearch(m, int32(i)); ok {
+		m = slices.Delete(m, k, k+1)
+	}
+	st.members[id] = m
+	if len(m) == 0 {
+		delete(st.byHash, st.hash[id])
+		st.gen[id]++
+		st.unused = append(st.unused, id)
+	}
+}
+
+// cell is the score cell of shape id in state sid.
+func (st *packStates) cell(id int, sid int32) *stateCell {
+	for len(st.cells) <= id {
+		st.cells = append(st.cells, nil)
+	}
+	col := st.cells[id]
+	if int(sid) >= len(col) {
+		col = append(col, make([]stateCell, len(st.members)-len(col))...)
+		st.cells[id] = col
+	}
+	return &col[sid]
 }

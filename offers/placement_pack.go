@@ -46,20 +46,15 @@ type packState struct {
 	capSeq uint64
 	agents []packAgent
 	order  []*agent
-	// table holds the scores by shape id, then agent.
-	table [][]packScore
-	// scores, chosen and taken are packOrder's scratch.
-	scores []packScore
+	// states groups the agents by state (placement_memo.go).
+	states packStates
+	// chosen and taken are packOrder's scratch.
 	chosen []int
 	taken  []bool
 	// admit caches, by constraints (constraintsKey), whether each agent
 	// satisfies them: constraint matching is slow and attributes do not
 	// change while an agent stays.
 	admit map[string][]admitEntry
-	// memo holds scores shared by agents in the same state, taken at
-	// mix version memoVer (placement_memo.go).
-	memo    map[scoreKey]packScore
-	memoVer uint64
 }
 
 // admitEntry is whether the agent joined at serial satisfies some
@@ -93,12 +88,9 @@ type packAgent struct {
 	// over the shapes it admits of their weight times the cluster's GPU
 	// capacity over the capacity that admits them.
 	pressure float64
-	// state hashes the agent's state for shared scores
-	// (placement_memo.go) while the agent (stateVer, its ver+1; and
-	// stateSerial) stays; attrs its attributes, for the agent joined at
-	// attrSerial.
-	state, stateVer, stateSerial uint64
-	attrs, attrSerial            uint64
+	// attrs hashes the attributes of the agent joined at attrSerial, for
+	// its state (placement_memo.go).
+	attrs, attrSerial uint64
 }
 
 // packScore is a shape's added fragmentation on an agent, the device room
@@ -285,17 +277,6 @@ func (a *Allocator) scoreOn(ag *agent, s *shape) packScore {
 	return sc
 }
 
-// scoreColumn is the cached scores of the shape numbered id, by agent.
-func (p *packState) scoreColumn(id, agents int) []packScore {
-	for len(p.table) <= id {
-		p.table = append(p.table, nil)
-	}
-	if len(p.table[id]) < agents {
-		p.table[id] = append(p.table[id], make([]packScore, agents-len(p.table[id]))...)
-	}
-	return p.table[id]
-}
-
 // packOrder orders the agents for PlacementPack: least added
 // fragmentation for a pending shape first, then the least device room
 // left, then the tightest fit (least dominant share of free room left),
@@ -325,45 +306,88 @@ func (a *Allocator) packOrder() []*agent {
 		p.order = append(p.order[:0], a.agentList...)
 		return p.order
 	}
-	p.scores = reuse(&p.scores, len(a.agentList))
-	scores := p.scores
-	cols := make([][]packScore, len(pending))
-	for k := range pending {
-		cols[k] = p.scoreColumn(ids[k], len(a.agentList))
-	}
-	for i, ag := range a.agentList {
+	st := &p.states
+	a.syncStates()
+	st.best = reuse(&st.best, len(st.members))
+	st.next = reuse(&st.next, len(st.members))
+	// Each state's best score over the pending shapes, scored once per
+	// mix for all its agents.
+	heap := st.heap[:0]
+	for sid, m := range st.members {
+		if len(m) == 0 {
+			continue
+		}
+		rep := a.agentList[m[0]]
 		best := packScore{delta: math.Inf(1), tight: math.Inf(1)}
-		if !ag.draining {
+		if !rep.draining {
 			for k, s := range pending {
-				sc := &cols[k][i]
-				if sc.agVer != ag.ver+1 || sc.mixVer != p.mixVer {
-					*sc = a.sharedScore(ag, s, ids[k])
+				c := st.cell(ids[k], int32(sid))
+				if c.gen != st.gen[sid] || c.mixVer != p.mixVer {
+					c.sc, c.gen, c.mixVer = a.scoreOn(rep, s), st.gen[sid], p.mixVer
 				}
-				if sc.ok && (sc.delta < best.delta || sc.delta == best.delta && sc.tight < best.tight) {
+				if sc := &c.sc; sc.ok && (sc.delta < best.delta || sc.delta == best.delta && sc.tight < best.tight) {
 					best = *sc
 				}
 			}
 		}
-		scores[i] = best
+		st.best[sid] = best
+		if !math.IsInf(best.delta, 1) {
+			heap = append(heap, int32(sid))
+		}
 	}
-	less := func(i, j int) bool { return packLess(&scores[i], &scores[j], i, j) }
-	// The best units agents, by selection, in order.
+	// The best units agents in order: each state offers its agents in
+	// agentList's order, so the states are merged by their next agent.
+	less := func(x, y int32) bool {
+		return packLess(&st.best[x], &st.best[y], int(st.members[x][st.next[x]]), int(st.members[y][st.next[y]]))
+	}
 	chosen := p.chosen[:0]
 	p.taken = reuse(&p.taken, len(a.agentList))
 	taken := p.taken
-	for range units {
-		best := -1
-		for i := range scores {
-			if !taken[i] && (best < 0 || less(i, best)) {
-				best = i
+	if units == 1 {
+		best := int32(-1)
+		for _, sid := range heap {
+			if best < 0 || less(sid, best) {
+				best = sid
 			}
 		}
-		if best < 0 || math.IsInf(scores[best].delta, 1) {
-			break
+		if best >= 0 {
+			i := st.members[best][0]
+			taken[i] = true
+			chosen = append(chosen, int(i))
 		}
-		taken[best] = true
-		chosen = append(chosen, best)
+	} else {
+		down := func(k int) {
+			for {
+				l, r, m := 2*k+1, 2*k+2, k
+				if l < len(heap) && less(heap[l], heap[m]) {
+					m = l
+				}
+				if r < len(heap) && less(heap[r], heap[m]) {
+					m = r
+				}
+				if m == k {
+					return
+				}
+				heap[k], heap[m] = heap[m], heap[k]
+				k = m
+			}
+		}
+		for k := len(heap)/2 - 1; k >= 0; k-- {
+			down(k)
+		}
+		for int64(len(chosen)) < units && len(heap) > 0 {
+			sid := heap[0]
+			i := st.members[sid][st.next[sid]]
+			taken[i] = true
+			chosen = append(chosen, int(i))
+			if st.next[sid]++; int(st.next[sid]) == len(st.members[sid]) {
+				heap[0] = heap[len(heap)-1]
+				heap = heap[:len(heap)-1]
+			}
+			down(0)
+		}
 	}
+	st.heap = heap
 	p.chosen = chosen
 	p.order = p.order[:0]
 	for _, i := range chosen {

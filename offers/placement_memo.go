@@ -23,6 +23,7 @@ type packStates struct {
 	hash    []uint64  // by state id
 	members [][]int32 // by state id: agent indices, ascending
 	gen     []uint32  // by state id
+	drains  []bool    // by state id: its agents drain
 	unused  []int32   // state ids without members
 	of      []int32   // by agent index: its state id
 	// touched lists the agents whose state may have changed since the
@@ -65,32 +66,31 @@ func (a *Allocator) packMoved() { a.pack.states.stale = true }
 
 // stateHash hashes ag's state.
 func (a *Allocator) stateHash(ag *agent, pa *packAgent) uint64 {
-	var h maphash.Hash
-	h.SetSeed(packSeed)
-	var buf [8]byte
-	put := func(x uint64) {
-		for i := range buf {
-			buf[i] = byte(x >> (8 * i))
-		}
-		_, _ = h.Write(buf[:])
-	}
 	if pa.attrSerial != ag.serial {
 		pa.attrSerial = ag.serial
 		pa.attrs = maphash.String(packSeed, fmt.Sprint(ag.info.Attributes))
 	}
-	put(pa.attrs)
-	put(uint64(len(ag.free)))
+	h := mix64(pa.attrs ^ uint64(len(ag.free)))
 	for _, x := range ag.free {
-		put(uint64(x))
+		h = mix64(h ^ uint64(x))
 	}
-	put(math.MaxUint64)
+	h = mix64(h ^ math.MaxUint64)
 	for _, j := range ag.gpuDims {
-		put(uint64(j))
+		h = mix64(h ^ uint64(j))
 	}
 	if ag.draining {
-		put(1)
+		h = mix64(h ^ 1)
 	}
-	return h.Sum64()
+	return h
+}
+
+// mix64 is splitmix64's finalizer: every bit of x moves about half the
+// bits of the result.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // syncStates brings the agents' states up to date.
@@ -140,8 +140,10 @@ func (a *Allocator) placeState(i int, h uint64) {
 			st.members = append(st.members, nil)
 			st.hash = append(st.hash, 0)
 			st.gen = append(st.gen, 0)
+			st.drains = append(st.drains, false)
 		}
 		st.hash[id] = h
+		st.drains[id] = a.agentList[i].draining
 		st.byHash[h] = id
 	}
 	m := st.members[id]

@@ -48,9 +48,8 @@ type packState struct {
 	order  []*agent
 	// states groups the agents by state (placement_memo.go).
 	states packStates
-	// chosen and taken are packOrder's scratch.
+	// chosen is packOrder's scratch.
 	chosen []int
-	taken  []bool
 	// admit caches, by constraints (constraintsKey), whether each agent
 	// satisfies them: constraint matching is slow and attributes do not
 	// change while an agent stays.
@@ -317,13 +316,12 @@ func (a *Allocator) packOrder() []*agent {
 		if len(m) == 0 {
 			continue
 		}
-		rep := a.agentList[m[0]]
 		best := packScore{delta: math.Inf(1), tight: math.Inf(1)}
-		if !rep.draining {
+		if !st.drains[sid] {
 			for k, s := range pending {
 				c := st.cell(ids[k], int32(sid))
 				if c.gen != st.gen[sid] || c.mixVer != p.mixVer {
-					c.sc, c.gen, c.mixVer = a.scoreOn(rep, s), st.gen[sid], p.mixVer
+					c.sc, c.gen, c.mixVer = a.scoreOn(a.agentList[m[0]], s), st.gen[sid], p.mixVer
 				}
 				if sc := &c.sc; sc.ok && (sc.delta < best.delta || sc.delta == best.delta && sc.tight < best.tight) {
 					best = *sc
@@ -341,8 +339,6 @@ func (a *Allocator) packOrder() []*agent {
 		return packLess(&st.best[x], &st.best[y], int(st.members[x][st.next[x]]), int(st.members[y][st.next[y]]))
 	}
 	chosen := p.chosen[:0]
-	p.taken = reuse(&p.taken, len(a.agentList))
-	taken := p.taken
 	if units == 1 {
 		best := int32(-1)
 		for _, sid := range heap {
@@ -352,7 +348,6 @@ func (a *Allocator) packOrder() []*agent {
 		}
 		if best >= 0 {
 			i := st.members[best][0]
-			taken[i] = true
 			chosen = append(chosen, int(i))
 		}
 	} else {
@@ -378,7 +373,6 @@ func (a *Allocator) packOrder() []*agent {
 		for int64(len(chosen)) < units && len(heap) > 0 {
 			sid := heap[0]
 			i := st.members[sid][st.next[sid]]
-			taken[i] = true
 			chosen = append(chosen, int(i))
 			if st.next[sid]++; int(st.next[sid]) == len(st.members[sid]) {
 				heap[0] = heap[len(heap)-1]
@@ -393,11 +387,14 @@ func (a *Allocator) packOrder() []*agent {
 	for _, i := range chosen {
 		p.order = append(p.order, a.agentList[i])
 	}
-	for i, ag := range a.agentList {
-		if !taken[i] {
-			p.order = append(p.order, ag)
-		}
+	// The rest in agentList's order: the runs between the chosen.
+	slices.Sort(chosen)
+	from := 0
+	for _, i := range chosen {
+		p.order = append(p.order, a.agentList[from:i]...)
+		from = i + 1
 	}
+	p.order = append(p.order, a.agentList[from:]...)
 	return p.order
 }
 

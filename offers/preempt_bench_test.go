@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -140,20 +141,20 @@ func benchCold(b *testing.B, pb *preemptBench, now time.Time) {
 	var p PreemptionPlan
 	ch := newChurn(pb)
 	runtime.GC()
-	clock := startClock()
+	clock := testutil.StartBenchClock()
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
-		clock.stop()
+		clock.Stop()
 		f := pb.fws[1+i%(len(pb.fws)-1)]
 		demand(b, pb.a, string(f), Demand{Resources: cpuMem(1000, 4000), Count: int64(1 + i%7)})
 		tasks := ch.next()
-		clock.start()
+		clock.Start()
 		b.StartTimer()
 		p = pb.a.PlanPreemption(tasks, now)
 	}
 	b.StopTimer()
-	clock.report(b)
+	clock.Report(b, 0, "")
 	b.ReportMetric(float64(len(p.Preempt)), "victims")
 }
 
@@ -162,18 +163,18 @@ func benchPlan(b *testing.B, pb *preemptBench, now time.Time) {
 	p := pb.a.PlanPreemption(ch.next(), now)
 	// Building the cluster leaves garbage a leader would not have.
 	runtime.GC()
-	clock := startClock()
+	clock := testutil.StartBenchClock()
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		clock.stop()
+		clock.Stop()
 		tasks := ch.next()
-		clock.start()
+		clock.Start()
 		b.StartTimer()
 		p = pb.a.PlanPreemption(tasks, now)
 	}
 	b.StopTimer()
-	clock.report(b)
+	clock.Report(b, 0, "")
 	b.ReportMetric(float64(len(p.Preempt)), "victims")
 	b.ReportMetric(float64(len(p.Needs)), "needs")
 }

@@ -3,7 +3,6 @@ package protocol
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -26,10 +25,23 @@ const (
 	ResPorts = "ports"
 )
 
-var resourceNameRE = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,62}$`)
-
-// ValidResourceName reports whether name may name a resource.
-func ValidResourceName(name string) bool { return resourceNameRE.MatchString(name) }
+// ValidResourceName reports whether name may name a resource: a lower-case
+// letter, then up to 62 lower-case letters, digits, '_', '.' or '-'. It
+// is checked for every resource of every message, so by hand rather than
+// by a regular expression.
+func ValidResourceName(name string) bool {
+	if len(name) == 0 || len(name) > 63 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Resources is a bundle of named scalar amounts and named range sets.
 // The zero value is an empty bundle. Methods never mutate their receiver

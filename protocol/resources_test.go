@@ -3,6 +3,8 @@ package protocol
 import (
 	"errors"
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -165,5 +167,27 @@ func TestResources_StringNamesIsEmpty(t *testing.T) {
 	c.Ranges[ResPorts][0].Begin = 1
 	if r.Scalar(ResCPUs) != 1000 || r.Ranges[ResPorts][0].Begin != 31000 {
 		t.Errorf("Clone shares memory with the original")
+	}
+}
+
+// ValidResourceName by hand accepts exactly what its rule as a regular
+// expression does, on names built from the edges of each class.
+func TestValidResourceName_matchesRule(t *testing.T) {
+	rule := regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,62}$`)
+	alphabet := []byte("az09_.-AZ/ \x00\xff`{@[")
+	var names []string
+	for _, c := range alphabet {
+		for _, d := range alphabet {
+			names = append(names, string([]byte{c}), string([]byte{c, d}), "a"+string([]byte{c, d}))
+		}
+	}
+	for _, n := range []int{62, 63, 64} {
+		names = append(names, "a"+strings.Repeat("b", n-1), "a"+strings.Repeat("b", n))
+	}
+	names = append(names, "", "gpu.0", "cpus", "mem", "Cpus", "9gpu", "é")
+	for _, name := range names {
+		if got, want := ValidResourceName(name), rule.MatchString(name); got != want {
+			t.Errorf("ValidResourceName(%q) = %v, the rule says %v", name, got, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/offers"
 )
 
@@ -37,12 +38,14 @@ func benchArrival(b *testing.B, nodes []Node, pods string, placement offers.Plac
 		b.Run(pods+"/"+string(placement), func(b *testing.B) {
 			arrivals := 0
 			var spent time.Duration
+			clock := testutil.StartBenchClock()
 			for range b.N {
 				p, err := newAllocPlacer(nodes, placement)
 				if err != nil {
 					b.Fatal(err)
 				}
 				capacity := GPUCapacity(nodes)
+				clock.Start()
 				start := time.Now()
 				var asked int64
 				for i := range work {
@@ -55,8 +58,10 @@ func benchArrival(b *testing.B, nodes []Node, pods string, placement offers.Plac
 					arrivals++
 				}
 				spent += time.Since(start)
+				clock.Stop()
 			}
 			b.ReportMetric(float64(spent.Microseconds())/float64(arrivals), "µs/arrival")
+			clock.Report(b, arrivals, "arrival")
 		})
 	}
 }

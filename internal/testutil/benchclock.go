@@ -1,4 +1,4 @@
-package offers
+package testutil
 
 import (
 	"os"
@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// planClock measures what the timed parts of a benchmark cost besides
+// BenchClock measures what the timed parts of a benchmark cost besides
 // their wall time: the process's CPU time (every thread, the garbage
 // collector's too), and the share of the machine's time a hypervisor took
 // from it (steal), which on a shared virtual machine inflates wall times
 // without the code doing more.
-type planClock struct {
+type BenchClock struct {
 	cpu          time.Duration
 	stealAt      [2]uint64 // steal and total ticks at start
 	running      bool
@@ -48,21 +48,30 @@ func machineTicks() [2]uint64 {
 	return out
 }
 
-func startClock() *planClock { return &planClock{stealAt: machineTicks()} }
+// StartBenchClock starts measuring; call Start and Stop around the timed
+// parts, and Report at the end.
+func StartBenchClock() *BenchClock { return &BenchClock{stealAt: machineTicks()} }
 
-func (c *planClock) start() { c.running, c.runningSince = true, processCPU() }
+// Start marks the start of a timed part.
+func (c *BenchClock) Start() { c.running, c.runningSince = true, processCPU() }
 
-func (c *planClock) stop() {
+// Stop marks its end.
+func (c *BenchClock) Stop() {
 	if c.running {
 		c.cpu += processCPU() - c.runningSince
 		c.running = false
 	}
 }
 
-// report adds cpu-ms/op and steal-% to b's results.
-func (c *planClock) report(b *testing.B) {
-	c.stop()
-	b.ReportMetric(float64(c.cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+// Report adds cpu-ms/op and steal-% to b's results, per op (b.N), or per
+// unit when units is not 0 (cpu-µs/unit then).
+func (c *BenchClock) Report(b *testing.B, units int, unit string) {
+	c.Stop()
+	if units > 0 {
+		b.ReportMetric(float64(c.cpu.Microseconds())/float64(units), "cpu-µs/"+unit)
+	} else {
+		b.ReportMetric(float64(c.cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
 	end := machineTicks()
 	if total := end[1] - c.stealAt[1]; total > 0 {
 		b.ReportMetric(100*float64(end[0]-c.stealAt[0])/float64(total), "steal-%")

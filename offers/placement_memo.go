@@ -33,7 +33,7 @@ type packStates struct {
 	// cells holds the scores by shape id, then state id.
 	cells [][]stateCell
 	// best, next and heap are packOrder's scratch, by state id.
-	best []packScore
+	best []*packScore
 	next []int32
 	heap []int32
 }
@@ -172,15 +172,15 @@ func (a *Allocator) leaveState(i int) {
 	}
 }
 
-// cell is the score cell of shape id in state sid.
-func (st *packStates) cell(id int, sid int32) *stateCell {
+// column is shape id's cells, one for every state id.
+func (st *packStates) column(id int) []stateCell {
 	for len(st.cells) <= id {
 		st.cells = append(st.cells, nil)
 	}
 	col := st.cells[id]
-	if int(sid) >= len(col) {
+	if len(col) < len(st.members) {
 		col = append(col, make([]stateCell, len(st.members)-len(col))...)
 		st.cells[id] = col
 	}
-	return &col[sid]
+	return col
 }

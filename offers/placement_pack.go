@@ -2,7 +2,6 @@ package offers
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/allot-project/allot/protocol"
@@ -309,34 +308,36 @@ func (a *Allocator) packOrder() []*agent {
 	a.syncStates()
 	st.best = reuse(&st.best, len(st.members))
 	st.next = reuse(&st.next, len(st.members))
+	cols := make([][]stateCell, len(pending))
+	for k := range pending {
+		cols[k] = st.column(ids[k])
+	}
 	// Each state's best score over the pending shapes, scored once per
-	// mix for all its agents.
+	// mix for all its agents; the states some shape fits.
 	heap := st.heap[:0]
 	for sid, m := range st.members {
-		if len(m) == 0 {
+		if len(m) == 0 || st.drains[sid] {
 			continue
 		}
-		best := packScore{delta: math.Inf(1), tight: math.Inf(1)}
-		if !st.drains[sid] {
-			for k, s := range pending {
-				c := st.cell(ids[k], int32(sid))
-				if c.gen != st.gen[sid] || c.mixVer != p.mixVer {
-					c.sc, c.gen, c.mixVer = a.scoreOn(a.agentList[m[0]], s), st.gen[sid], p.mixVer
-				}
-				if sc := &c.sc; sc.ok && (sc.delta < best.delta || sc.delta == best.delta && sc.tight < best.tight) {
-					best = *sc
-				}
+		var best *packScore
+		for k, s := range pending {
+			c := &cols[k][sid]
+			if c.gen != st.gen[sid] || c.mixVer != p.mixVer {
+				c.sc, c.gen, c.mixVer = a.scoreOn(a.agentList[m[0]], s), st.gen[sid], p.mixVer
+			}
+			if sc := &c.sc; sc.ok && (best == nil || sc.delta < best.delta || sc.delta == best.delta && sc.tight < best.tight) {
+				best = sc
 			}
 		}
-		st.best[sid] = best
-		if !math.IsInf(best.delta, 1) {
+		if best != nil {
+			st.best[sid] = best
 			heap = append(heap, int32(sid))
 		}
 	}
 	// The best units agents in order: each state offers its agents in
 	// agentList's order, so the states are merged by their next agent.
 	less := func(x, y int32) bool {
-		return packLess(&st.best[x], &st.best[y], int(st.members[x][st.next[x]]), int(st.members[y][st.next[y]]))
+		return packLess(st.best[x], st.best[y], int(st.members[x][st.next[x]]), int(st.members[y][st.next[y]]))
 	}
 	chosen := p.chosen[:0]
 	if units == 1 {

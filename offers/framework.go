@@ -1,8 +1,8 @@
 package offers
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +84,8 @@ func (s *shape) pending() int64 {
 func shapeKey(d Demand) string {
 	var b strings.Builder
 	b.WriteString(d.Resources.String())
-	fmt.Fprintf(&b, "|p%d", d.Ports)
+	b.WriteString("|p")
+	b.WriteString(strconv.FormatInt(int64(d.Ports), 10))
 	for _, c := range d.Constraints {
 		if !c.IsGroup() {
 			b.WriteString("|" + c.String())

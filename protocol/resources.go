@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -237,13 +238,18 @@ func (r Resources) Names() []string {
 
 // String renders the bundle deterministically, e.g. "cpus:1000;mem:512;ports:[31000-31001]".
 func (r Resources) String() string {
-	var parts []string
-	for _, k := range r.Names() {
+	var b strings.Builder
+	for i, k := range r.Names() {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(k)
+		b.WriteByte(':')
 		if v, ok := r.Scalars[k]; ok && v != 0 {
-			parts = append(parts, fmt.Sprintf("%s:%d", k, v))
+			b.WriteString(strconv.FormatInt(v, 10))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s:%s", k, r.Ranges[k]))
+			b.WriteString(r.Ranges[k].String())
 		}
 	}
-	return strings.Join(parts, ";")
+	return b.String()
 }

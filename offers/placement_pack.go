@@ -247,13 +247,33 @@ func (a *Allocator) fragOf(ag *agent, pa *packAgent, free vec) float64 {
 		runs := pa.admits[i] && p.mixCPU[i] <= fc && p.mixMem[i] <= fm &&
 			(p.mixShare[i] == 0 || maxFree >= p.mixShare[i]) && whole >= p.mixWhole[i] &&
 			(p.mixRest[i] == nil || free.fits(p.mixRest[i]))
-		if runs {
-			f += w * float64(small[p.mixNeed[i]])
-		} else {
+		switch {
+		case !runs:
 			f += w * float64(all)
+		case p.mixShare[i] > 0:
+			// Tasks of a share use no more of the devices than the CPUs
+			// and memory left let run: the rest is as lost to them as
+			// the devices too small.
+			f += w * float64(max(small[p.mixNeed[i]], all-p.shareRoom(i, fc, fm, all)))
+		default:
+			f += w * float64(small[p.mixNeed[i]])
 		}
 	}
 	return f
+}
+
+// shareRoom is how much of all (an agent's free device room) tasks of the
+// mix's i-th shape, a share of one device, could take with fc CPUs and fm
+// memory left.
+func (p *packState) shareRoom(i int, fc, fm, all int64) int64 {
+	n := all/p.mixShare[i] + 1
+	if c := p.mixCPU[i]; c > 0 {
+		n = min(n, fc/c)
+	}
+	if m := p.mixMem[i]; m > 0 {
+		n = min(n, fm/m)
+	}
+	return n * p.mixShare[i]
 }
 
 // scoreOn is the packing score of s on ag.

@@ -148,3 +148,46 @@ func TestPlacement_packKeepsRoomBesideDevices(t *testing.T) {
 		t.Errorf("the CPU task went to %s, want the agent with no device free", acc.Agent)
 	}
 }
+
+// A task of a share of one device uses no more of the devices than the
+// CPUs left let run: a CPU task that would leave an agent CPUs for one
+// share task where its device could hold two fragments that device, and
+// goes instead where the CPUs are plenty, though more devices are free
+// there.
+func TestPlacement_packCountsDevicesTheCPUsStrand(t *testing.T) {
+	cfg := testConfig(PolicyDynamic)
+	cfg.Placement = PlacementPack
+	a := newAlloc(t, cfg)
+	withCPUs := func(n int, cpus int64) protocol.Resources {
+		r := gpuAgent(n)
+		r.Scalars[protocol.ResCPUs] = cpus
+		return r
+	}
+	addAgent(t, a, "mix", withCPUs(1, 8000), nil)
+	addFw(t, a, "f", "r")
+	share := gpuTask(500)
+	share.Scalars[protocol.ResCPUs] = 4000
+	// The mix: tasks of half a device and 4 CPUs.
+	now := time.Unix(100, 0)
+	demand(t, a, "f", Demand{Resources: share, Count: 1})
+	d := a.Allocate(now)
+	if len(d.Offers) != 1 {
+		t.Fatalf("offers %v", d.Offers)
+	}
+	_, err := a.AcceptTasks("f", []protocol.OfferID{d.Offers[0].ID}, []protocol.Resources{share}, now)
+	must(t, err)
+	addAgent(t, a, "tight", withCPUs(1, 8000), nil)
+	addAgent(t, a, "roomy", withCPUs(4, 64000), nil)
+	cpuTask := cpuMem(4000, 1024)
+	now = now.Add(time.Second)
+	demand(t, a, "f", Demand{Resources: cpuTask, Count: 1})
+	d = a.Allocate(now)
+	if len(d.Offers) == 0 {
+		t.Fatal("no offer")
+	}
+	acc, err := a.AcceptTasks("f", []protocol.OfferID{d.Offers[0].ID}, []protocol.Resources{cpuTask}, now)
+	must(t, err)
+	if acc.Agent != "roomy" {
+		t.Errorf("the CPU task went to %s, want roomy: on tight it leaves CPUs for one share task of the two its device holds", acc.Agent)
+	}
+}

@@ -66,11 +66,7 @@ func (a *Allocator) packMoved() { a.pack.states.stale = true }
 
 // stateHash hashes ag's state.
 func (a *Allocator) stateHash(ag *agent, pa *packAgent) uint64 {
-	if pa.attrSerial != ag.serial {
-		pa.attrSerial = ag.serial
-		pa.attrs = maphash.String(packSeed, fmt.Sprint(ag.info.Attributes))
-	}
-	h := mix64(pa.attrs ^ uint64(len(ag.free)))
+	h := mix64(attrsOf(ag, pa) ^ uint64(len(ag.free)))
 	for _, x := range ag.free {
 		h = mix64(h ^ uint64(x))
 	}
@@ -82,6 +78,15 @@ func (a *Allocator) stateHash(ag *agent, pa *packAgent) uint64 {
 		h = mix64(h ^ 1)
 	}
 	return h
+}
+
+// attrsOf hashes ag's attributes, which decide every constraint.
+func attrsOf(ag *agent, pa *packAgent) uint64 {
+	if pa.attrSerial != ag.serial {
+		pa.attrSerial = ag.serial
+		pa.attrs = maphash.String(packSeed, fmt.Sprint(ag.info.Attributes))
+	}
+	return pa.attrs
 }
 
 // mix64 is splitmix64's finalizer: every bit of x moves about half the

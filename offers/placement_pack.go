@@ -37,6 +37,9 @@ type packState struct {
 	mixNeed                            []int
 	mixRest                            []vec
 	mixW                               []float64
+	// classes are admitClass's, for the mix version classVer.
+	classes  map[uint64]*admitClass
+	classVer uint64
 	// reachVer is the mixVer the weights' reach was computed at; gpuCap
 	// the cluster's GPU capacity then.
 	reachVer uint64
@@ -183,22 +186,11 @@ func (a *Allocator) refreshWeights() {
 // packAgentOf is ag's packing record, brought up to date.
 func (a *Allocator) packAgentOf(ag *agent) *packAgent {
 	p := &a.pack
-	if len(p.agents) <= ag.idx {
-		p.agents = append(p.agents, make([]packAgent, len(a.agentList)-len(p.agents))...)
-	}
-	pa := &p.agents[ag.idx]
+	pa := a.packAgentSlot(ag)
 	if pa.mixVer != p.mixVer || pa.admits == nil {
 		a.packReach()
-		pa.admits = pa.admits[:0]
-		pa.pressure = 0
-		for i := range p.weights {
-			m := &p.weights[i]
-			ok := a.admits(ag, m.shape)
-			pa.admits = append(pa.admits, ok)
-			if ok && m.reach > 0 {
-				pa.pressure += m.weight * p.gpuCap / m.reach
-			}
-		}
+		c := a.admitClass(ag, pa)
+		pa.admits, pa.pressure = c.admits, c.pressure
 	}
 	if pa.ver != ag.ver+1 || pa.mixVer != p.mixVer {
 		pa.ver, pa.mixVer = ag.ver+1, p.mixVer
@@ -449,8 +441,39 @@ func (p *packState) idOf(key string) int {
 // packPressure weighs an agent's pressure against fragmentation.
 var packPressure = 1.0
 
+// admitClass is what the mix's constraints make of agents with ag's
+// attributes: which shapes they admit, and the pressure on their GPUs
+// (packAgent), once per weighing of the mix.
+func (a *Allocator) admitClass(ag *agent, pa *packAgent) *admitClass {
+	p := &a.pack
+	if p.classVer != p.mixVer || p.classes == nil {
+		p.classVer = p.mixVer
+		p.classes = map[uint64]*admitClass{}
+	}
+	key := attrsOf(ag, pa)
+	c := p.classes[key]
+	if c == nil {
+		c = &admitClass{admits: make([]bool, len(p.weights))}
+		for i := range p.weights {
+			m := &p.weights[i]
+			c.admits[i] = a.admits(ag, m.shape)
+			if c.admits[i] && m.reach > 0 {
+				c.pressure += m.weight * p.gpuCap / m.reach
+			}
+		}
+		p.classes[key] = c
+	}
+	return c
+}
+
+// admitClass is the mix's view of agents with the same attributes.
+type admitClass struct {
+	admits   []bool // read only: shared by the class's agents
+	pressure float64
+}
+
 // packReach computes, once per weighing of the mix, the GPU capacity each
-// mix shape's constraints admit.
+// mix shape's constraints admit, by class of attributes.
 func (a *Allocator) packReach() {
 	p := &a.pack
 	if p.reachVer == p.mixVer {
@@ -461,19 +484,43 @@ func (a *Allocator) packReach() {
 	for i := range p.weights {
 		p.weights[i].reach = 0
 	}
+	type class struct {
+		rep *agent
+		gpu float64
+	}
+	var classes []class
+	at := map[uint64]int{}
 	for _, ag := range a.agentList {
 		var g float64
 		for _, j := range ag.gpuDims {
 			g += float64(ag.total.at(j))
 		}
 		p.gpuCap += g
+		key := attrsOf(ag, a.packAgentSlot(ag))
+		k, ok := at[key]
+		if !ok {
+			k = len(classes)
+			at[key] = k
+			classes = append(classes, class{rep: ag})
+		}
+		classes[k].gpu += g
+	}
+	for _, c := range classes {
 		for i := range p.weights {
-			m := &p.weights[i]
-			if a.admits(ag, m.shape) {
-				m.reach += g
+			if m := &p.weights[i]; a.admits(c.rep, m.shape) {
+				m.reach += c.gpu
 			}
 		}
 	}
+}
+
+// packAgentSlot is ag's packing record as it stands.
+func (a *Allocator) packAgentSlot(ag *agent) *packAgent {
+	p := &a.pack
+	if len(p.agents) <= ag.idx {
+		p.agents = append(p.agents, make([]packAgent, len(a.agentList)-len(p.agents))...)
+	}
+	return &p.agents[ag.idx]
 }
 
 // packColumns lays the weights' shapes out side by side for fragOf.

@@ -58,7 +58,7 @@ func (c Constraint) String() string {
 	var arg string
 	switch c.Op {
 	case OpIn, OpNotIn:
-		arg = fmt.Sprint(c.Values)
+		arg = "[" + strings.Join(c.Values, " ") + "]"
 	case OpMaxPer:
 		arg = strconv.Itoa(c.N)
 	case OpExists, OpNotExists, OpUnique, OpSame:

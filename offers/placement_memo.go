@@ -183,8 +183,10 @@ func (st *packStates) column(id int) []stateCell {
 		st.cells = append(st.cells, nil)
 	}
 	col := st.cells[id]
-	if len(col) < len(st.members) {
-		col = append(col, make([]stateCell, len(st.members)-len(col))...)
+	if n := len(st.members); len(col) < n {
+		old := len(col)
+		col = slices.Grow(col, n-old)[:n]
+		clear(col[old:])
 		st.cells[id] = col
 	}
 	return col

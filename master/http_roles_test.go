@@ -160,7 +160,7 @@ func TestMaster_SetRoleOfferConstraints(t *testing.T) {
 		t.Fatalf("/v1/state roles %+v, want ml with its offer constraint", st.Roles)
 	}
 	// Without the constraints the agent is offered.
-	if code, body := httpTestPut(t, base+"/v1/roles/ml", "op", `{}`); code != http.StatusOK {
+	if code, body := httpTestPut(t, base+"/v1/roles/ml", "op", `{"offer_constraints": []}`); code != http.StatusOK {
 		t.Fatalf("PUT role without constraints: %d %s", code, body)
 	}
 	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
@@ -169,4 +169,46 @@ func TestMaster_SetRoleOfferConstraints(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestMaster_SetRolePartial: a PUT keeps what its body leaves out and
+// removes what it gives empty; a guarantee beyond what the agents hold is
+// set with a warning.
+func TestMaster_SetRolePartial(t *testing.T) {
+	t.Parallel()
+	m, nc := operatorTestMaster(t, "op")
+	registerTestAgent(t, nc) // 1 CPU
+	url := "http://" + m.HTTPAddr() + "/v1/roles/eng"
+	put := func(body string) api.RoleConfig {
+		t.Helper()
+		code, out := httpTestPut(t, url, "op", body)
+		var rc api.RoleConfig
+		if err := json.Unmarshal(out, &rc); code != http.StatusOK || err != nil {
+			t.Fatalf("PUT %s: %d %s", body, code, out)
+		}
+		return rc
+	}
+	put(`{"weight": 2, "guarantee": {"cpus": 500}, "limit": {"cpus": 800}, "preemption": "off", "offer_constraints": [{"attribute": "rack", "op": "==", "value": "r1"}]}`)
+	rc := put(`{"weight": 3}`)
+	if rc.Weight != 3 || rc.Guarantee.Scalar("cpus") != 500 || rc.Limit.Scalar("cpus") != 800 || rc.Preemption != "off" || len(rc.OfferConstraints) != 1 {
+		t.Fatalf("after a PUT of the weight alone: %+v, want the rest kept", rc)
+	}
+	rc = put(`{"guarantee": {}}`)
+	if rc.Weight != 3 || len(rc.Guarantee.Scalars) != 0 || rc.Limit.Scalar("cpus") != 800 {
+		t.Fatalf("after a PUT of an empty guarantee: %+v, want it removed and the limit kept", rc)
+	}
+	rc = put(`{"preemption": "inherit", "offer_constraints": []}`)
+	if rc.Preemption != "" || len(rc.OfferConstraints) != 0 || rc.Limit.Scalar("cpus") != 800 {
+		t.Fatalf("after inherit and no constraints: %+v", rc)
+	}
+	if r, ok := m.View().Role("eng"); !ok || r.Weight != 3 || r.Quota == nil || r.Quota.Limit.Scalar("cpus") != 800 || len(r.Quota.Guarantee.Scalars) != 0 {
+		t.Fatalf("replicated role: %+v", r)
+	}
+	if rc := put(`{"guarantee": {"cpus": 700}}`); len(rc.Warnings) != 0 {
+		t.Fatalf("a guarantee the agent holds: warnings %v", rc.Warnings)
+	}
+	rc = put(`{"guarantee": {"cpus": 5000}, "limit": {}}`)
+	if len(rc.Warnings) != 1 || !strings.Contains(rc.Warnings[0], "guarantee cpus 5000 exceeds the 1000") || rc.Guarantee.Scalar("cpus") != 5000 {
+		t.Fatalf("a guarantee beyond the cluster: %+v, want it set with one warning", rc)
+	}
 }

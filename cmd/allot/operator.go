@@ -218,7 +218,12 @@ func roleOpsCommand() *cobra.Command {
 		Short: "Set a role's weight and quota (e.g. set eng/prod --weight 2 --guarantee cpus=4000 --limit cpus=8000,mem=16384)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// What is not given keeps its setting; a flag given empty
+			// removes it.
 			req := api.RoleRequest{Preemption: preemption}
+			if cmd.Flags().Changed("preemption") && preemption == "" {
+				req.Preemption = api.PreemptionInherit
+			}
 			if cmd.Flags().Changed("weight") {
 				req.Weight = &weight
 			}
@@ -226,30 +231,46 @@ func roleOpsCommand() *cobra.Command {
 			if req.Guarantee, err = parseAmounts("--guarantee", guarantee); err != nil {
 				return err
 			}
+			if req.Guarantee == nil && cmd.Flags().Changed("guarantee") {
+				req.Guarantee = map[string]int64{}
+			}
 			if req.Limit, err = parseAmounts("--limit", limit); err != nil {
 				return err
 			}
+			if req.Limit == nil && cmd.Flags().Changed("limit") {
+				req.Limit = map[string]int64{}
+			}
+			if cmd.Flags().Changed("offer-constraint") {
+				req.OfferConstraints = []protocol.Constraint{}
+			}
 			for _, cs := range constraints {
+				if strings.TrimSpace(cs) == "" {
+					continue
+				}
 				c, err := parseConstraint(cs)
 				if err != nil {
 					return fmt.Errorf("--offer-constraint: %w", err)
 				}
 				req.OfferConstraints = append(req.OfferConstraints, c)
 			}
+			stderr := cmd.ErrOrStderr()
 			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.RoleConfig, error) {
 				return c.SetRole(ctx, args[0], req)
 			}, func(w io.Writer, rc api.RoleConfig) {
+				for _, warning := range rc.Warnings {
+					fmt.Fprintf(stderr, "warning: role %s: %s\n", rc.Path, warning)
+				}
 				fmt.Fprintf(w, "role %s: weight %g, guarantee %s, limit %s, offer constraints %s, preemption %s\n", rc.Path, rc.Weight,
 					orNone(api.FormatResources(rc.Guarantee)), orNone(api.FormatResources(rc.Limit)), constraintList(rc.OfferConstraints),
 					orInherited(rc.Preemption))
 			})
 		},
 	}
-	set.Flags().Float64Var(&weight, "weight", 1, "the role's weight among its siblings")
-	set.Flags().StringVar(&guarantee, "guarantee", "", "quota guarantee as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
-	set.Flags().StringVar(&limit, "limit", "", "quota limit as name=amount pairs, cpus in milli-CPU and mem in MiB (empty: none)")
-	set.Flags().StringVar(&preemption, "preemption", "", "the role's preemption policy: off, guarantees or fair (empty: its parent's, at the top the cluster's --preemption)")
-	set.Flags().StringArrayVar(&constraints, "offer-constraint", nil, "offer only agents satisfying this constraint to the role's frameworks, e.g. pool==gpu or 'zone in z1,z2' (repeatable; none: every agent)")
+	set.Flags().Float64Var(&weight, "weight", 1, "the role's weight among its siblings (not given: unchanged, 1 for a new role)")
+	set.Flags().StringVar(&guarantee, "guarantee", "", "quota guarantee as name=amount pairs, cpus in milli-CPU and mem in MiB (not given: unchanged; empty: none)")
+	set.Flags().StringVar(&limit, "limit", "", "quota limit as name=amount pairs, cpus in milli-CPU and mem in MiB (not given: unchanged; empty: none)")
+	set.Flags().StringVar(&preemption, "preemption", "", "the role's preemption policy: off, guarantees or fair (not given: unchanged; empty: its parent's, at the top the cluster's --preemption)")
+	set.Flags().StringArrayVar(&constraints, "offer-constraint", nil, "offer only agents satisfying this constraint to the role's frameworks, e.g. pool==gpu or 'zone in z1,z2' (repeatable; not given: unchanged; given empty: every agent)")
 	cmd.AddCommand(listCommand(o, "List the roles with their shares and limits", func(st api.State) any { return st.Roles }, printRoles), set)
 	return cmd
 }

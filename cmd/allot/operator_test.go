@@ -97,6 +97,21 @@ func TestOperatorCommands(t *testing.T) {
 	if out := run("roles", "set", "eng", "--weight=2", "--guarantee=cpus=500", "--limit=cpus=1000,mem=512", "--offer-constraint=rack in r1,r2", "--token=op"); out != "role eng: weight 2, guarantee cpus 0.5, limit cpus 1, mem 512 MiB, offer constraints rack in [r1 r2], preemption inherited\n" {
 		t.Fatalf("roles set: %q", out)
 	}
+	// A partial update keeps what it does not name.
+	if out := run("roles", "set", "eng", "--weight=3", "--token=op"); out != "role eng: weight 3, guarantee cpus 0.5, limit cpus 1, mem 512 MiB, offer constraints rack in [r1 r2], preemption inherited\n" {
+		t.Fatalf("roles set --weight alone: %q, want the guarantee, limit and offer constraints kept", out)
+	}
+	if out := run("roles", "set", "eng", "--weight=2", "--token=op"); !strings.HasPrefix(out, "role eng: weight 2, guarantee cpus 0.5") {
+		t.Fatalf("roles set --weight=2: %q", out)
+	}
+	// A guarantee beyond the cluster is set, with a warning.
+	bigOut, errOut, code := runAllot(t, "", "roles", "set", "eng/big", "--guarantee=cpus=99999000", "--token=op", masters)
+	if code != 0 || !strings.Contains(bigOut, "guarantee cpus 99999") || !strings.Contains(errOut, "warning: role eng/big: guarantee cpus 99999000 exceeds") {
+		t.Fatalf("roles set beyond the cluster: exit %d, stdout %q, stderr %q; want it set with a warning", code, bigOut, errOut)
+	}
+	if out := run("roles", "set", "eng/big", "--guarantee=", "--token=op"); !strings.Contains(out, "guarantee none") {
+		t.Fatalf("roles set --guarantee= (empty): %q, want the guarantee removed", out)
+	}
 	if out := run("roles", "set", "eng/batch", "--preemption=off", "--token=op"); !strings.HasSuffix(out, ", preemption off\n") {
 		t.Fatalf("roles set --preemption: %q", out)
 	}
@@ -107,9 +122,9 @@ func TestOperatorCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(run("roles", "list", "--json")), &roles); err != nil {
 		t.Fatal(err)
 	}
-	if len(roles) != 2 || roles[0].Path != "eng" || roles[0].Weight != 2 || roles[0].Limit == nil || roles[0].Guarantee == nil || len(roles[0].OfferConstraints) != 1 ||
-		roles[1].Path != "eng/batch" || roles[1].Preemption != "off" {
-		t.Fatalf("roles list --json: %+v, want eng with weight 2, a guarantee, a limit and an offer constraint, and eng/batch with preemption off", roles)
+	if len(roles) != 3 || roles[0].Path != "eng" || roles[0].Weight != 2 || roles[0].Limit == nil || roles[0].Guarantee == nil || len(roles[0].OfferConstraints) != 1 ||
+		roles[1].Path != "eng/batch" || roles[1].Preemption != "off" || roles[2].Path != "eng/big" {
+		t.Fatalf("roles list --json: %+v, want eng with weight 2, a guarantee, a limit and an offer constraint, eng/batch with preemption off, and eng/big", roles)
 	}
 	if out := run("operator", "raft", "list-peers"); strings.Count(out, "\n") != 4 || strings.Count(out, "true") != 1 {
 		t.Fatalf("operator raft list-peers: %q, want three members, one the leader", out)
@@ -132,7 +147,7 @@ func TestOperatorCommands(t *testing.T) {
 	if out := run("operator", "snapshot", "restore", snap, "--token=op"); !strings.HasPrefix(out, "restored the state as of Raft index ") {
 		t.Fatalf("snapshot restore: %q", out)
 	}
-	_, errOut, code := runAllot(t, "", "status", "--masters=127.0.0.1:1", "--timeout=2s")
+	_, errOut, code = runAllot(t, "", "status", "--masters=127.0.0.1:1", "--timeout=2s")
 	if code == 0 || !strings.Contains(errOut, "connection refused") {
 		t.Fatalf("status with no master up: exit %d, %q", code, errOut)
 	}

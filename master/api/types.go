@@ -145,19 +145,27 @@ type AgentState struct {
 	DrainDeadline *string `json:"drain_deadline"`
 }
 
-// RoleRequest is the body of PUT /v1/roles/{path}: Weight defaults to 1;
-// without Guarantee or Limit the role has none.
+// RoleRequest is the body of PUT /v1/roles/{path}. A field left out (nil,
+// or "" for Preemption) keeps the role's current setting, or its default
+// for a new role: weight 1, no guarantee, no limit, no offer
+// constraints, its parent's preemption policy. An empty guarantee, limit
+// or list of offer constraints removes it; Preemption "inherit" goes back
+// to the parent's policy.
 type RoleRequest struct {
-	Weight    *float64         `json:"weight"`
-	Guarantee map[string]int64 `json:"guarantee,omitempty"`
+	Weight    *float64         `json:"weight,omitempty"`
+	Guarantee map[string]int64 `json:"guarantee"`
 	Limit     map[string]int64 `json:"limit"`
 	// OfferConstraints keep the role's frameworks to the agents that
 	// satisfy them all (hard, per-agent constraints).
-	OfferConstraints []protocol.Constraint `json:"offer_constraints,omitempty"`
-	// Preemption is the role's preemption policy: "off", "guarantees" or
-	// "fair"; empty inherits its parent's (docs/preemption.md).
+	OfferConstraints []protocol.Constraint `json:"offer_constraints"`
+	// Preemption is the role's preemption policy: "off", "guarantees",
+	// "fair" or "inherit" (its parent's; docs/preemption.md).
 	Preemption string `json:"preemption,omitempty"`
 }
+
+// PreemptionInherit in a RoleRequest sets a role back to its parent's
+// preemption policy.
+const PreemptionInherit = "inherit"
 
 // RoleConfig answers PUT /v1/roles/{path}.
 type RoleConfig struct {
@@ -167,6 +175,9 @@ type RoleConfig struct {
 	Limit            protocol.Resources    `json:"limit"`
 	OfferConstraints []protocol.Constraint `json:"offer_constraints"`
 	Preemption       string                `json:"preemption,omitempty"`
+	// Warnings say what in the role's setting cannot hold as set, e.g. a
+	// guarantee beyond what the cluster's agents hold.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Explanation answers GET /v1/frameworks/{id}/explain: what the framework

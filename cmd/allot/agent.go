@@ -63,7 +63,12 @@ files over HTTP. Restarted on the same --work-dir, it reattaches to the tasks st
 Example:
   allot agent --nats nats://10.0.0.1:4222,nats://10.0.0.2:4222 --work-dir /var/lib/allot-agent \
     --attributes rack=r1,zone=eu-1 --resources cpus=16000,mem=65536`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("allot agent runs an agent on this machine and takes no arguments (given %q); the cluster's agents are under allot agents, e.g. allot agents list", strings.Join(args, " "))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if configFile != "" {
 				if err := loadConfigFile(configFile, &f, cmd); err != nil {

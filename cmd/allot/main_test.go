@@ -91,3 +91,29 @@ func TestSimHDRF_BadInputExitsNonZero(t *testing.T) {
 		}
 	}
 }
+
+// The CLI refuses what it cannot run with a reason and the usage, and
+// says where it looked for masters when none is listening.
+func TestCLI_refusesClearly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"agent", "list"}, "allot agents list"},
+		{[]string{"operator", "raft", "list"}, `unknown command "list" for "allot operator raft" (its commands: add-peer, list-peers, remove-peer)`},
+		{[]string{"tasks", "logs"}, "usage: allot tasks logs FRAMEWORK_ID TASK_ID"},
+		{[]string{"status", "--masters=127.0.0.1:1"}, "no master is listening at http://127.0.0.1:1 (connection refused); are the masters running there? Name them with --masters or $ALLOT_MASTERS"},
+	} {
+		_, errOut, code := runAllot(t, "", tc.args...)
+		if code != 1 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("allot %s: exit %d, stderr %q; want exit 1 and one line containing %q", strings.Join(tc.args, " "), code, errOut, tc.want)
+		}
+	}
+	if out, errOut, code := runAllot(t, "", "--version"); code != 0 || !strings.HasPrefix(out, "allot version ") {
+		t.Errorf("allot --version: exit %d, %q %q", code, out, errOut)
+	}
+	if out, _, code := runAllot(t, "", "operator", "raft"); code != 0 || !strings.Contains(out, "list-peers") {
+		t.Errorf("allot operator raft (no command): exit %d, %q; want its help", code, out)
+	}
+}

@@ -127,7 +127,7 @@ func listCommand(o *operatorFlags, short string, pick func(api.State) any, table
 
 func agentOpsCommand() *cobra.Command {
 	o := &operatorFlags{}
-	cmd := &cobra.Command{Use: "agents", Aliases: []string{"agent"}, Short: "List, drain, activate and mark agents gone"}
+	cmd := &cobra.Command{Use: "agents", Short: "List, drain, activate and mark agents gone (allot agent runs an agent)"}
 	o.register(cmd)
 	action := func(use, short string, act func(*api.Client, context.Context, protocol.AgentID) (api.AgentState, error)) *cobra.Command {
 		return &cobra.Command{

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/allot-project/allot/protocol"
@@ -56,6 +57,9 @@ const maxRedirects = 3
 const (
 	retryPause    = 100 * time.Millisecond
 	maxRetryPause = time.Second
+	// refusedRounds is how many rounds in a row every master refuses
+	// the connection before a call gives up on them (about 0.7 s).
+	refusedRounds = 3
 )
 
 // maxErrorBody bounds how much of an error response is read.
@@ -253,16 +257,21 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 // known, electing) passes the call on to the next; any other error answer
 // ends the call. When every master was unavailable it tries them all again
 // after a pause, until ctx ends (as Nomad's servers hold a request through
-// an election), and then returns the last master's error.
+// an election), and then returns the last master's error. Masters that
+// all refuse the connection refusedRounds times in a row are not running
+// there: the call ends then.
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
 	var last error
+	refused := 0
 	for pause := retryPause; ; pause = min(2*pause, maxRetryPause) {
 		var unknown error
+		allRefused := true
 		for _, base := range c.bases {
 			resp, err := c.follow(ctx, method, base+path, body)
 			if err == nil {
 				return resp, nil
 			}
+			allRefused = allRefused && errors.Is(err, syscall.ECONNREFUSED)
 			if ctx.Err() != nil {
 				if last == nil {
 					last = err
@@ -281,6 +290,11 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*htt
 		}
 		if unknown != nil {
 			return nil, unknown
+		}
+		if refused++; !allRefused {
+			refused = 0
+		} else if refused >= refusedRounds {
+			return nil, fmt.Errorf("%w: no master is listening at %s (connection refused)", ErrUnavailable, strings.Join(c.bases, ", "))
 		}
 		select {
 		case <-ctx.Done():
@@ -309,7 +323,7 @@ func (c *Client) follow(ctx context.Context, method, target string, body []byte)
 		}
 		resp, err := c.hc.Do(req)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 		switch {
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:

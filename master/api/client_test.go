@@ -133,3 +133,25 @@ func TestFormatResources(t *testing.T) {
 		t.Fatalf("FormatResources of nothing: %q", got)
 	}
 }
+
+// Masters that all refuse the connection are not running there: a call
+// gives up on them after a few rounds, long before its deadline, and says
+// so; one master that answers keeps the call going.
+func TestClient_givesUpWhenNoMasterListens(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // its port now refuses connections
+	c, err := NewClient([]string{closed.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = c.State(ctx)
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no master is listening at "+closed.URL) {
+		t.Fatalf("State with no master listening: %v, want ErrUnavailable saying none listens", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the call waited out its deadline")
+	}
+}

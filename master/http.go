@@ -20,6 +20,9 @@ import (
 // The operator HTTP API:
 //
 //	GET /healthz     200 "ok" while this master's NATS connection and Raft node are up.
+//	GET /readyz      200 "ready" while it is also part of a quorum: it knows a leader,
+//	                 hears from it, and has applied what was committed (raftstore's
+//	                 Node.Ready); else 503 with the reason.
 //	GET /v1/leader   who leads, answered by every master itself (api.Leader).
 //	GET /v1/state    the cluster's state (api.State), as far as the reader may see it
 //	                 (http_viewer.go); served by the leader only: a
@@ -190,6 +193,7 @@ func (m *Master) stopHTTP() {
 func (m *Master) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", m.serveHealthz)
+	mux.HandleFunc("GET /readyz", m.serveReadyz)
 	mux.HandleFunc("GET /v1/leader", m.serveLeader)
 	mux.HandleFunc("GET /v1/state", m.viewingLeader(m.serveState))
 	mux.Handle("GET /metrics", m.metrics.handler())
@@ -227,6 +231,28 @@ func (m *Master) serveHealthz(w http.ResponseWriter, _ *http.Request) {
 	default:
 		_, _ = w.Write([]byte("ok\n"))
 	}
+}
+
+// serveReadyz answers whether this master can serve current state: alive
+// (healthz), and its Raft node part of a quorum and caught up.
+func (m *Master) serveReadyz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	reason := ""
+	switch {
+	case m.nc == nil || !m.nc.IsConnected():
+		reason = "nats not connected"
+	case m.node == nil:
+		reason = "raft not running"
+	default:
+		reason = m.node.Ready()
+	}
+	if reason != "" {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(reason + "\n"))
+		return
+	}
+	_, _ = w.Write([]byte("ready\n"))
 }
 
 func (m *Master) serveLeader(w http.ResponseWriter, _ *http.Request) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
@@ -184,6 +185,34 @@ func (n *Node) LeaderChanges() <-chan bool { return n.leader.out }
 
 // AppliedIndex returns the index of the last log entry applied to the FSM.
 func (n *Node) AppliedIndex() uint64 { return n.raft.AppliedIndex() }
+
+// readyLag is how many committed entries a node may have left to apply
+// and still count as caught up.
+const readyLag = 64
+
+// Ready says why this node cannot serve reads that must be current, or ""
+// when it can: it runs, knows a leader, has heard from it within twice
+// the heartbeat timeout (a follower), and has applied all but readyLag of
+// the entries it knows committed.
+func (n *Node) Ready() string {
+	switch n.raft.State() {
+	case raft.Shutdown:
+		return "raft is shut down"
+	case raft.Candidate:
+		return "electing a leader"
+	case raft.Follower:
+		if id, _ := n.Leader(); id == "" {
+			return "no leader is known"
+		}
+		if last := n.raft.LastContact(); time.Since(last) > 2*n.cfg.HeartbeatTimeout {
+			return fmt.Sprintf("no contact with the leader for %s", time.Since(last).Round(time.Millisecond))
+		}
+	}
+	if applied, commit := n.raft.AppliedIndex(), n.raft.CommitIndex(); applied+readyLag < commit {
+		return fmt.Sprintf("catching up: applied %d of %d committed entries", applied, commit)
+	}
+	return ""
+}
 
 // Barrier blocks until every entry committed before the call has been applied to this
 // node's FSM. Leader only: a new leader calls it before acting on FSM state.

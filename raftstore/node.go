@@ -65,6 +65,11 @@ func New(cfg Config, fsm FSM) (*Node, error) {
 		shutdownCh: make(chan struct{}),
 		stopped:    make(chan struct{}),
 	}
+	if !cfg.InMemory {
+		if err := claimDataDir(cfg.DataDir, cfg.NodeID); err != nil {
+			return nil, errors.Join(err, st.closeTransport(), st.closeStores())
+		}
+	}
 	if cfg.Bootstrap {
 		if n.bootstrapped, err = bootstrap(cfg, rc, st); err != nil {
 			return nil, errors.Join(err, st.closeTransport(), st.closeStores())
@@ -82,6 +87,9 @@ func New(cfg Config, fsm FSM) (*Node, error) {
 	go func() { defer n.wg.Done(); n.leader.run(n.shutdownCh) }()
 	logger.Info("raft node started", "node_id", cfg.NodeID, "addr", st.addr,
 		"in_memory", cfg.InMemory, "bootstrapped", n.bootstrapped)
+	if diff := n.peersDiffer(); diff != "" && !n.bootstrapped {
+		logger.Warn("the peers given are ignored: they only bootstrap a new cluster; change members with add-peer and remove-peer", "difference", diff)
+	}
 	return n, nil
 }
 

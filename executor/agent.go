@@ -229,7 +229,7 @@ func (a *Agent) start(ctx context.Context) error {
 	if err := a.startHTTP(); err != nil {
 		return err
 	}
-	if err := a.connect(); err != nil {
+	if err := a.connect(ctx); err != nil {
 		return err
 	}
 	if err := a.subscribe(a.subj.Leader(), func(m *nats.Msg) { a.onLeader(m) }); err != nil {
@@ -252,8 +252,10 @@ func (a *Agent) hasTasks() bool {
 	return len(a.tasks) > 0
 }
 
-// connect dials NATS unless a connection was given.
-func (a *Agent) connect() error {
+// connect dials NATS unless a connection was given. While no server
+// answers (the masters not up yet) it tries again, more slowly each time,
+// until ctx ends; any other failure ends it at once.
+func (a *Agent) connect(ctx context.Context) error {
 	nc := a.cfg.NATSConn
 	if nc == nil {
 		var err error
@@ -286,9 +288,21 @@ func (a *Agent) connect() error {
 		// Replies come on the credential's own inbox subjects, the only
 		// ones its connection may read where connections are authenticated.
 		opts = append(opts, nats.CustomInboxPrefix(a.subj.Inbox(protocol.KindAgent, a.cfg.Principal)))
-		nc, err = nats.Connect(joinURLs(a.cfg.NATSURLs), opts...)
-		if err != nil {
-			return fmt.Errorf("connect to NATS: %w", err)
+		urls := joinURLs(a.cfg.NATSURLs)
+		for pause := connectPause; ; pause = min(2*pause, maxConnectPause) {
+			nc, err = nats.Connect(urls, opts...)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, nats.ErrNoServers) {
+				return fmt.Errorf("connect to NATS at %s: %w", urls, err)
+			}
+			a.log.Warn("no NATS server answers yet; trying again", "urls", urls, "retry_in", pause, "error", err)
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("connect to NATS at %s: %w (gave up: %v)", urls, err, ctx.Err())
+			case <-time.After(pause):
+			}
 		}
 	}
 	a.mu.Lock()
@@ -297,6 +311,12 @@ func (a *Agent) connect() error {
 	a.req = newRequester(nc, a.subj, a.cfg.RequestTimeout, a.cfg.Principal)
 	return nil
 }
+
+// connectPause and maxConnectPause pace the tries to reach NATS.
+const (
+	connectPause    = 500 * time.Millisecond
+	maxConnectPause = 5 * time.Second
+)
 
 func joinURLs(urls []string) string {
 	s := ""

@@ -222,6 +222,15 @@ func startNATS(cfg NATSConfig, auth *natsauth.Config, logger hclog.Logger) (*emb
 			opts.Routes = append(opts.Routes, u)
 		}
 	}
+	// A port already taken would only show as a server never ready.
+	if err := portFree("client", cfg.Host, cfg.Port, "--nats-listen"); err != nil {
+		return nil, err
+	}
+	if cfg.ClusterPort != 0 {
+		if err := portFree("route", cfg.ClusterHost, cfg.ClusterPort, "--nats-cluster"); err != nil {
+			return nil, err
+		}
+	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("nats server: %w", err)
@@ -272,3 +281,18 @@ func (n natsLogger) Fatalf(format string, v ...any)  { n.l.Error(fmt.Sprintf(for
 func (n natsLogger) Errorf(format string, v ...any)  { n.l.Error(fmt.Sprintf(format, v...)) }
 func (n natsLogger) Debugf(format string, v ...any)  { n.l.Debug(fmt.Sprintf(format, v...)) }
 func (n natsLogger) Tracef(format string, v ...any)  { n.l.Trace(fmt.Sprintf(format, v...)) }
+
+// portFree checks that the embedded NATS server can listen on host:port
+// (port 0: any), naming the flag that sets it when it cannot.
+func portFree(what, host string, port int, flag string) error {
+	if port <= 0 {
+		return nil
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%w: the embedded NATS server cannot listen for %ss on %s (%v): another master or NATS server may run there; choose another with %s",
+			ErrConfig, what, addr, err, flag)
+	}
+	return l.Close()
+}

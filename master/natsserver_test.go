@@ -3,6 +3,7 @@ package master
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,22 @@ func TestMaster_NATSAuth(t *testing.T) {
 	bad.NATS.MasterSecret = ""
 	if err := bad.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "master secret") {
 		t.Fatalf("credentials without a master secret: %v, want ErrConfig naming the master secret", err)
+	}
+}
+
+// A client port already taken fails the start at once, naming the
+// address and the flag, instead of waiting for a server never ready.
+func TestEmbeddedNATS_portTaken(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	cfg := testNATSConfig()
+	cfg.Host, cfg.Port = "127.0.0.1", taken.Addr().(*net.TCPAddr).Port
+	_, err = startNATS(cfg, nil, testlog.New(t))
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), taken.Addr().String()) || !strings.Contains(err.Error(), "--nats-listen") {
+		t.Fatalf("startNATS on a taken port: %v, want ErrConfig naming %s and --nats-listen", err, taken.Addr())
 	}
 }

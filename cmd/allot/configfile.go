@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -13,14 +11,10 @@ import (
 // command's flags are bound to) from a JSON file, then sets again every
 // flag given on the command line, so flags win over the file.
 func loadConfigFile(path string, settings any, cmd *cobra.Command) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
 	given := map[string]string{}
 	cmd.Flags().Visit(func(f *pflag.Flag) { given[f.Name] = f.Value.String() })
-	if err := json.Unmarshal(data, settings); err != nil {
-		return fmt.Errorf("config file %s: %w", path, err)
+	if err := decodeJSONFile(path, settings); err != nil {
+		return fmt.Errorf("config file %w", err)
 	}
 	for name, value := range given {
 		if err := cmd.Flags().Set(name, value); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -257,12 +256,8 @@ func readJSONFile(flag, path string, into any) error {
 	if path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, into); err != nil {
-		return fmt.Errorf("%s %s: %w", flag, path, err)
+	if err := decodeJSONFile(path, into); err != nil {
+		return fmt.Errorf("%s %w", flag, err)
 	}
 	return nil
 }

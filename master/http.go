@@ -317,7 +317,9 @@ func (m *Master) currentState(l *leader) api.State {
 	shares := l.alloc.Shares()
 	outstanding := l.alloc.Outstanding()
 	l.mu.Unlock()
-	return buildState(v, shares, outstanding)
+	st := buildState(v, shares, outstanding)
+	st.LeaderID, st.LeaderHTTP = m.ID(), m.httpAdvertiseAddr()
+	return st
 }
 
 // writeJSON encodes body before writing anything, so an encoding failure

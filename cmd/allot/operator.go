@@ -92,13 +92,10 @@ func operatorCommands() []*cobra.Command {
 		Short: "Show the leader and a summary of agents, frameworks, tasks and offers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return call(o, cmd, func(ctx context.Context, c *api.Client) (status, error) {
-				l, err := c.Leader(ctx)
-				if err != nil {
-					return status{}, err
-				}
-				st, err := c.State(ctx)
-				return status{l, st}, err
+			return call(o, cmd, func(ctx context.Context, c *api.Client) (api.State, error) {
+				// The leader as the state names it: the one that served
+				// it, never a follower's stale idea of who leads.
+				return c.State(ctx)
 			}, printStatus)
 		},
 	}

@@ -23,17 +23,10 @@ func table(w io.Writer, header string, rows func(tw io.Writer)) {
 	_ = tw.Flush()
 }
 
-// status is what `allot status` shows.
-type status struct {
-	Leader api.Leader `json:"leader"`
-	State  api.State  `json:"state"`
-}
-
-func printStatus(w io.Writer, s status) {
-	l, st := s.Leader, s.State
-	leader := l.LeaderID
-	if l.LeaderHTTPAddr != "" {
-		leader += " (http://" + l.LeaderHTTPAddr + ")"
+func printStatus(w io.Writer, st api.State) {
+	leader := st.LeaderID
+	if st.LeaderHTTP != "" {
+		leader += " (http://" + st.LeaderHTTP + ")"
 	}
 	fmt.Fprintf(w, "leader      %s, raft index %d\n", orNone(leader), st.RaftIndex)
 	fmt.Fprintf(w, "agents      %d: %s\n", len(st.Agents), countBy(st.Agents, func(a api.Agent) string { return a.State }))

@@ -152,3 +152,28 @@ func TestOperatorCommands(t *testing.T) {
 		t.Fatalf("status with no master up: exit %d, %q", code, errOut)
 	}
 }
+
+// After the leader is killed, allot status names the leader that served
+// the state it shows, never the dead one a follower may still believe in.
+func TestStatus_namesTheLeaderThatServedIt(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 3})
+	c.WaitForLeader()
+	masters := "--masters=" + strings.Join(c.HTTPAddrs(), ",")
+	dead := c.NodeID(c.KillLeader())
+	testutil.WaitFor(t, 15*time.Second, 20*time.Millisecond, func() error {
+		out, errOut, code := runAllot(t, "", "status", masters, "--timeout=2s")
+		if code != 0 {
+			return fmt.Errorf("status: exit %d: %s", code, errOut)
+		}
+		first, _, _ := strings.Cut(out, "\n")
+		if strings.Contains(first, dead) {
+			t.Fatalf("status after the leader %s was killed: %q names it as leader", dead, first)
+		}
+		leader := c.Leader()
+		if leader == nil || !strings.HasPrefix(first, "leader      "+leader.ID()+" ") {
+			return fmt.Errorf("status %q, leader now %v", first, leader)
+		}
+		return nil
+	})
+}

@@ -33,6 +33,10 @@ type Leader struct {
 
 // State answers GET /v1/state.
 type State struct {
+	// LeaderID and LeaderHTTP name the leader that served the state (a
+	// follower redirects to it), so they never disagree with the rest.
+	LeaderID   string      `json:"leader_id"`
+	LeaderHTTP string      `json:"leader_http,omitempty"`
 	RaftIndex  uint64      `json:"raft_index"`
 	Agents     []Agent     `json:"agents"`
 	Frameworks []Framework `json:"frameworks"`

@@ -128,12 +128,16 @@ func agentOpsCommand() *cobra.Command {
 	o.register(cmd)
 	action := func(use, short string, act func(*api.Client, context.Context, protocol.AgentID) (api.AgentState, error)) *cobra.Command {
 		return &cobra.Command{
-			Use:   use + " AGENT_ID",
-			Short: short,
+			Use:   use + " AGENT",
+			Short: short + " (AGENT: its ID, a unique prefix of it, or its hostname)",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return call(o, cmd, func(ctx context.Context, c *api.Client) (api.AgentState, error) {
-					return act(c, ctx, protocol.AgentID(args[0]))
+					id, err := resolveAgent(ctx, c, args[0])
+					if err != nil {
+						return api.AgentState{}, err
+					}
+					return act(c, ctx, id)
 				}, func(w io.Writer, st api.AgentState) { fmt.Fprintf(w, "agent %s is %s\n", st.AgentID, st.State) })
 			},
 		}

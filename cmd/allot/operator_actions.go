@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +70,7 @@ func drainCommand(o *operatorFlags) *cobra.Command {
 	var deadline time.Duration
 	var wait bool
 	cmd := &cobra.Command{
-		Use:   "drain AGENT_ID",
+		Use:   "drain AGENT",
 		Short: "Stop offering an agent's resources; its tasks keep running, until --deadline",
 		Long: `Stop offering an agent's resources. Its tasks keep running; with --deadline the
 frameworks are warned now, and the tasks still running once it has passed are
@@ -80,8 +81,12 @@ runs no task any more.`,
 			if deadline < 0 {
 				return fmt.Errorf("--deadline %s: want a duration that is not negative", deadline)
 			}
-			id := protocol.AgentID(args[0])
+			var id protocol.AgentID
 			err := call(o, cmd, func(ctx context.Context, c *api.Client) (api.AgentState, error) {
+				var err error
+				if id, err = resolveAgent(ctx, c, args[0]); err != nil {
+					return api.AgentState{}, err
+				}
 				return c.DrainAgentWithin(ctx, id, deadline)
 			}, func(w io.Writer, st api.AgentState) {
 				if st.DrainDeadline != nil {
@@ -141,4 +146,33 @@ func findAgent(st api.State, id protocol.AgentID) (api.Agent, bool) {
 		}
 	}
 	return api.Agent{}, false
+}
+
+// resolveAgent finds the agent name designates: its ID, a prefix of one
+// ID only, or the hostname of one agent only, as the state lists them.
+func resolveAgent(ctx context.Context, c *api.Client, name string) (protocol.AgentID, error) {
+	st, err := c.State(ctx)
+	if err != nil {
+		return "", err
+	}
+	var matches []protocol.AgentID
+	for _, a := range st.Agents {
+		if string(a.ID) == name {
+			return a.ID, nil
+		}
+		if a.Hostname == name || strings.HasPrefix(string(a.ID), name) {
+			matches = append(matches, a.ID)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("%w: no agent has the ID, an ID starting with, or the hostname %q", api.ErrNotFound, name)
+	case 1:
+		return matches[0], nil
+	}
+	ids := make([]string, len(matches))
+	for i, id := range matches {
+		ids[i] = string(id)
+	}
+	return "", fmt.Errorf("%q names %d agents (%s): give more of the ID", name, len(matches), strings.Join(ids, ", "))
 }

@@ -93,6 +93,18 @@ func TestOperatorCommands(t *testing.T) {
 	if out := run("agents", "activate", string(agent), "--token=op"); !strings.HasSuffix(out, "is active\n") {
 		t.Fatalf("activate: %q", out)
 	}
+	// An agent is named by its hostname or a unique prefix of its ID too.
+	var agents []api.Agent
+	if err := json.Unmarshal([]byte(run("agents", "list", "--json")), &agents); err != nil || len(agents) != 1 {
+		t.Fatalf("agents list --json: %v %v", agents, err)
+	}
+	if out := run("agents", "drain", agents[0].Hostname, "--token=op"); out != "agent "+string(agent)+" is draining\n" {
+		t.Fatalf("drain by hostname %s: %q", agents[0].Hostname, out)
+	}
+	if out := run("agents", "activate", string(agent)[:len(agent)-3], "--token=op"); out != "agent "+string(agent)+" is active\n" {
+		t.Fatalf("activate by an ID prefix: %q", out)
+	}
+	fails("no agent has the ID", "agents", "drain", "no-such-host", "--token=op")
 
 	if out := run("roles", "set", "eng", "--weight=2", "--guarantee=cpus=500", "--limit=cpus=1000,mem=512", "--offer-constraint=rack in r1,r2", "--token=op"); out != "role eng: weight 2, guarantee cpus 0.5, limit cpus 1, mem 512 MiB, offer constraints rack in [r1 r2], preemption inherited\n" {
 		t.Fatalf("roles set: %q", out)

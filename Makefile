@@ -27,13 +27,14 @@ FUZZPKGS ?= ./...
 # The packages that hold Fuzz targets, for the short CI run.
 FUZZSMOKEPKGS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 
-.PHONY: all help build examples demo test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults mutate clean
+.PHONY: all help build examples demo real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults mutate clean
 
 all: build
 
 help:
 	@echo 'make build      build bin/allot'
 	@echo 'make demo       a local cluster running the MapReduce and MPI examples to verified results'
+	@echo 'make real-cluster  the README recipe on one machine: three masters and three agents as processes'
 	@echo 'make test       all tests with the race detector'
 	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, references, go mod tidy'
 	@echo 'make bench      every benchmark (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME) BENCHPKGS=$(BENCHPKGS))'
@@ -54,6 +55,9 @@ examples:
 
 demo: build examples
 	@scripts/demo.sh
+
+real-cluster: build examples
+	@scripts/real-cluster.sh
 
 # The flood test measures memory and latency, which the race detector's cost
 # on large messages would distort: it runs in a pass of its own, without it.

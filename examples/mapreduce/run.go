@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	flag "github.com/spf13/pflag"
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/framework/dag"

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	flag "github.com/spf13/pflag"
 )
 
 // Environment the agent gives every task.
@@ -155,6 +156,9 @@ func (m mapOutput) String() string { return m.Addr + "/" + m.Sandbox }
 type outputList []mapOutput
 
 func (l *outputList) String() string { return fmt.Sprint(*l) }
+
+// Type names the flag's values in help.
+func (l *outputList) Type() string { return "HOST:PORT/SANDBOX" }
 
 func (l *outputList) Set(s string) error {
 	addr, sandbox, ok := strings.Cut(s, "/")

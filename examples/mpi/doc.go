@@ -19,7 +19,7 @@
 //	--intervals K      intervals of the pi integration (default 100000)
 //	--deadline D       time to place the gang before giving up (default 30s)
 //	--timeout T        deadline of the whole run (default 2m)
-//	--cpus C, --mem M  each rank's CPUs and MiB (default 0.2 and 64)
+//	--cpus C, --mem M  each rank's milli-CPUs and MiB (default 200 and 64)
 //	--name, --role     the framework's name and role
 //	--log-level LEVEL  the driver's log on stderr (default warn)
 //

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	flag "github.com/spf13/pflag"
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/protocol"
@@ -35,7 +34,7 @@ type runConfig struct {
 	intervals int
 	deadline  time.Duration // to place the gang
 	timeout   time.Duration // the whole run
-	cpus      float64
+	cpus      int64
 	mem       int64
 	logLevel  string
 }
@@ -75,8 +74,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.IntVar(&cfg.intervals, "intervals", 100000, "intervals of the pi integration, over all ranks")
 	fs.DurationVar(&cfg.deadline, "deadline", 30*time.Second, "time to place the gang before giving up")
 	fs.DurationVar(&cfg.timeout, "timeout", 2*time.Minute, "deadline of the whole run")
-	fs.Float64Var(&cfg.cpus, "cpus", 0.2, "CPUs per rank")
-	fs.Int64Var(&cfg.mem, "mem", 64, "memory per rank, MiB")
+	fs.Int64Var(&cfg.cpus, "cpus", 200, "milli-CPUs of each rank")
+	fs.Int64Var(&cfg.mem, "mem", 64, "MiB of memory of each rank")
 	fs.StringVar(&cfg.logLevel, "log-level", "warn", "framework log level (trace, debug, info, warn, error)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -136,7 +135,7 @@ func (cfg runConfig) rankTasks(self string) []protocol.TaskInfo {
 			"--vector-len", strconv.Itoa(cfg.vectorLen), "--intervals", strconv.Itoa(cfg.intervals),
 			"--timeout", cfg.timeout.String()).
 			Name(fmt.Sprintf("mpi rank %d of %d", r, cfg.ranks)).
-			CPUs(int64(math.Round(cfg.cpus*1000))).Mem(cfg.mem).
+			CPUs(cfg.cpus).Mem(cfg.mem).
 			Env(envRank, strconv.Itoa(r)).Env(envSize, strconv.Itoa(cfg.ranks)).
 			Label("mpi.rank", strconv.Itoa(r)).KillGrace(2 * time.Second)
 		// A race-enabled build lingers on exit unless told not to.

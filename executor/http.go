@@ -18,10 +18,11 @@ import (
 //
 //	GET /healthz     200 {"status":"ok"}
 //	GET /v1/state    the agent's ID, resources and tasks (StateResponse)
+//	GET /metrics     Prometheus metrics (docs/metrics.md)
 //	/v1/files/...    the sandboxes, with the files token (executor/files)
 //
-// /healthz and /v1/state need no token: they show no command, environment
-// or file content.
+// /healthz, /v1/state and /metrics need no token: they show no command,
+// environment or file content.
 
 // StateResponse is the body of GET /v1/state.
 type StateResponse struct {
@@ -69,6 +70,7 @@ func (a *Agent) startHTTP() error {
 	mux.HandleFunc("GET /v1/state", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, a.State())
 	})
+	mux.Handle("GET /metrics", a.metricsHandler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	a.mu.Lock()
 	a.srv = srv

@@ -101,3 +101,25 @@ func TestMaster_DeclineRefuseSeconds(t *testing.T) {
 		t.Errorf("offered again %v after a decline refusing the agent for %v", back.Round(time.Millisecond), refuse)
 	}
 }
+
+// An accept launching nothing declines its offers, and counts in
+// allot_offers_declined_total as a decline request does.
+func TestMaster_AcceptNothingCountsAsDecline(t *testing.T) {
+	t.Parallel()
+	m, nc := operatorTestMaster(t, "op")
+	registerTestAgent(t, nc)
+	inbox := &offerInbox{}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
+	o := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	if got := httpTestScrape(t, m)["allot_offers_declined_total"]; got != 0 {
+		t.Fatalf("declined before: %v", got)
+	}
+	httpTestRequest(t, nc, viaBody, protocol.MsgAcceptRequest, protocol.AcceptRequest{
+		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{o.ID},
+	}, nil)
+	if got := httpTestScrape(t, m)["allot_offers_declined_total"]; got != 1 {
+		t.Fatalf("allot_offers_declined_total after an accept of nothing: %v, want 1", got)
+	}
+}

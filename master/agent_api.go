@@ -171,6 +171,7 @@ func (l *leader) recoverFinished(agent protocol.AgentID, applied []protocol.Task
 		if !st.State.Terminal() {
 			continue
 		}
+		l.m.metrics.taskEnded(st.State, st.Reason)
 		if t, ok := view.Task(st.FrameworkID, st.TaskID); ok {
 			if err := l.alloc.Recover(st.FrameworkID, agent, t.Info.Resources); err != nil {
 				l.logger.Warn("could not recover a finished task's resources", "task_id", st.TaskID, "error", err)

@@ -176,7 +176,7 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 		}
 	}
 	if len(tasks) == 0 {
-		return l.decline(&protocol.DeclineRequest{FrameworkID: r.FrameworkID, OfferIDs: r.OfferIDs, Filters: r.Filters})
+		return l.declineCounted(&protocol.DeclineRequest{FrameworkID: r.FrameworkID, OfferIDs: r.OfferIDs, Filters: r.Filters})
 	}
 	if err := l.runAs(r.FrameworkID, tasks); err != nil {
 		l.refuseLaunch(r, err)

@@ -388,7 +388,7 @@ func TestMaster_HTTP(t *testing.T) {
 		obj  any
 		want []string
 	}{
-		{"state", any(raw), []string{"agents", "completed_frameworks", "frameworks", "offers", "raft_index", "roles", "tasks"}},
+		{"state", any(raw), []string{"agents", "completed_frameworks", "frameworks", "leader_http", "leader_id", "offers", "raft_index", "roles", "tasks"}},
 		{"agent", raw["agents"].([]any)[0], []string{"attributes", "drain_deadline", "drained", "hostname", "http", "id", "registered_at", "resources", "state"}},
 		{"framework", raw["frameworks"].([]any)[0], []string{"completed_tasks", "connected", "disconnected_at", "failover_timeout", "id", "name", "principal", "role", "suppressed", "weight"}},
 		{"role", raw["roles"].([]any)[i], []string{"allocation", "dominant_share", "path", "shares", "weight"}},

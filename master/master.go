@@ -47,7 +47,7 @@ func New(cfg Config) (*Master, error) {
 	}
 	logger := cfg.Logger.Named("master").With("node_id", cfg.Raft.NodeID)
 	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{}), rebuild: make(chan struct{}, 1)}
-	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts))
+	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts), newRaftCollector(m))
 	return m, nil
 }
 
@@ -143,6 +143,7 @@ func (m *Master) leadershipLoop(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case isLeader := <-changes:
+			m.metrics.leadershipChanged()
 			if !isLeader {
 				m.stepDown()
 				continue

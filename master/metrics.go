@@ -30,12 +30,14 @@ type metrics struct {
 	resent     prometheus.Counter
 	warned     prometheus.Counter
 	decisions  prometheus.Counter
+	ended      *prometheus.CounterVec
+	leadership prometheus.Counter
 }
 
 // newMetrics registers the master's metrics; isLeader backs the
-// allot_is_leader gauge and is called at every scrape, as is states, which
-// reports the replicated state's gauges.
-func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
+// allot_is_leader gauge and is called at every scrape, as are states and
+// raft, which report the replicated state's gauges and Raft's health.
+func newMetrics(isLeader func() bool, states, raft prometheus.Collector) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		rounds: prometheus.NewCounter(prometheus.CounterOpts{
@@ -84,6 +86,14 @@ func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 			Name: "allot_tasks_preemption_warned_total",
 			Help: "Tasks whose frameworks were warned that they would be preempted or revoked.",
 		}),
+		ended: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_tasks_ended_total",
+			Help: "Tasks that reached a terminal state while this master led, by state and reason (\"other\" for a reason allot does not define, \"none\" without one).",
+		}, []string{"state", "reason"}),
+		leadership: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_leadership_changes_total",
+			Help: "Times this master became or stopped being the leader.",
+		}),
 	}
 	isLeaderGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "allot_is_leader",
@@ -96,7 +106,7 @@ func newMetrics(isLeader func() bool, states prometheus.Collector) *metrics {
 	})
 	m.registry.MustRegister(
 		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held, m.resent, m.warned, m.decisions,
-		isLeaderGauge, states,
+		m.ended, m.leadership, isLeaderGauge, states, raft, buildInfo(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -159,6 +169,40 @@ func (m *metrics) preemptionDecision() {
 		return
 	}
 	m.decisions.Inc()
+}
+
+// taskEnded records a task that reached terminal state st for reason.
+func (m *metrics) taskEnded(st protocol.TaskState, reason string) {
+	if m == nil {
+		return
+	}
+	m.ended.WithLabelValues(string(st), reasonLabel(reason)).Inc()
+}
+
+// reasonLabel keeps the reason label to the reasons allot defines, so that
+// what agents send cannot grow the label set.
+func reasonLabel(reason string) string {
+	switch reason {
+	case "":
+		return "none"
+	case protocol.ReasonReconciliation, protocol.ReasonTaskUnknown, protocol.ReasonTaskInvalid, protocol.ReasonInvalidOffers,
+		protocol.ReasonConstraintViolated, protocol.ReasonFetchFailed, protocol.ReasonCommandFailed, protocol.ReasonMemoryLimit,
+		protocol.ReasonKilledDuringLaunch, protocol.ReasonAgentRemoved, protocol.ReasonAgentGone, protocol.ReasonAgentUnreachable,
+		protocol.ReasonAgentRestarted, protocol.ReasonFrameworkRemoved, protocol.ReasonGroupMemberFailed,
+		protocol.ReasonExecutorTerminated, protocol.ReasonKilledByFramework, protocol.ReasonLaunchNotDelivered,
+		protocol.ReasonFailoverTimeout, protocol.ReasonPreempted, protocol.ReasonRevoked, protocol.ReasonAgentDrained,
+		protocol.ReasonKilledByOperator:
+		return reason
+	}
+	return "other"
+}
+
+// leadershipChanged records this master becoming or ceasing to be leader.
+func (m *metrics) leadershipChanged() {
+	if m == nil {
+		return
+	}
+	m.leadership.Inc()
 }
 
 // rescinds records n rescinded offers.

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/protocol"
 )
 
 // stateCollector reports gauges of the replicated state at every scrape,
@@ -19,7 +20,7 @@ type stateCollector struct {
 	coflows func() (int, uint64, bool)
 
 	frameworks, suppressed, agents, tasks, roleAllocated, offers *prometheus.Desc
-	coflowsActive, coflowsCompleted                              *prometheus.Desc
+	coflowsActive, coflowsCompleted, cluster                     *prometheus.Desc
 }
 
 func newStateCollector(view func() *state.View, outstanding func() (int, bool), coflows func() (int, uint64, bool)) *stateCollector {
@@ -36,12 +37,15 @@ func newStateCollector(view func() *state.View, outstanding func() (int, bool), 
 			"Scalar resources held by the tasks that are not terminal of each role's frameworks (milli-CPUs, MiB, ...).",
 			[]string{"role", "resource"}, nil),
 		offers: prometheus.NewDesc("allot_offers_outstanding", "Offers made and not yet used, declined or rescinded (leader only).", nil, nil),
+		cluster: prometheus.NewDesc("allot_cluster_resources",
+			"Scalar resources of the active and draining agents: their total, what tasks that are not terminal hold (used), and the rest (free); milli-CPUs, MiB, ...",
+			[]string{"resource", "kind"}, nil),
 	}
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.frameworks, c.suppressed, c.agents, c.tasks, c.roleAllocated, c.offers,
-		c.coflowsActive, c.coflowsCompleted} {
+		c.coflowsActive, c.coflowsCompleted, c.cluster} {
 		ch <- d
 	}
 }
@@ -75,14 +79,35 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.frameworks, prometheus.GaugeValue, float64(disconnected), "disconnected")
 	ch <- prometheus.MustNewConstMetric(c.suppressed, prometheus.GaugeValue, float64(suppressed))
 	agents := map[string]int{}
+	total, used := map[string]int64{}, map[string]int64{}
+	counted := map[string]bool{}
 	for _, a := range v.Agents() {
 		agents[string(a.State)]++
+		if a.State == state.AgentActive || a.State == state.AgentDraining {
+			counted[string(a.ID)] = true
+			for name, x := range a.Resources.Scalars {
+				total[name] += x
+			}
+		}
 	}
 	for st, n := range agents {
 		ch <- prometheus.MustNewConstMetric(c.agents, prometheus.GaugeValue, float64(n), st)
 	}
+	// Every task state and every role with frameworks has a series, zero
+	// when nothing is there, so that dashboards and alerts see an empty
+	// state or a role holding nothing.
 	tasks := map[string]int{}
+	for _, st := range []protocol.TaskState{protocol.TaskStaging, protocol.TaskStarting, protocol.TaskRunning, protocol.TaskKilling,
+		protocol.TaskFinished, protocol.TaskFailed, protocol.TaskKilled, protocol.TaskError, protocol.TaskLost,
+		protocol.TaskUnreachable, protocol.TaskDropped} {
+		tasks[string(st)] = 0
+	}
 	held := map[[2]string]int64{}
+	for _, role := range roleOf {
+		for name := range total {
+			held[[2]string{role, name}] += 0
+		}
+	}
 	for _, t := range v.Tasks() {
 		tasks[string(t.State)]++
 		if t.Terminal() {
@@ -91,7 +116,15 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		role := roleOf[string(t.FrameworkID)]
 		for name, x := range t.Info.Resources.Scalars {
 			held[[2]string{role, name}] += x
+			if counted[string(t.AgentID)] {
+				used[name] += x
+			}
 		}
+	}
+	for name, x := range total {
+		ch <- prometheus.MustNewConstMetric(c.cluster, prometheus.GaugeValue, float64(x), name, "total")
+		ch <- prometheus.MustNewConstMetric(c.cluster, prometheus.GaugeValue, float64(used[name]), name, "used")
+		ch <- prometheus.MustNewConstMetric(c.cluster, prometheus.GaugeValue, float64(x-used[name]), name, "free")
 	}
 	for st, n := range tasks {
 		ch <- prometheus.MustNewConstMetric(c.tasks, prometheus.GaugeValue, float64(n), st)

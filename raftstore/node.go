@@ -194,6 +194,18 @@ func (n *Node) LeaderChanges() <-chan bool { return n.leader.out }
 // AppliedIndex returns the index of the last log entry applied to the FSM.
 func (n *Node) AppliedIndex() uint64 { return n.raft.AppliedIndex() }
 
+// CommitIndex returns the index of the last log entry this node knows committed.
+func (n *Node) CommitIndex() uint64 { return n.raft.CommitIndex() }
+
+// LastContact returns when this node last heard from the leader (zero if never; for the
+// leader itself, now).
+func (n *Node) LastContact() time.Time {
+	if n.IsLeader() {
+		return time.Now()
+	}
+	return n.raft.LastContact()
+}
+
 // readyLag is how many committed entries a node may have left to apply
 // and still count as caught up.
 const readyLag = 64

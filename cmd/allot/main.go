@@ -7,19 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/protocol"
 )
 
 func main() {
 	root := &cobra.Command{
 		Use:           "allot",
 		Short:         "allot is a two-level cluster manager with hierarchical DRF offers",
-		Version:       version(),
+		Version:       protocol.BuildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -73,23 +73,4 @@ func subcommands(cmd *cobra.Command) string {
 		}
 	}
 	return strings.Join(names, ", ")
-}
-
-// version is the module's version, or the source revision it was built
-// from.
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 && (v == "" || v == "(devel)") {
-			v = "devel " + s.Value[:12]
-		}
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	return v
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/allot-project/allot/master/state"
 	"github.com/allot-project/allot/natsauth"
 	"github.com/allot-project/allot/natsclient"
+	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/raftstore"
 )
 
@@ -47,7 +48,7 @@ func New(cfg Config) (*Master, error) {
 	}
 	logger := cfg.Logger.Named("master").With("node_id", cfg.Raft.NodeID)
 	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{}), rebuild: make(chan struct{}, 1)}
-	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts), newRaftCollector(m))
+	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts, m.roleShares), newRaftCollector(m))
 	return m, nil
 }
 
@@ -254,6 +255,20 @@ func (m *Master) outstandingOffers() (int, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.alloc.Outstanding()), true
+}
+
+// roleShares returns the leader's role tree, roles only; false on a
+// follower.
+func (m *Master) roleShares() ([]offers.NodeShare, bool) {
+	m.mu.Lock()
+	l := m.leader
+	m.mu.Unlock()
+	if l == nil {
+		return nil, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.alloc.Shares(), true
 }
 
 // coflowCounts returns the leader's registered and completed coflows.

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -18,14 +19,22 @@ type stateCollector struct {
 	// coflows returns the leader's registered and completed coflows;
 	// false on a follower.
 	coflows func() (int, uint64, bool)
+	// shares returns the leader's role tree; false on a follower.
+	shares func() ([]offers.NodeShare, bool)
 
 	frameworks, suppressed, agents, tasks, roleAllocated, offers *prometheus.Desc
 	coflowsActive, coflowsCompleted, cluster                     *prometheus.Desc
+	roleShare, roleDemanding                                     *prometheus.Desc
 }
 
-func newStateCollector(view func() *state.View, outstanding func() (int, bool), coflows func() (int, uint64, bool)) *stateCollector {
+func newStateCollector(view func() *state.View, outstanding func() (int, bool), coflows func() (int, uint64, bool),
+	shares func() ([]offers.NodeShare, bool)) *stateCollector {
 	return &stateCollector{
-		view: view, outstanding: outstanding, coflows: coflows,
+		view: view, outstanding: outstanding, coflows: coflows, shares: shares,
+		roleShare: prometheus.NewDesc("allot_role_dominant_share",
+			"Each role's dominant share, the one H-DRF orders siblings by, of what it runs and holds in offers (leader only).", []string{"role"}, nil),
+		roleDemanding: prometheus.NewDesc("allot_role_demanding",
+			"1 while frameworks under the role declare demand not yet met (leader only).", []string{"role"}, nil),
 		coflowsActive: prometheus.NewDesc("allot_coflows", "Coflows registered with the leader and not finished (leader only).", nil, nil),
 		coflowsCompleted: prometheus.NewDesc("allot_coflows_completed",
 			"Coflows whose flows all finished since this master was elected (leader only).", nil, nil),
@@ -45,7 +54,7 @@ func newStateCollector(view func() *state.View, outstanding func() (int, bool), 
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.frameworks, c.suppressed, c.agents, c.tasks, c.roleAllocated, c.offers,
-		c.coflowsActive, c.coflowsCompleted, c.cluster} {
+		c.coflowsActive, c.coflowsCompleted, c.cluster, c.roleShare, c.roleDemanding} {
 		ch <- d
 	}
 }
@@ -53,6 +62,19 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if n, ok := c.outstanding(); ok {
 		ch <- prometheus.MustNewConstMetric(c.offers, prometheus.GaugeValue, float64(n))
+	}
+	if shares, ok := c.shares(); ok {
+		for _, n := range shares {
+			if n.Framework || n.Path == "" {
+				continue
+			}
+			demanding := 0.0
+			if n.Demanding {
+				demanding = 1
+			}
+			ch <- prometheus.MustNewConstMetric(c.roleShare, prometheus.GaugeValue, n.DominantShare, n.Path)
+			ch <- prometheus.MustNewConstMetric(c.roleDemanding, prometheus.GaugeValue, demanding, n.Path)
+		}
 	}
 	if active, completed, ok := c.coflows(); ok {
 		ch <- prometheus.MustNewConstMetric(c.coflowsActive, prometheus.GaugeValue, float64(active))

@@ -102,22 +102,36 @@ func TestMaster_DeclineRefuseSeconds(t *testing.T) {
 	}
 }
 
-// An accept launching nothing declines its offers, and counts in
+// An accept that launches records the time since its offer was made; an
+// accept launching nothing declines its offers, and counts in
 // allot_offers_declined_total as a decline request does.
-func TestMaster_AcceptNothingCountsAsDecline(t *testing.T) {
+func TestMaster_AcceptMetrics(t *testing.T) {
 	t.Parallel()
 	m, nc := operatorTestMaster(t, "op")
-	registerTestAgent(t, nc)
+	agent := registerTestAgent(t, nc)
 	inbox := &offerInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
 	httpTestRequest(t, nc, viaBody, protocol.MsgReviveRequest,
 		protocol.ReviveRequest{FrameworkID: fw.FrameworkID}, nil)
 	o := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
-	if got := httpTestScrape(t, m)["allot_offers_declined_total"]; got != 0 {
-		t.Fatalf("declined before: %v", got)
+	if got := httpTestScrape(t, m)["allot_offer_to_launch_seconds_count"]; got != 0 {
+		t.Fatalf("launches timed before any: %v", got)
 	}
 	httpTestRequest(t, nc, viaBody, protocol.MsgAcceptRequest, protocol.AcceptRequest{
 		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{o.ID},
+		Operations: []protocol.Operation{{Type: protocol.OperationLaunch, Tasks: []protocol.TaskInfo{{
+			TaskID: "t1", AgentID: agent.AgentID, Resources: protocol.Scalars(map[string]int64{"cpus": 100, "mem": 100}),
+			Command: protocol.CommandInfo{Shell: true, Value: "true"},
+		}}}},
+	}, nil)
+	samples := httpTestScrape(t, m)
+	if samples["allot_offer_to_launch_seconds_count"] != 1 || samples["allot_offers_declined_total"] != 0 {
+		t.Fatalf("after one launch: offer-to-launch count %v, declined %v; want 1 and 0",
+			samples["allot_offer_to_launch_seconds_count"], samples["allot_offers_declined_total"])
+	}
+	again := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
+	httpTestRequest(t, nc, viaBody, protocol.MsgAcceptRequest, protocol.AcceptRequest{
+		FrameworkID: fw.FrameworkID, OfferIDs: []protocol.OfferID{again.ID},
 	}, nil)
 	if got := httpTestScrape(t, m)["allot_offers_declined_total"]; got != 1 {
 		t.Fatalf("allot_offers_declined_total after an accept of nothing: %v, want 1", got)

@@ -188,8 +188,10 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 	}
 	now := time.Now()
 	l.mu.Lock()
+	var made time.Time
 	// Every task must name the offers' agent; the allocator checks the rest.
 	if first, ok := l.alloc.Offer(r.OfferIDs[0]); ok && first.FrameworkID == r.FrameworkID {
+		made = first.Made
 		for _, t := range tasks {
 			if t.AgentID != first.AgentID {
 				l.mu.Unlock()
@@ -219,6 +221,7 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 		l.refuseLaunch(r, err)
 		return err
 	}
+	l.m.metrics.launchedAfter(made, now)
 	agent := acc.Agent
 	// A task's kind is the kind of offer it was launched on, whatever the
 	// framework sent; its resources name the GPU devices the allocator

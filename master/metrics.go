@@ -32,6 +32,7 @@ type metrics struct {
 	decisions  prometheus.Counter
 	ended      *prometheus.CounterVec
 	leadership prometheus.Counter
+	toLaunch   prometheus.Histogram
 }
 
 // newMetrics registers the master's metrics; isLeader backs the
@@ -94,6 +95,11 @@ func newMetrics(isLeader func() bool, states, raft prometheus.Collector) *metric
 			Name: "allot_leadership_changes_total",
 			Help: "Times this master became or stopped being the leader.",
 		}),
+		toLaunch: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "allot_offer_to_launch_seconds",
+			Help:    "Time from the round that made an offer to the accept that launched tasks on it.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16), // 1ms .. ~33s
+		}),
 	}
 	isLeaderGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "allot_is_leader",
@@ -106,7 +112,7 @@ func newMetrics(isLeader func() bool, states, raft prometheus.Collector) *metric
 	})
 	m.registry.MustRegister(
 		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held, m.resent, m.warned, m.decisions,
-		m.ended, m.leadership, isLeaderGauge, states, raft, buildInfo(),
+		m.ended, m.leadership, m.toLaunch, isLeaderGauge, states, raft, buildInfo(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -195,6 +201,14 @@ func reasonLabel(reason string) string {
 		return reason
 	}
 	return "other"
+}
+
+// launchedAfter records a launch on an offer made at made.
+func (m *metrics) launchedAfter(made, now time.Time) {
+	if m == nil || made.IsZero() {
+		return
+	}
+	m.toLaunch.Observe(max(0, now.Sub(made).Seconds()))
 }
 
 // leadershipChanged records this master becoming or ceasing to be leader.

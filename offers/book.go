@@ -31,6 +31,8 @@ type Offer struct {
 	Kind        Kind
 	// Expires is when the offer is rescinded; zero means never.
 	Expires time.Time
+	// Made is the time of the round that made the offer.
+	Made time.Time
 	// Tasks is how many declared task units the offer was sized for (zero
 	// for a whole-remainder offer).
 	Tasks int64
@@ -57,6 +59,7 @@ type offer struct {
 	n       int64
 	kind    Kind
 	expires time.Time
+	made    time.Time
 }
 
 func (a *Allocator) makeOffer(ag *agent, b *building, now time.Time) Offer {
@@ -72,6 +75,7 @@ func (a *Allocator) makeOffer(ag *agent, b *building, now time.Time) Offer {
 		n:       b.n,
 		kind:    b.kind,
 		expires: a.expiryOf(now),
+		made:    now,
 	}
 	a.offers[o.id] = o
 	f.offers[o] = struct{}{}
@@ -92,6 +96,7 @@ func (a *Allocator) public(o *offer) Offer {
 		Attributes:  o.ag.info.Attributes,
 		Kind:        o.kind,
 		Expires:     o.expires,
+		Made:        o.made,
 		Tasks:       o.n,
 	}
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,8 +73,7 @@ func TestDev_RunAndInterrupt(t *testing.T) {
 // instructions, interrupts it and checks it exits 0. It returns stdout.
 func runDevUntilReady(t *testing.T, args []string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "ALLOT_TEST_MAIN=1", "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
+	cmd := allotCommand(nil, args...)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	stdout, err := cmd.StdoutPipe()

@@ -24,10 +24,14 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(simCommand(), masterCommand(), agentCommand(), taskShimCommand())
-	root.AddCommand(devCommand(), natsConfigCommand())
+	root.AddCommand(devCommand(), natsConfigCommand(), runCommand())
 	root.AddCommand(operatorCommands()...)
 	strict(root)
 	if err := root.Execute(); err != nil {
+		var code exitCode
+		if errors.As(err, &code) {
+			os.Exit(int(code))
+		}
 		msg := err.Error()
 		if errors.Is(err, api.ErrUnavailable) {
 			msg += "; are the masters running there? Name them with --masters or $ALLOT_MASTERS"

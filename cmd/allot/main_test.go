@@ -21,8 +21,13 @@ func TestMain(m *testing.M) {
 
 func runAllot(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "ALLOT_TEST_MAIN=1")
+	return runAllotEnv(t, nil, stdin, args...)
+}
+
+// runAllotEnv is runAllot with env added to the environment.
+func runAllotEnv(t *testing.T, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := allotCommand(env, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -33,6 +38,13 @@ func runAllot(t *testing.T, stdin string, args ...string) (stdout, stderr string
 		t.Fatal(err)
 	}
 	return out.String(), errb.String(), code
+}
+
+// allotCommand is this test binary run as allot with args, env added.
+func allotCommand(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "ALLOT_TEST_MAIN=1", "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"), env...)
+	return cmd
 }
 
 func TestSimHDRF_Figure4FromFile(t *testing.T) {

@@ -13,11 +13,11 @@ import (
 	"github.com/allot-project/allot/internal/testutil"
 )
 
-// startDev runs `allot dev` (one master, two agents) until the test ends
+// startDev runs `allot dev` (three masters, two agents) until the test ends
 // and returns the environment it prints for clients.
 func startDev(t *testing.T) []string {
 	t.Helper()
-	cmd := allotCommand(nil, "dev", "--data-dir", t.TempDir(), "--masters", "1", "--agents", "2",
+	cmd := allotCommand(nil, "dev", "--data-dir", t.TempDir(), "--masters", "3", "--agents", "2",
 		"--agent-resources", "cpus=1000,mem=512", "--nats-port", "0", "--http-port", "0", "--raft-port", "0",
 		"--isolation", "portable", "--log-level", "warn")
 	var errb bytes.Buffer

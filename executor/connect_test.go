@@ -74,3 +74,24 @@ func TestAgent_waitsForNATS(t *testing.T) {
 		t.Fatalf("Run stopped while waiting: %v, want an error naming %s", err, url)
 	}
 }
+
+// An agent whose file server's address is taken fails at once, naming the
+// address and the flag that sets it.
+func TestAgent_httpAddressTaken(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	cfg := testConfig(t, newCluster(t), t.TempDir())
+	cfg.HTTPAddr = taken.Addr().String()
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = a.Run(context.Background())
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), taken.Addr().String()) || !strings.Contains(err.Error(), "--http") {
+		t.Fatalf("Run on a taken HTTP address: %v, want ErrConfig naming %s and --http", err, taken.Addr())
+	}
+}

@@ -60,7 +60,8 @@ type TaskSummary struct {
 func (a *Agent) startHTTP() error {
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", a.cfg.HTTPAddr, err)
+		return fmt.Errorf("%w: the file server cannot listen on %s (%v): another agent may run there; choose another with --http",
+			ErrConfig, a.cfg.HTTPAddr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/v1/files/", a.files)

@@ -45,10 +45,14 @@ type agentFlags struct {
 	LogLevel       string        `json:"log_level"`
 }
 
+// defaultAgentHTTP is where an agent's file server listens by default:
+// not 5051, one of the masters' ports the CLI looks at by default.
+const defaultAgentHTTP = "0.0.0.0:5060"
+
 func agentCommand() *cobra.Command {
 	f := agentFlags{
 		NATS: "nats://127.0.0.1:4222", SubjectPrefix: "allot", Isolation: string(runner.IsolationAuto),
-		HTTPAddr: "0.0.0.0:5051", DefaultGrace: runner.DefaultGrace, ResendInterval: time.Second,
+		HTTPAddr: defaultAgentHTTP, DefaultGrace: runner.DefaultGrace, ResendInterval: time.Second,
 		ShuffleSlots: executor.DefaultShuffleSlots, FilesTokenTTL: executor.DefaultFilesTokenTTL, LogLevel: "info",
 	}
 	var configFile string

@@ -38,8 +38,7 @@ func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	// Every state has a series, zero when no task is in it.
 	byState := map[string]int{}
-	for _, st := range []protocol.TaskState{protocol.TaskStaging, protocol.TaskStarting, protocol.TaskRunning, protocol.TaskKilling,
-		protocol.TaskFinished, protocol.TaskFailed, protocol.TaskKilled, protocol.TaskError, protocol.TaskLost, protocol.TaskDropped} {
+	for _, st := range protocol.TaskStates() {
 		byState[string(st)] = 0
 	}
 	unacked := 0

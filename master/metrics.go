@@ -188,16 +188,10 @@ func (m *metrics) taskEnded(st protocol.TaskState, reason string) {
 // reasonLabel keeps the reason label to the reasons allot defines, so that
 // what agents send cannot grow the label set.
 func reasonLabel(reason string) string {
-	switch reason {
-	case "":
+	switch {
+	case reason == "":
 		return "none"
-	case protocol.ReasonReconciliation, protocol.ReasonTaskUnknown, protocol.ReasonTaskInvalid, protocol.ReasonInvalidOffers,
-		protocol.ReasonConstraintViolated, protocol.ReasonFetchFailed, protocol.ReasonCommandFailed, protocol.ReasonMemoryLimit,
-		protocol.ReasonKilledDuringLaunch, protocol.ReasonAgentRemoved, protocol.ReasonAgentGone, protocol.ReasonAgentUnreachable,
-		protocol.ReasonAgentRestarted, protocol.ReasonFrameworkRemoved, protocol.ReasonGroupMemberFailed,
-		protocol.ReasonExecutorTerminated, protocol.ReasonKilledByFramework, protocol.ReasonLaunchNotDelivered,
-		protocol.ReasonFailoverTimeout, protocol.ReasonPreempted, protocol.ReasonRevoked, protocol.ReasonAgentDrained,
-		protocol.ReasonKilledByOperator:
+	case protocol.KnownReason(reason):
 		return reason
 	}
 	return "other"

@@ -119,9 +119,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	// when nothing is there, so that dashboards and alerts see an empty
 	// state or a role holding nothing.
 	tasks := map[string]int{}
-	for _, st := range []protocol.TaskState{protocol.TaskStaging, protocol.TaskStarting, protocol.TaskRunning, protocol.TaskKilling,
-		protocol.TaskFinished, protocol.TaskFailed, protocol.TaskKilled, protocol.TaskError, protocol.TaskLost,
-		protocol.TaskUnreachable, protocol.TaskDropped} {
+	for _, st := range protocol.TaskStates() {
 		tasks[string(st)] = 0
 	}
 	held := map[[2]string]int64{}

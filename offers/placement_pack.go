@@ -48,7 +48,7 @@ type packState struct {
 	capSeq uint64
 	agents []packAgent
 	order  []*agent
-	// states groups the agents by state (placement_memo.go).
+	// states groups the agents by state (placement_states.go).
 	states packStates
 	// chosen is packOrder's scratch.
 	chosen []int
@@ -90,7 +90,7 @@ type packAgent struct {
 	// capacity over the capacity that admits them.
 	pressure float64
 	// attrs hashes the attributes of the agent joined at attrSerial, for
-	// its state (placement_memo.go).
+	// its state (placement_states.go).
 	attrs, attrSerial uint64
 }
 

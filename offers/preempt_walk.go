@@ -161,10 +161,10 @@ func (p *planner) startWalk(vs *victimSearch, w *sharedWalk) {
 // walkRead reads agent k of the walk's list as a read of the whole list
 // would.
 func (p *planner) walkRead(vs *victimSearch, w *sharedWalk, k int) {
-	i := w.ql.agents[k]
-	if !vs.n.guarantee && !w.ql.open[k] || p.states.epoch[i] == vs.epoch || p.states.looked[i] == p.lookStamp {
+	if !p.walkOpen(vs, w, k) {
 		return
 	}
+	i := w.ql.agents[k]
 	ag := p.a.agentList[i]
 	r := &w.entries[k]
 	if r.ver != p.agentVer[i]+1 {
@@ -193,6 +193,14 @@ func (p *planner) walkRead(vs *victimSearch, w *sharedWalk, k int) {
 	}
 }
 
+// walkOpen reports whether agent k of the walk's list is still to read in
+// this search: the need may take its tasks, and it was neither read nor
+// set aside for stage 1.
+func (p *planner) walkOpen(vs *victimSearch, w *sharedWalk, k int) bool {
+	i := w.ql.agents[k]
+	return (vs.n.guarantee || w.ql.open[k]) && p.states.epoch[i] != vs.epoch && p.states.looked[i] != p.lookStamp
+}
+
 // walkSync reads the agents of the walk's list changed since it last
 // looked: their place in the order is no longer sure.
 func (p *planner) walkSync(vs *victimSearch) {
@@ -212,18 +220,15 @@ func (p *planner) walkStep(vs *victimSearch) bool {
 	for len(w.front) > 0 {
 		j := w.front[0]
 		k := ord.heap[j]
-		i := w.ql.agents[k]
-		if w.ql.open[k] || vs.n.guarantee {
-			if p.states.epoch[i] != vs.epoch && p.states.looked[i] != p.lookStamp {
-				b := ord.bound[k]
-				next := searchEntry{tier: w.tier, count: 1, ag: i, spare: b.spare, newest: b.newest}
-				if len(vs.heap) > 0 && vs.heap[0].before(next) {
-					return false
-				}
-				w.advance(j)
-				p.walkRead(vs, w, int(k))
-				return true
+		if p.walkOpen(vs, w, int(k)) {
+			b := ord.bound[k]
+			next := searchEntry{tier: w.tier, count: 1, ag: w.ql.agents[k], spare: b.spare, newest: b.newest}
+			if len(vs.heap) > 0 && vs.heap[0].before(next) {
+				return false
 			}
+			w.advance(j)
+			p.walkRead(vs, w, int(k))
+			return true
 		}
 		w.advance(j)
 	}

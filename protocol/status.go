@@ -96,6 +96,19 @@ const (
 	ReasonKilledByOperator = "killed_by_operator"
 )
 
+// KnownReason reports whether reason is one of the reasons above.
+func KnownReason(reason string) bool {
+	switch reason {
+	case ReasonReconciliation, ReasonTaskUnknown, ReasonTaskInvalid, ReasonInvalidOffers, ReasonConstraintViolated,
+		ReasonFetchFailed, ReasonCommandFailed, ReasonMemoryLimit, ReasonKilledDuringLaunch, ReasonAgentRemoved,
+		ReasonAgentGone, ReasonAgentUnreachable, ReasonAgentRestarted, ReasonFrameworkRemoved, ReasonGroupMemberFailed,
+		ReasonExecutorTerminated, ReasonKilledByFramework, ReasonLaunchNotDelivered, ReasonFailoverTimeout,
+		ReasonPreempted, ReasonRevoked, ReasonAgentDrained, ReasonKilledByOperator:
+		return true
+	}
+	return false
+}
+
 // MasterKillReason reports whether reason is one the master may put on a
 // kill it sends an agent (KillCommand.Reason).
 func MasterKillReason(reason string) bool {

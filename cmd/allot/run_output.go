@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/allot-project/allot/framework"
@@ -39,20 +40,16 @@ func (r *runOutput) poll(i int, o protocol.Offer, ended bool) {
 		return
 	}
 	for k, name := range []string{"stdout", "stderr"} {
-		data, err := r.read(o, r.s.tasks[i].TaskID, name)
+		key := [2]int{i, k}
+		data, err := r.read(o, r.s.tasks[i].TaskID, name, r.printed[key])
 		if err != nil {
 			if ended {
 				fmt.Fprintf(r.stderr, "allot run: instance %d: reading its %s: %v\n", i, name, err)
 			}
 			continue
 		}
-		key := [2]int{i, k}
-		if n := r.printed[key]; len(data) > n {
-			r.write(key, data[n:], ended)
-			r.printed[key] = len(data)
-		} else if ended {
-			r.write(key, nil, true)
-		}
+		r.write(key, data, ended)
+		r.printed[key] += len(data)
 	}
 	r.done[i] = ended
 }
@@ -83,8 +80,8 @@ func (r *runOutput) write(key [2]int, b []byte, flush bool) {
 	r.partial[key] = append([]byte(nil), buf...)
 }
 
-// read downloads a file of the task's sandbox.
-func (r *runOutput) read(o protocol.Offer, task protocol.TaskID, name string) ([]byte, error) {
+// read downloads what a file of the task's sandbox holds from offset on.
+func (r *runOutput) read(o protocol.Offer, task protocol.TaskID, name string, offset int) ([]byte, error) {
 	path := string(r.d.ID()) + "_" + string(task) + "/" + name
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -96,6 +93,7 @@ func (r *runOutput) read(o protocol.Offer, task protocol.TaskID, name string) ([
 	if token := r.d.FilesToken(); token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	req.Header.Set("Range", "bytes="+strconv.Itoa(offset)+"-")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
@@ -105,8 +103,14 @@ func (r *runOutput) read(o protocol.Offer, task protocol.TaskID, name string) ([
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(data))
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		return data, nil
+	case http.StatusRequestedRangeNotSatisfiable:
+		return nil, nil // nothing new
+	case http.StatusOK:
+		// The whole file: what is new lies past offset.
+		return data[min(offset, len(data)):], nil
 	}
-	return data, nil
+	return nil, fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(data))
 }

@@ -50,7 +50,7 @@ func retryTestTask(t *testing.T, first time.Duration) (*Master, *nats.Conn, prot
 	m, nc := apiTestMaster(t, func(c *Config) { c.StatusRetryInterval = first })
 	agent := registerTestAgent(t, nc)
 	inbox := &statusInbox{got: map[protocol.StatusUUID]int{}}
-	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true, FailoverTimeout: time.Hour}, inbox.receive)
 	launchOnFirstOffer(t, nc, fw.FrameworkID, &inbox.offerInbox, agent.AgentID, "t1")
 	return m, nc, agent, fw, inbox
 }

@@ -189,10 +189,9 @@ func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
 		if x == 0 {
 			continue
 		}
-		old := ag.free[j]
 		ag.free[j] += sign * x
 		if !ag.draining {
-			a.avail.adjust(ag.idx, j, old, ag.free[j])
+			a.avail.adjust(ag.idx, j, ag.free[j])
 		}
 		for _, c := range ag.classes {
 			c.free = c.free.grow(j + 1)

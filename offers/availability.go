@@ -12,15 +12,15 @@ import "math"
 // so the annotated tree stays valid from one agent to the next and only a
 // change of Y forces a full re-evaluation.
 type availability struct {
-	thr      vec   // per resource threshold (>= 1)
-	cnt      []int // per resource: agents whose free amount reaches thr
+	thr      vec // per resource threshold (>= 1)
 	y        []bool
 	thrStale bool
-	// col is, per resource, each agent's free amount by agent index
-	// (math.MinInt64 for a draining agent), side by side so that counting
-	// again after a threshold moved reads one array; nil when it must be
-	// built again from the agents.
-	col [][]int64
+	// most is, per resource, a tree of the agents' free amounts: leaf
+	// n+i is agent i's (math.MinInt64 for a draining agent or none), each
+	// inner node the larger of its two children, so the root is the most
+	// any agent has free and Y follows a threshold's move without
+	// counting again; nil when it must be built again from the agents.
+	most [][]int64
 }
 
 func (av *availability) init() { av.thrStale = true }
@@ -28,7 +28,6 @@ func (av *availability) init() { av.thrStale = true }
 func (av *availability) grow(n int) {
 	for len(av.thr) < n {
 		av.thr = append(av.thr, 1)
-		av.cnt = append(av.cnt, 0)
 		av.y = append(av.y, false)
 	}
 }
@@ -36,69 +35,72 @@ func (av *availability) grow(n int) {
 func (av *availability) agentAdded(ag *agent) {
 	av.grow(len(ag.free))
 	for j := range av.thr {
-		if ag.free.at(j) >= av.thr[j] {
-			av.cnt[j]++
-		}
 		av.set(ag.idx, j, ag.free.at(j))
 	}
 }
 
 func (av *availability) agentRemoved(ag *agent) {
 	for j := range av.thr {
-		if ag.free.at(j) >= av.thr[j] {
-			av.cnt[j]--
-		}
 		av.set(ag.idx, j, math.MinInt64)
 	}
 }
 
 // agentsMoved records that agents changed places in the agent list.
-func (av *availability) agentsMoved() { clear(av.col) }
+func (av *availability) agentsMoved() { clear(av.most) }
 
-// adjust records that agent idx's free amount of resource j went from old
-// to next.
-func (av *availability) adjust(idx, j int, old, next int64) {
-	if was, is := old >= av.thr[j], next >= av.thr[j]; was != is {
-		av.cnt[j] += btoi(is) - btoi(was)
-	}
-	av.set(idx, j, next)
-}
+// adjust records that agent idx's free amount of resource j went to next.
+func (av *availability) adjust(idx, j int, next int64) { av.set(idx, j, next) }
 
-// set records agent idx's free amount of resource j in its column, or
-// drops the column when it does not reach that far.
+// set records agent idx's free amount of resource j in its tree, or drops
+// the tree when it has no leaf for idx.
 func (av *availability) set(idx, j int, x int64) {
-	if j >= len(av.col) {
+	if j >= len(av.most) || av.most[j] == nil {
 		return
 	}
-	switch c := av.col[j]; {
-	case idx < len(c):
-		c[idx] = x
-	case idx == len(c) && c != nil:
-		av.col[j] = append(c, x)
-	default:
-		av.col[j] = nil
+	t := av.most[j]
+	n := len(t) / 2
+	if idx >= n {
+		av.most[j] = nil
+		return
+	}
+	k := n + idx
+	t[k] = x
+	for k /= 2; k >= 1; k /= 2 {
+		m := max(t[2*k], t[2*k+1])
+		if t[k] == m {
+			return
+		}
+		t[k] = m
 	}
 }
 
-// column is resource j's column, built again from the agents if dropped.
-func (a *Allocator) column(j int) []int64 {
+// mostFree is the most of resource j any agent not draining has free
+// (math.MinInt64 with none), its tree built again if dropped.
+func (a *Allocator) mostFree(j int) int64 {
 	av := &a.avail
-	for len(av.col) <= j {
-		av.col = append(av.col, nil)
+	for len(av.most) <= j {
+		av.most = append(av.most, nil)
 	}
-	if c := av.col[j]; c != nil && len(c) == len(a.agentList) {
-		return c
-	}
-	c := av.col[j][:0]
-	for _, ag := range a.agentList {
-		x := ag.free.at(j)
-		if ag.draining {
-			x = math.MinInt64
+	t := av.most[j]
+	if t == nil || len(t)/2 < len(a.agentList) {
+		n := 1
+		for n < len(a.agentList) {
+			n *= 2
 		}
-		c = append(c, x)
+		t = reuse(&av.most[j], 2*n)
+		for k := range t {
+			t[k] = math.MinInt64
+		}
+		for i, ag := range a.agentList {
+			if !ag.draining {
+				t[n+i] = ag.free.at(j)
+			}
+		}
+		for k := n - 1; k >= 1; k-- {
+			t[k] = max(t[2*k], t[2*k+1])
+		}
 	}
-	av.col[j] = c
-	return c
+	return t[1]
 }
 
 func (av *availability) demandChanged() { av.thrStale = true }
@@ -113,40 +115,23 @@ func (a *Allocator) syncAvail() {
 	av.grow(len(a.reg.names))
 	if av.thrStale {
 		av.thrStale = false
-		thr := make(vec, len(av.thr))
+		clear(av.thr)
 		for _, r := range a.shapes.list {
 			for j, x := range r.res {
-				if x > 0 && (thr[j] == 0 || x < thr[j]) {
-					thr[j] = x
+				if x > 0 && (av.thr[j] == 0 || x < av.thr[j]) {
+					av.thr[j] = x
 				}
 			}
 		}
-		for j := range thr {
-			if thr[j] == 0 {
-				thr[j] = 1
+		for j := range av.thr {
+			if av.thr[j] == 0 {
+				av.thr[j] = 1
 			}
-		}
-		// Only the resources whose threshold moved are counted again.
-		var moved []int
-		for j := range thr {
-			if thr[j] != av.thr[j] {
-				moved = append(moved, j)
-			}
-		}
-		av.thr = thr
-		for _, j := range moved {
-			n := 0
-			for _, x := range a.column(j) {
-				if x >= thr[j] {
-					n++
-				}
-			}
-			av.cnt[j] = n
 		}
 	}
 	changed := false
 	for j := range av.y {
-		is := av.cnt[j] > 0
+		is := a.mostFree(j) >= av.thr[j]
 		if is != av.y[j] {
 			av.y[j] = is
 			changed = true

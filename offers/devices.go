@@ -112,10 +112,23 @@ func devicesFit(free vec, dims []int, need gpuNeed) bool {
 // pickDevices is the device room one task of need takes from free among
 // dims, as a vector over the device dimensions; nil when none serves.
 func pickDevices(free vec, dims []int, need gpuNeed) vec {
-	if need.none() || need.spans || len(dims) == 0 {
+	var out vec
+	if !chooseDevices(free, dims, need, func(j int, x int64) {
+		out = out.grow(j + 1)
+		out[j] = x
+	}) {
 		return nil
 	}
-	var out vec
+	return out
+}
+
+// chooseDevices calls take for each device pickDevices would pick, with
+// the room it would take there, and reports whether the need is served
+// (nothing taken otherwise).
+func chooseDevices(free vec, dims []int, need gpuNeed, take func(j int, x int64)) bool {
+	if need.none() || need.spans || len(dims) == 0 {
+		return false
+	}
 	if need.share > 0 {
 		best := -1
 		for _, j := range dims {
@@ -124,24 +137,28 @@ func pickDevices(free vec, dims []int, need gpuNeed) vec {
 			}
 		}
 		if best < 0 {
-			return nil
+			return false
 		}
-		out = out.grow(best + 1)
-		out[best] = need.share
-		return out
+		take(best, need.share)
+		return true
+	}
+	whole := int64(0)
+	for _, j := range dims {
+		if free.at(j) >= protocol.DeviceMilli {
+			whole++
+		}
+	}
+	if whole < need.whole {
+		return false
 	}
 	left := need.whole
 	for _, j := range dims {
 		if left > 0 && free.at(j) >= protocol.DeviceMilli {
-			out = out.grow(j + 1)
-			out[j] = protocol.DeviceMilli
+			take(j, protocol.DeviceMilli)
 			left--
 		}
 	}
-	if left > 0 {
-		return nil
-	}
-	return out
+	return true
 }
 
 // namesDevices reports whether v holds room on some device.

@@ -60,12 +60,11 @@ func TestAllocator_SetDraining(t *testing.T) {
 	if _, err := a.SetDraining("nosuch", true); !errors.Is(err, ErrUnknownAgent) {
 		t.Fatalf("SetDraining on an unknown agent: %v, want ErrUnknownAgent", err)
 	}
-	// Removing a draining agent leaves the availability counts whole.
+	// Removing a draining agent leaves availability right.
 	if _, err := a.RemoveAgent("a1"); err != nil {
 		t.Fatal(err)
 	}
-	a.syncAvail()
-	if cnt := a.avail.cnt; len(cnt) == 0 || cnt[0] < 0 {
-		t.Fatalf("availability counts after removing a draining agent: %v", cnt)
+	if err := checkAvailability(a); err != nil {
+		t.Fatalf("after removing a draining agent: %v", err)
 	}
 }

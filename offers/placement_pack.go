@@ -25,18 +25,14 @@ type packState struct {
 	total   int64
 	builtAt int64 // total when the weights were last taken
 	weights []mixShape
-	// needs are the mix's distinct device needs; small is fragOf's
-	// scratch.
+	// needs are the mix's distinct device needs.
 	needs  []gpuNeed
-	small  []int64
 	mixVer uint64
-	// The weights' shapes side by side for fragOf: CPU, memory, the
-	// device need (share, whole devices, index in needs), any other
-	// resources, and the weight.
-	mixCPU, mixMem, mixShare, mixWhole []int64
-	mixNeed                            []int
-	mixRest                            []vec
-	mixW                               []float64
+	// small, fill, rooms and below are fragOf's scratch, after scoreOn's.
+	small, fill, rooms, below []int64
+	after                     vec
+	// cols are the weights' shapes as fragOf reads them.
+	cols []mixCol
 	// classes are admitClass's, for the mix version classVer.
 	classes  map[uint64]*admitClass
 	classVer uint64
@@ -56,6 +52,16 @@ type packState struct {
 	// satisfies them: constraint matching is slow and attributes do not
 	// change while an agent stays.
 	admit map[string][]admitEntry
+}
+
+// mixCol is a mix shape as fragOf reads it: its CPU and memory, its
+// device need (a share, whole devices, its index in packState.needs), any
+// other resources (nil: none), and its weight.
+type mixCol struct {
+	cpu, mem, share, whole int64
+	need                   int
+	rest                   vec
+	w                      float64
 }
 
 // admitEntry is whether the agent joined at serial satisfies some
@@ -219,53 +225,75 @@ func (a *Allocator) fragOf(ag *agent, pa *packAgent, free vec) float64 {
 	if all == 0 {
 		return 0
 	}
-	// small[k] is the room of the devices too small for the mix's k-th
-	// distinct device need.
-	small := p.small[:0]
-	for _, g := range p.needs {
-		var x int64
-		for _, j := range ag.gpuDims {
-			d := free.at(j)
-			if g.share > 0 && d < g.share || g.whole > 0 && d < protocol.DeviceMilli {
-				x += d
-			}
-		}
-		small = append(small, x)
+	// The devices' free room ascending, and below[m] the sum of the m
+	// smallest, answer each need without reading every device again.
+	rooms, below := p.rooms[:0], p.below[:0]
+	for _, j := range ag.gpuDims {
+		rooms = append(rooms, free.at(j))
 	}
-	p.small = small
+	slices.Sort(rooms)
+	below = append(below, 0)
+	for _, x := range rooms {
+		below = append(below, below[len(below)-1]+x)
+	}
+	p.rooms, p.below = rooms, below
+	smaller := func(limit int64) int64 {
+		m := 0
+		for m < len(rooms) && rooms[m] < limit {
+			m++
+		}
+		return below[m]
+	}
+	// small[k] is the room of the devices too small for the mix's k-th
+	// distinct device need; fill[k], for a share, how many tasks of it
+	// would take more than all the room.
+	small, fill := p.small[:0], p.fill[:0]
+	for _, g := range p.needs {
+		var x, n int64
+		switch {
+		case g.share > 0:
+			x, n = smaller(g.share), all/g.share+1
+		case g.whole > 0:
+			x = smaller(protocol.DeviceMilli)
+		}
+		small, fill = append(small, x), append(fill, n)
+	}
+	p.small, p.fill = small, fill
 	fc, fm := free.at(a.reg.index[protocol.ResCPUs]), free.at(a.reg.index[protocol.ResMem])
 	f := 0.0
-	for i, w := range p.mixW {
-		runs := pa.admits[i] && p.mixCPU[i] <= fc && p.mixMem[i] <= fm &&
-			(p.mixShare[i] == 0 || maxFree >= p.mixShare[i]) && whole >= p.mixWhole[i] &&
-			(p.mixRest[i] == nil || free.fits(p.mixRest[i]))
+	admits := pa.admits[:len(p.cols)]
+	for i := range p.cols {
+		m := &p.cols[i]
+		runs := admits[i] && m.cpu <= fc && m.mem <= fm &&
+			(m.share == 0 || maxFree >= m.share) && whole >= m.whole &&
+			(m.rest == nil || free.fits(m.rest))
 		switch {
 		case !runs:
-			f += w * float64(all)
-		case p.mixShare[i] > 0:
+			f += m.w * float64(all)
+		case m.share > 0:
 			// Tasks of a share use no more of the devices than the CPUs
 			// and memory left let run: the rest is as lost to them as
 			// the devices too small.
-			f += w * float64(max(small[p.mixNeed[i]], all-p.shareRoom(i, fc, fm, all)))
+			f += m.w * float64(max(small[m.need], all-m.shareRoom(fill[m.need], fc, fm)))
 		default:
-			f += w * float64(small[p.mixNeed[i]])
+			f += m.w * float64(small[m.need])
 		}
 	}
 	return f
 }
 
-// shareRoom is how much of all (an agent's free device room) tasks of the
-// mix's i-th shape, a share of one device, could take with fc CPUs and fm
-// memory left.
-func (p *packState) shareRoom(i int, fc, fm, all int64) int64 {
-	n := all/p.mixShare[i] + 1
-	if c := p.mixCPU[i]; c > 0 {
-		n = min(n, fc/c)
+// shareRoom is how much of an agent's free device room tasks of m, a
+// share of one device, could take with fc CPUs and fm memory left, when n
+// of them would take more than all of it.
+func (m *mixCol) shareRoom(n, fc, fm int64) int64 {
+	// Dividing is slow; most agents have the CPUs and memory for n.
+	if m.cpu > 0 && fc < m.cpu*n {
+		n = min(n, fc/m.cpu)
 	}
-	if m := p.mixMem[i]; m > 0 {
-		n = min(n, fm/m)
+	if m.mem > 0 && fm < m.mem*n {
+		n = min(n, fm/m.mem)
 	}
-	return n * p.mixShare[i]
+	return n * m.share
 }
 
 // scoreOn is the packing score of s on ag.
@@ -273,13 +301,14 @@ func (a *Allocator) scoreOn(ag *agent, s *shape) packScore {
 	pa := a.packAgentOf(ag)
 	sc := packScore{agVer: ag.ver + 1, mixVer: a.pack.mixVer}
 	if ag.free.fits(s.res) && devicesFit(ag.free, ag.gpuDims, s.gpu) && a.admits(ag, s) {
-		after := ag.free.clone().sub(s.res)
-		if dv := pickDevices(ag.free, ag.gpuDims, s.gpu); dv != nil {
-			after = after.sub(dv)
-		}
+		p := &a.pack
+		after := append(p.after[:0], ag.free...).sub(s.res)
+		chooseDevices(ag.free, ag.gpuDims, s.gpu, func(j int, x int64) { after[j] -= x })
+		p.after = after
 		g := float64(s.gpu.whole*protocol.DeviceMilli + s.gpu.share)
 		sc.delta = a.fragOf(ag, pa, after) - pa.frag + packPressure*g*pa.pressure
-		sc.tight, sc.ok = a.shareOf(a.withoutDevices(after)), true
+		// The capacity holds no devices: shareOf reads only the rest.
+		sc.tight, sc.ok = a.shareOf(after), true
 		for _, j := range ag.gpuDims {
 			sc.gpuLeft += after.at(j)
 		}
@@ -318,6 +347,13 @@ func (a *Allocator) packOrder() []*agent {
 	}
 	st := &p.states
 	a.syncStates()
+	chosen := p.chosen[:0]
+	if len(pending) == 1 && units == 1 {
+		if best := a.packBest(ids[0], pending[0]); best >= 0 {
+			chosen = append(chosen, int(st.members[best][0]))
+		}
+		return a.packOrderOf(chosen)
+	}
 	st.best = reuse(&st.best, len(st.members))
 	st.next = reuse(&st.next, len(st.members))
 	cols := make([][]stateCell, len(pending))
@@ -351,7 +387,6 @@ func (a *Allocator) packOrder() []*agent {
 	less := func(x, y int32) bool {
 		return packLess(st.best[x], st.best[y], int(st.members[x][st.next[x]]), int(st.members[y][st.next[y]]))
 	}
-	chosen := p.chosen[:0]
 	if units == 1 {
 		best := int32(-1)
 		for _, sid := range heap {
@@ -395,6 +430,13 @@ func (a *Allocator) packOrder() []*agent {
 		}
 	}
 	st.heap = heap
+	return a.packOrderOf(chosen)
+}
+
+// packOrderOf is the chosen agents (agentList indices) in order, then the
+// rest in agentList's order.
+func (a *Allocator) packOrderOf(chosen []int) []*agent {
+	p := &a.pack
 	p.chosen = chosen
 	p.order = p.order[:0]
 	for _, i := range chosen {
@@ -523,12 +565,11 @@ func (a *Allocator) packAgentSlot(ag *agent) *packAgent {
 	return &p.agents[ag.idx]
 }
 
-// packColumns lays the weights' shapes out side by side for fragOf.
+// packColumns lays the weights' shapes out as fragOf reads them.
 func (a *Allocator) packColumns() {
 	p := &a.pack
 	jc, jm, jg := a.reg.id(protocol.ResCPUs), a.reg.id(protocol.ResMem), a.reg.id(protocol.ResGPUs)
-	p.mixCPU, p.mixMem, p.mixShare, p.mixWhole = p.mixCPU[:0], p.mixMem[:0], p.mixShare[:0], p.mixWhole[:0]
-	p.mixNeed, p.mixRest, p.mixW = p.mixNeed[:0], p.mixRest[:0], p.mixW[:0]
+	p.cols = p.cols[:0]
 	for i := range p.weights {
 		m := &p.weights[i]
 		var rest vec
@@ -538,13 +579,8 @@ func (a *Allocator) packColumns() {
 				rest[j] = x
 			}
 		}
-		p.mixCPU = append(p.mixCPU, m.res.at(jc))
-		p.mixMem = append(p.mixMem, m.res.at(jm))
-		p.mixShare = append(p.mixShare, m.gpu.share)
-		p.mixWhole = append(p.mixWhole, m.gpu.whole)
-		p.mixNeed = append(p.mixNeed, m.need)
-		p.mixRest = append(p.mixRest, rest)
-		p.mixW = append(p.mixW, m.weight)
+		p.cols = append(p.cols, mixCol{cpu: m.res.at(jc), mem: m.res.at(jm), share: m.gpu.share, whole: m.gpu.whole,
+			need: m.need, rest: rest, w: m.weight})
 	}
 }
 

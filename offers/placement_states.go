@@ -32,6 +32,14 @@ type packStates struct {
 	stale   bool
 	// cells holds the scores by shape id, then state id.
 	cells [][]stateCell
+	// log lists the states changed, from position logBase on; epoch
+	// counts the times every agent was placed again (placement_tree.go).
+	log     []int32
+	logBase uint64
+	epoch   uint64
+	trees   []packTree
+	// treeNodes is packBest's scratch.
+	treeNodes []int32
 	// best, next and heap are packOrder's scratch, by state id.
 	best []*packScore
 	next []int32
@@ -106,6 +114,7 @@ func (a *Allocator) syncStates() {
 	}
 	if st.stale || len(st.of) != len(a.agentList) {
 		st.stale, st.touched = false, st.touched[:0]
+		st.epoch++
 		clear(st.byHash)
 		st.unused = st.unused[:0]
 		for id := range st.members {
@@ -155,6 +164,7 @@ func (a *Allocator) placeState(i int, h uint64) {
 	k, _ := slices.BinarySearch(m, int32(i))
 	st.members[id] = slices.Insert(m, k, int32(i))
 	st.of[i] = id
+	st.logChange(id)
 }
 
 // leaveState takes agent i out of its state.
@@ -170,6 +180,7 @@ func (a *Allocator) leaveState(i int) {
 		m = slices.Delete(m, k, k+1)
 	}
 	st.members[id] = m
+	st.logChange(id)
 	if len(m) == 0 {
 		delete(st.byHash, st.hash[id])
 		st.gen[id]++
@@ -185,7 +196,9 @@ func (st *packStates) column(id int) []stateCell {
 	col := st.cells[id]
 	if n := len(st.members); len(col) < n {
 		old := len(col)
-		col = slices.Grow(col, n-old)[:n]
+		// Room for as many states again: columns grow with every
+		// new state, one shape at a time.
+		col = slices.Grow(col, n)[:n]
 		clear(col[old:])
 		st.cells[id] = col
 	}

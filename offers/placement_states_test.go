@@ -115,7 +115,7 @@ func TestPackOrder_matchesReference(t *testing.T) {
 				default:
 					task = gpuTask(int64(1000 * []int{1, 1, 2, 4, 8}[r.IntN(5)]))
 				}
-				d := Demand{Resources: task, Count: int64(1 + r.IntN(3))}
+				d := Demand{Resources: task, Count: []int64{1, 1, 1, 2, 3}[r.IntN(5)]}
 				if r.IntN(4) == 0 {
 					d.Constraints = []protocol.Constraint{{Attribute: "gpu_model", Op: protocol.OpIn, Values: []string{models[r.IntN(2)]}}}
 				}

@@ -298,37 +298,41 @@ func checkInvariants(a *Allocator) error {
 }
 
 // checkAvailability verifies that the incrementally kept availability
-// counters match a recount from the agents' free vectors (run after
-// syncAvail, as Shares does, so the thresholds are current).
+// trees match the agents' free vectors (run after syncAvail, as Shares
+// does, so the thresholds are current), and Y with them.
 func checkAvailability(a *Allocator) error {
 	a.syncAvail()
 	av := &a.avail
 	for j := range av.thr {
-		n := 0
+		most := int64(math.MinInt64)
 		for _, ag := range a.agentList {
-			if !ag.draining && ag.free.at(j) >= av.thr[j] {
-				n++
+			if !ag.draining {
+				most = max(most, ag.free.at(j))
 			}
 		}
-		if av.cnt[j] != n {
-			return fmt.Errorf("availability of %s: counter %d, recount %d", a.reg.names[j], av.cnt[j], n)
+		if y := most >= av.thr[j]; av.y[j] != y {
+			return fmt.Errorf("availability of %s: in Y %v, the agents' most free %d against threshold %d", a.reg.names[j], av.y[j], most, av.thr[j])
 		}
 	}
-	// The columns kept for recounting: each agent's free amount, by index.
-	for j, col := range av.col {
-		if col == nil {
-			continue
-		}
-		if len(col) != len(a.agentList) {
+	// Each tree kept: the agents' free amounts by index at its leaves,
+	// the larger child at every inner node.
+	for j, t := range av.most {
+		if t == nil || len(t)/2 < len(a.agentList) {
 			continue // built again before use
 		}
-		for i, ag := range a.agentList {
-			want := ag.free.at(j)
-			if ag.draining {
-				want = math.MinInt64
+		n := len(t) / 2
+		for i := range n {
+			want := int64(math.MinInt64)
+			if i < len(a.agentList) && !a.agentList[i].draining {
+				want = a.agentList[i].free.at(j)
 			}
-			if col[i] != want {
-				return fmt.Errorf("availability column of %s: agent %s holds %d, free %d", a.reg.names[j], ag.id, col[i], want)
+			if t[n+i] != want {
+				return fmt.Errorf("availability tree of %s: leaf %d holds %d, free %d", a.reg.names[j], i, t[n+i], want)
+			}
+		}
+		for k := n - 1; k >= 1; k-- {
+			if t[k] != max(t[2*k], t[2*k+1]) {
+				return fmt.Errorf("availability tree of %s: node %d holds %d, children %d and %d", a.reg.names[j], k, t[k], t[2*k], t[2*k+1])
 			}
 		}
 	}

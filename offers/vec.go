@@ -18,10 +18,15 @@ func (v vec) at(i int) int64 {
 
 // grow returns v extended with zeros to length n.
 func (v vec) grow(n int) vec {
-	for len(v) < n {
-		v = append(v, 0)
+	if len(v) >= n {
+		return v
 	}
-	return v
+	if cap(v) < n {
+		return append(v, make(vec, n-len(v))...)
+	}
+	out := v[:n]
+	clear(out[len(v):])
+	return out
 }
 
 func (v vec) add(o vec) vec {

@@ -280,12 +280,38 @@ func compare(v Value, s string) int {
 		}
 		return strings.Compare(v.String(), other.String())
 	}
-	if a, ok := parseVersion(v.Text); ok {
-		if b, ok := parseVersion(s); ok {
-			return compareVersions(a, b)
+	if v.Text == s {
+		return 0
+	}
+	// Most attribute values (a GPU model, a rack) are no versions: tell
+	// without parsing, which allocates.
+	if dotted(v.Text) && dotted(s) {
+		if a, ok := parseVersion(v.Text); ok {
+			if b, ok := parseVersion(s); ok {
+				return compareVersions(a, b)
+			}
 		}
 	}
 	return strings.Compare(v.Text, s)
+}
+
+// dotted reports whether s may be a version parseVersion reads: groups
+// of digits, each perhaps signed, joined by single dots.
+func dotted(s string) bool {
+	digits, signed := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && digits > 0:
+			digits, signed = 0, false
+		case (c == '+' || c == '-') && digits == 0 && !signed:
+			signed = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // compareVersions orders dotted versions component by component, treating

@@ -287,3 +287,24 @@ func TestConstraint_String(t *testing.T) {
 		}
 	}
 }
+
+// TestDotted_admitsEveryVersion: compare parses text as versions only
+// when dotted says it may be one, so dotted must admit every string
+// parseVersion reads, signs included ("+1" equals "1" as versions).
+func TestDotted_admitsEveryVersion(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "1", "1.2", "1..2", ".1", "1.", "+1", "-0", "-1", "+-1", "1.+2", "2.-0",
+		"A100", "6.1.0", "1_0", "99999999999999999999", "1.2a", "--1", " 1", "1 "} {
+		if _, ok := parseVersion(s); ok && !dotted(s) {
+			t.Errorf("%q: parseVersion reads it, dotted refuses it", s)
+		}
+	}
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{{"+1", "1", 0}, {"6.1", "6.1.0", 0}, {"10", "9", 1}, {"A100", "A100", 0}, {"A100", "V100", -1}, {"1.2a", "1.2", 1}} {
+		if got := compare(Text(tc.a), tc.b); got != tc.want {
+			t.Errorf("compare(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -177,10 +177,10 @@ func newSearch(slots []*slot, spec PlacementSpec, group, common []protocol.Const
 		for j, sl := range slots {
 			ok := s.fits(sl.total, t) && GroupAllows(group, nil, sl.attrs)
 			if ok {
-				ok, _ = protocol.MatchHard(t.Constraints, sl.attrs)
+				ok = protocol.HoldHard(t.Constraints, sl.attrs)
 			}
 			if ok {
-				ok, _ = protocol.MatchHard(common, sl.attrs)
+				ok = protocol.HoldHard(common, sl.attrs)
 			}
 			feas[i][j] = ok
 			if ok {

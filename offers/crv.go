@@ -217,7 +217,7 @@ func (a *Allocator) newClass(key string, norm protocol.Constraint) *crvClass {
 	a.crv.byKey[key] = c
 	a.crv.list = append(a.crv.list, c)
 	for _, ag := range a.agentList {
-		if ok, _ := norm.Matches(ag.info.Attributes); ok {
+		if norm.Holds(ag.info.Attributes) {
 			c.join(ag)
 		}
 	}
@@ -264,7 +264,7 @@ func (a *Allocator) dropClass(c *crvClass) {
 func (a *Allocator) crvAgentAdded(ag *agent) {
 	a.crv.agentVer++
 	for _, c := range a.crv.list {
-		if ok, _ := c.c.Matches(ag.info.Attributes); ok {
+		if c.c.Holds(ag.info.Attributes) {
 			c.join(ag)
 		}
 	}

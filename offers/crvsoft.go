@@ -44,7 +44,7 @@ func (a *Allocator) softFeasible(s *shape) bool {
 	}
 	s.feasVer, s.feasible = a.crv.agentVer+1, false
 	for _, ag := range a.agentList {
-		if ok, _ := protocol.MatchHard(s.hard, ag.info.Attributes); ok && softOK(s.soft, ag.info.Attributes) {
+		if protocol.HoldHard(s.hard, ag.info.Attributes) && softOK(s.soft, ag.info.Attributes) {
 			s.feasible = true
 			break
 		}
@@ -55,7 +55,7 @@ func (a *Allocator) softFeasible(s *shape) bool {
 // softOK reports whether attrs satisfy every constraint in cs.
 func softOK(cs []protocol.Constraint, attrs protocol.Attributes) bool {
 	for _, c := range cs {
-		if ok, _ := c.Matches(attrs); !ok {
+		if !c.Holds(attrs) {
 			return false
 		}
 	}

@@ -148,7 +148,7 @@ func (a *Allocator) satisfiesOn(ag *agent, s *shape) bool {
 	if !s.constrained() {
 		return true
 	}
-	ok, _ := protocol.MatchHard(s.hard, ag.info.Attributes)
+	ok := protocol.HoldHard(s.hard, ag.info.Attributes)
 	if ok && !s.relaxed {
 		ok = softOK(s.soft, ag.info.Attributes)
 	}

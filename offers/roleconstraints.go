@@ -60,7 +60,7 @@ func (a *Allocator) rolesAdmit(f *framework, ag *agent) bool {
 		if len(n.offerCons) == 0 {
 			continue
 		}
-		if ok, _ := protocol.MatchHard(n.offerCons, ag.info.Attributes); !ok {
+		if !protocol.HoldHard(n.offerCons, ag.info.Attributes) {
 			return false
 		}
 	}

@@ -193,7 +193,7 @@ func (a *Allocator) hardOn(t *turn, s *shape) bool {
 	}
 	ok, seen := t.hardOK[s]
 	if !seen {
-		ok, _ = protocol.MatchHard(s.hard, t.ag.info.Attributes)
+		ok = protocol.HoldHard(s.hard, t.ag.info.Attributes)
 		if ok && !s.relaxed {
 			ok = softOK(s.soft, t.ag.info.Attributes)
 		}

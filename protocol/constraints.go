@@ -102,21 +102,31 @@ func (c Constraint) Validate() error {
 // here; use GroupAllows for them. A missing attribute satisfies only !=,
 // not_in and not_exists.
 func (c Constraint) Matches(attrs Attributes) (bool, string) {
-	if c.IsGroup() {
+	if c.Holds(attrs) {
 		return true, ""
+	}
+	v, ok := attrs[c.Attribute]
+	if !ok {
+		return false, fmt.Sprintf("attribute %q missing for %s", c.Attribute, c)
+	}
+	return false, fmt.Sprintf("attribute %s=%s fails %s", c.Attribute, v, c)
+}
+
+// Holds is Matches without the reason, for the callers that decide many
+// times over and need none.
+func (c Constraint) Holds(attrs Attributes) bool {
+	if c.IsGroup() {
+		return true
 	}
 	v, ok := attrs[c.Attribute]
 	if !ok {
 		switch c.Op {
 		case OpNe, OpNotIn, OpNotExists:
-			return true, ""
+			return true
 		}
-		return false, fmt.Sprintf("attribute %q missing for %s", c.Attribute, c)
+		return false
 	}
-	if ok := evalOp(c, v); !ok {
-		return false, fmt.Sprintf("attribute %s=%s fails %s", c.Attribute, v, c)
-	}
-	return true, ""
+	return evalOp(c, v)
 }
 
 // MatchHard evaluates every hard per-task constraint; it returns the reason
@@ -131,6 +141,16 @@ func MatchHard(cs []Constraint, attrs Attributes) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// HoldHard is MatchHard without the reason.
+func HoldHard(cs []Constraint, attrs Attributes) bool {
+	for _, c := range cs {
+		if !c.Soft && !c.Holds(attrs) {
+			return false
+		}
+	}
+	return true
 }
 
 // SoftMisses counts the soft per-task constraints attrs fail.

@@ -121,6 +121,12 @@ func TestConstraint_Matches(t *testing.T) {
 			if !got && why == "" {
 				t.Errorf("%s: no reason given for a miss", tc.c)
 			}
+			if h := tc.c.Holds(evalAttrs); h != got {
+				t.Errorf("%s: Holds %v, Matches %v", tc.c, h, got)
+			}
+			if h := HoldHard([]Constraint{tc.c}, evalAttrs); h != got {
+				t.Errorf("%s: HoldHard %v, Matches %v", tc.c, h, got)
+			}
 		})
 	}
 }

@@ -107,7 +107,7 @@ func (ix *pxIndex) class(c protocol.Constraint) *pxClass {
 	}
 	k := &pxClass{id: len(ix.classes), key: key, c: norm, bits: newPxBits(len(ix.attrs))}
 	for w, a := range ix.attrs {
-		if ok, _ := norm.Matches(a); ok {
+		if norm.Holds(a) {
 			k.bits.set(w)
 		}
 	}

@@ -258,7 +258,7 @@ func (s *pxSim) getTask(w int, r *pxResv) {
 	j.waitSum += start - j.spec.submit
 	dur := j.spec.durs[k]
 	attrs := s.ix.attrs[w]
-	if ok, _ := protocol.MatchHard(j.hard, attrs); !ok && s.pol.constraints {
+	if !protocol.HoldHard(j.hard, attrs) && s.pol.constraints {
 		s.violations++
 	}
 	if len(j.relaxed) > 0 && s.cfg.SoftPenalty != 1 && protocol.SoftMisses(j.relaxed, attrs) > 0 {

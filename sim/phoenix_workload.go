@@ -253,7 +253,7 @@ func pxDrawConstraints(rng *rand.Rand) []protocol.Constraint {
 	var kinds []pxKind
 	total := 0.0
 	for _, k := range pxKinds {
-		if ok, _ := k.c.Matches(attrs); ok {
+		if k.c.Holds(attrs) {
 			kinds = append(kinds, k)
 			total += k.weight
 		}

@@ -45,6 +45,9 @@ type agent struct {
 
 	// classes are the constraint classes this agent satisfies (crv.go).
 	classes []*crvClass
+	// crvGroup is the agents with the same classes (nil: to be found
+	// again, crvround.go).
+	crvGroup *crvGroup
 
 	// Decline filters: bit i set means framework index i is refused here
 	// until filterUntil[i] (the zero time means forever).

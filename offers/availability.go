@@ -21,6 +21,9 @@ type availability struct {
 	// any agent has free and Y follows a threshold's move without
 	// counting again; nil when it must be built again from the agents.
 	most [][]int64
+	// moved says that some agent's most free amount may have changed
+	// since Y was last brought up to date.
+	moved bool
 }
 
 func (av *availability) init() { av.thrStale = true }
@@ -29,6 +32,7 @@ func (av *availability) grow(n int) {
 	for len(av.thr) < n {
 		av.thr = append(av.thr, 1)
 		av.y = append(av.y, false)
+		av.moved = true
 	}
 }
 
@@ -46,7 +50,7 @@ func (av *availability) agentRemoved(ag *agent) {
 }
 
 // agentsMoved records that agents changed places in the agent list.
-func (av *availability) agentsMoved() { clear(av.most) }
+func (av *availability) agentsMoved() { clear(av.most); av.moved = true }
 
 // adjust records that agent idx's free amount of resource j went to next.
 func (av *availability) adjust(idx, j int, next int64) { av.set(idx, j, next) }
@@ -55,12 +59,13 @@ func (av *availability) adjust(idx, j int, next int64) { av.set(idx, j, next) }
 // the tree when it has no leaf for idx.
 func (av *availability) set(idx, j int, x int64) {
 	if j >= len(av.most) || av.most[j] == nil {
+		av.moved = true
 		return
 	}
 	t := av.most[j]
 	n := len(t) / 2
 	if idx >= n {
-		av.most[j] = nil
+		av.most[j], av.moved = nil, true
 		return
 	}
 	k := n + idx
@@ -72,6 +77,7 @@ func (av *availability) set(idx, j int, x int64) {
 		}
 		t[k] = m
 	}
+	av.moved = true
 }
 
 // mostFree is the most of resource j any agent not draining has free
@@ -114,7 +120,7 @@ func (a *Allocator) syncAvail() {
 	av := &a.avail
 	av.grow(len(a.reg.names))
 	if av.thrStale {
-		av.thrStale = false
+		av.thrStale, av.moved = false, true
 		clear(av.thr)
 		for _, r := range a.shapes.list {
 			for j, x := range r.res {
@@ -129,6 +135,10 @@ func (a *Allocator) syncAvail() {
 			}
 		}
 	}
+	if !av.moved {
+		return
+	}
+	av.moved = false
 	changed := false
 	for j := range av.y {
 		is := a.mostFree(j) >= av.thr[j]

@@ -63,6 +63,10 @@ type crvIndex struct {
 	// goes), up to maxIdleClasses; a class used again leaves the list
 	// when it comes first.
 	idle []*crvClass
+	// groups are the crvGroups by their classes' sequence numbers.
+	groups map[string]*crvGroup
+	// round counts the rounds that steered, for crvGroup.round.
+	round uint64
 }
 
 // maxIdleClasses bounds the classes kept with no shape using them.
@@ -226,7 +230,7 @@ func (a *Allocator) newClass(key string, norm protocol.Constraint) *crvClass {
 
 // join counts ag as satisfying c.
 func (c *crvClass) join(ag *agent) {
-	ag.classes = append(ag.classes, c)
+	ag.classes, ag.crvGroup = append(ag.classes, c), nil
 	c.agents++
 	c.supply = c.supply.add(ag.total)
 	c.free = c.free.add(ag.free)
@@ -257,7 +261,9 @@ func (a *Allocator) dropClass(c *crvClass) {
 		if slices.Contains(ag.classes, c) {
 			ag.classes = slices.DeleteFunc(ag.classes, func(x *crvClass) bool { return x == c })
 		}
+		ag.crvGroup = nil
 	}
+	clear(a.crv.groups)
 }
 
 // crvAgentAdded evaluates a new agent against every class.
@@ -278,7 +284,7 @@ func (a *Allocator) crvAgentRemoved(ag *agent) {
 		c.supply = c.supply.sub(ag.total)
 		c.free = c.free.sub(ag.free)
 	}
-	ag.classes = nil
+	ag.classes, ag.crvGroup = nil, nil
 }
 
 // crvRefresh re-counts the demand of f's constrained fair shapes: their

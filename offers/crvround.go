@@ -2,6 +2,7 @@ package offers
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 )
 
@@ -42,8 +43,45 @@ type crvRound struct {
 	buckets [][]*agent
 }
 
+// crvGroup is the agents that satisfy the same classes. An agent's place
+// in a steered round depends on nothing else, so a round works it out
+// once per group (as of round), not once per agent and class.
+type crvGroup struct {
+	classes []*crvClass
+	round   uint64
+	score   float64
+	scarce  bool
+	// bucket is the group's place among the round's scores, as of
+	// bucketRound.
+	bucket      int
+	bucketRound uint64
+}
+
+// crvGroupOf is ag's group, found again if its classes changed.
+func (a *Allocator) crvGroupOf(ag *agent) *crvGroup {
+	if g := ag.crvGroup; g != nil {
+		return g
+	}
+	key := make([]byte, 0, 8*len(ag.classes))
+	for _, c := range ag.classes {
+		key = binary.LittleEndian.AppendUint64(key, c.seq)
+	}
+	if a.crv.groups == nil || len(a.crv.groups) > 4*len(a.agentList)+64 {
+		// Groups no agent is in any more go; agents keep theirs.
+		a.crv.groups = map[string]*crvGroup{}
+	}
+	g := a.crv.groups[string(key)]
+	if g == nil {
+		g = &crvGroup{classes: slices.Clone(ag.classes)}
+		a.crv.groups[string(key)] = g
+	}
+	ag.crvGroup = g
+	return g
+}
+
 type crvAgent struct {
 	ag    *agent
+	g     *crvGroup
 	score float64
 	pos   int
 }
@@ -69,16 +107,23 @@ func (a *Allocator) crvPrepare(start int) {
 	}
 	n := len(a.agentList)
 	r.order, r.ranked = r.order[:0], r.ranked[:0]
-	for i := 0; i < n; i++ {
-		ag := a.agentList[(start+i)%n]
-		score, scarce := 0.0, false
-		for _, c := range ag.classes {
-			if c.contended {
-				score, scarce = max(score, c.ratio), true
+	a.crv.round++
+	for i, at := 0, start; i < n; i, at = i+1, at+1 {
+		if at == n {
+			at = 0 // rotating without a division per agent
+		}
+		ag := a.agentList[at]
+		g := a.crvGroupOf(ag)
+		if g.round != a.crv.round {
+			g.round, g.score, g.scarce = a.crv.round, 0, false
+			for _, c := range g.classes {
+				if c.contended {
+					g.score, g.scarce = max(g.score, c.ratio), true
+				}
 			}
 		}
-		if scarce {
-			r.ranked = append(r.ranked, crvAgent{ag: ag, score: score, pos: i})
+		if g.scarce {
+			r.ranked = append(r.ranked, crvAgent{ag: ag, g: g, score: g.score, pos: i})
 			continue
 		}
 		r.order = append(r.order, ag)
@@ -99,13 +144,16 @@ func (a *Allocator) crvPrepare(start int) {
 		r.buckets[k] = r.buckets[k][:0]
 	}
 	for _, x := range r.ranked {
-		k, found := slices.BinarySearch(r.scores, x.score)
-		if !found {
-			// A score that is no ratio (NaN): sort one by one.
-			a.crvSortRanked()
-			return
+		if g := x.g; g.bucketRound != a.crv.round {
+			k, found := slices.BinarySearch(r.scores, x.score)
+			if !found {
+				// A score that is no ratio (NaN): sort one by one.
+				a.crvSortRanked()
+				return
+			}
+			g.bucket, g.bucketRound = k, a.crv.round
 		}
-		r.buckets[k] = append(r.buckets[k], x.ag)
+		r.buckets[x.g.bucket] = append(r.buckets[x.g.bucket], x.ag)
 	}
 	for _, b := range r.buckets {
 		r.order = append(r.order, b...)

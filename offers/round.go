@@ -67,8 +67,11 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		return a.agentList[(start+i)%n]
 	}
 	kept := a.reserveLarge(agentAt, n)
-	for i := 0; i < n; i++ {
-		ag := a.agentList[(start+i)%n]
+	for i, at := 0, start; i < n; i, at = i+1, at+1 {
+		if at == n {
+			at = 0 // rotating without a division per agent
+		}
+		ag := a.agentList[at]
 		t.scarce = false
 		switch {
 		case placed != nil:

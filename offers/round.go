@@ -83,14 +83,27 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		if ag.draining || ag.free.isZero() && len(ag.freePorts) == 0 {
 			continue
 		}
+		if len(spare) == 0 && a.tree.root.open == 0 && len(a.preempt.holds) == 0 && !a.shapes.anyFits(ag) {
+			// No pending task fits here, and nothing else is handed out
+			// agent by agent: the turn would do nothing (a constrained
+			// task passing the agents its constraints rule out, say).
+			continue
+		}
 		t.ag = ag
 		t.kept = kept != nil && kept[ag.idx]
-		clear(t.built)
+		// Clearing even an empty map costs: most turns fill none.
+		if len(t.built) > 0 {
+			clear(t.built)
+		}
 		if len(t.spare) > 0 {
 			clear(t.spare)
 		}
-		clear(t.hardOK)
-		clear(t.shapeOf)
+		if len(t.hardOK) > 0 {
+			clear(t.hardOK)
+		}
+		if len(t.shapeOf) > 0 {
+			clear(t.shapeOf)
+		}
 		t.offers = t.offers[:0]
 		held := a.turnHeld(t)
 		a.turnGuarantee(t)

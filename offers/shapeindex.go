@@ -15,7 +15,10 @@ type shapeRef struct {
 	res   vec
 	ports uint64
 	gpu   gpuNeed
-	n     int
+	// cls are the classes of its hard constraints (the key names them),
+	// nil when not every one has its class.
+	cls []*crvClass
+	n   int
 }
 
 // update replaces the keys framework f contributes; it reports whether the
@@ -53,6 +56,9 @@ func (si *shapeIndex) update(f *framework) bool {
 		if r == nil {
 			s := f.shapeByKey(k)
 			r = &shapeRef{key: k, res: s.res, ports: s.ports, gpu: s.gpu}
+			if len(s.cls) == len(s.hard) {
+				r.cls = slices.Clone(s.cls)
+			}
 			si.byKey[k] = r
 			si.list = append(si.list, r)
 			changed = true
@@ -63,10 +69,12 @@ func (si *shapeIndex) update(f *framework) bool {
 	return changed
 }
 
-// anyFits reports whether some pending shape fits the agent's free pool.
+// anyFits reports whether some pending shape fits the agent's free pool
+// and its attributes.
 func (si *shapeIndex) anyFits(ag *agent) bool {
 	for _, r := range si.list {
-		if ag.free.fits(r.res) && (r.ports == 0 || ag.freePorts.Count() >= r.ports) && devicesFit(ag.free, ag.gpuDims, r.gpu) {
+		if ag.free.fits(r.res) && (r.ports == 0 || ag.freePorts.Count() >= r.ports) && devicesFit(ag.free, ag.gpuDims, r.gpu) &&
+			inClasses(ag, r.cls) {
 			return true
 		}
 	}

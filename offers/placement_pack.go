@@ -31,8 +31,10 @@ type packState struct {
 	// small, fill, rooms and below are fragOf's scratch, after scoreOn's.
 	small, fill, rooms, below []int64
 	after                     vec
-	// cols are the weights' shapes as fragOf reads them.
-	cols []mixCol
+	// cols are the weights' shapes as fragOf reads them; jc and jm the
+	// registry's indices of CPUs and memory.
+	cols   []mixCol
+	jc, jm int
 	// classes are admitClass's, for the mix version classVer.
 	classes  map[uint64]*admitClass
 	classVer uint64
@@ -102,13 +104,12 @@ type packAgent struct {
 
 // packScore is a shape's added fragmentation on an agent, the device room
 // and the dominant share of the room it would leave; ok is false where it
-// does not fit. It holds while the agent (agVer, its ver+1) and the mix
-// (mixVer) stay as they were.
+// does not fit. It holds while the agent's state and the mix stay as they
+// were (stateCell says which).
 type packScore struct {
-	delta, tight  float64
-	gpuLeft       int64
-	ok            bool
-	agVer, mixVer uint64
+	delta, tight float64
+	gpuLeft      int64
+	ok           bool
 }
 
 // gpuWeight is how much a task of m weighs in the mix: its devices' worth
@@ -259,25 +260,23 @@ func (a *Allocator) fragOf(ag *agent, pa *packAgent, free vec) float64 {
 		small, fill = append(small, x), append(fill, n)
 	}
 	p.small, p.fill = small, fill
-	fc, fm := free.at(a.reg.index[protocol.ResCPUs]), free.at(a.reg.index[protocol.ResMem])
+	fc, fm := free.at(p.jc), free.at(p.jm)
 	f := 0.0
 	admits := pa.admits[:len(p.cols)]
 	for i := range p.cols {
 		m := &p.cols[i]
-		runs := admits[i] && m.cpu <= fc && m.mem <= fm &&
-			(m.share == 0 || maxFree >= m.share) && whole >= m.whole &&
-			(m.rest == nil || free.fits(m.rest))
-		switch {
-		case !runs:
-			f += m.w * float64(all)
-		case m.share > 0:
-			// Tasks of a share use no more of the devices than the CPUs
-			// and memory left let run: the rest is as lost to them as
-			// the devices too small.
-			f += m.w * float64(max(small[m.need], all-m.shareRoom(fill[m.need], fc, fm)))
-		default:
-			f += m.w * float64(small[m.need])
+		lost := all
+		if admits[i] && m.cpu <= fc && m.mem <= fm && (m.share == 0 || maxFree >= m.share) && whole >= m.whole &&
+			(m.rest == nil || free.fits(m.rest)) {
+			lost = small[m.need]
+			if m.share > 0 {
+				// Tasks of a share use no more of the devices than the
+				// CPUs and memory left let run: the rest is as lost to
+				// them as the devices too small.
+				lost = max(lost, all-m.shareRoom(fill[m.need], fc, fm))
+			}
 		}
+		f += m.w * float64(lost)
 	}
 	return f
 }
@@ -299,7 +298,7 @@ func (m *mixCol) shareRoom(n, fc, fm int64) int64 {
 // scoreOn is the packing score of s on ag.
 func (a *Allocator) scoreOn(ag *agent, s *shape) packScore {
 	pa := a.packAgentOf(ag)
-	sc := packScore{agVer: ag.ver + 1, mixVer: a.pack.mixVer}
+	var sc packScore
 	if ag.free.fits(s.res) && devicesFit(ag.free, ag.gpuDims, s.gpu) && a.admits(ag, s) {
 		p := &a.pack
 		after := append(p.after[:0], ag.free...).sub(s.res)
@@ -569,6 +568,7 @@ func (a *Allocator) packAgentSlot(ag *agent) *packAgent {
 func (a *Allocator) packColumns() {
 	p := &a.pack
 	jc, jm, jg := a.reg.id(protocol.ResCPUs), a.reg.id(protocol.ResMem), a.reg.id(protocol.ResGPUs)
+	p.jc, p.jm = jc, jm
 	p.cols = p.cols[:0]
 	for i := range p.weights {
 		m := &p.weights[i]

@@ -63,8 +63,12 @@ type crvIndex struct {
 	// goes), up to maxIdleClasses; a class used again leaves the list
 	// when it comes first.
 	idle []*crvClass
-	// groups are the crvGroups by their classes' sequence numbers.
-	groups map[string]*crvGroup
+	// groups are the crvGroups by their classes' sequence numbers;
+	// groupOf is each agent's by index, as of classesVer groupsAt
+	// (classesVer counts changes of agents and their classes).
+	groups               map[string]*crvGroup
+	groupOf              []*crvGroup
+	classesVer, groupsAt uint64
 	// round counts the rounds that steered, for crvGroup.round.
 	round uint64
 }
@@ -225,6 +229,7 @@ func (a *Allocator) newClass(key string, norm protocol.Constraint) *crvClass {
 			c.join(ag)
 		}
 	}
+	a.crv.classesVer++
 	return c
 }
 
@@ -264,11 +269,13 @@ func (a *Allocator) dropClass(c *crvClass) {
 		ag.crvGroup = nil
 	}
 	clear(a.crv.groups)
+	a.crv.classesVer++
 }
 
 // crvAgentAdded evaluates a new agent against every class.
 func (a *Allocator) crvAgentAdded(ag *agent) {
 	a.crv.agentVer++
+	a.crv.classesVer++
 	for _, c := range a.crv.list {
 		if c.c.Holds(ag.info.Attributes) {
 			c.join(ag)
@@ -279,6 +286,7 @@ func (a *Allocator) crvAgentAdded(ag *agent) {
 // crvAgentRemoved takes a leaving agent out of its classes.
 func (a *Allocator) crvAgentRemoved(ag *agent) {
 	a.crv.agentVer++
+	a.crv.classesVer++
 	for _, c := range ag.classes {
 		c.agents--
 		c.supply = c.supply.sub(ag.total)

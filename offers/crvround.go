@@ -51,10 +51,8 @@ type crvGroup struct {
 	round   uint64
 	score   float64
 	scarce  bool
-	// bucket is the group's place among the round's scores, as of
-	// bucketRound.
-	bucket      int
-	bucketRound uint64
+	// bucket is the group's place among the round's scores.
+	bucket int
 }
 
 // crvGroupOf is ag's group, found again if its classes changed.
@@ -81,7 +79,6 @@ func (a *Allocator) crvGroupOf(ag *agent) *crvGroup {
 
 type crvAgent struct {
 	ag    *agent
-	g     *crvGroup
 	score float64
 	pos   int
 }
@@ -105,30 +102,6 @@ func (a *Allocator) crvPrepare(start int) {
 	if !r.on {
 		return
 	}
-	n := len(a.agentList)
-	r.order, r.ranked = r.order[:0], r.ranked[:0]
-	a.crv.round++
-	for i, at := 0, start; i < n; i, at = i+1, at+1 {
-		if at == n {
-			at = 0 // rotating without a division per agent
-		}
-		ag := a.agentList[at]
-		g := a.crvGroupOf(ag)
-		if g.round != a.crv.round {
-			g.round, g.score, g.scarce = a.crv.round, 0, false
-			for _, c := range g.classes {
-				if c.contended {
-					g.score, g.scarce = max(g.score, c.ratio), true
-				}
-			}
-		}
-		if g.scarce {
-			r.ranked = append(r.ranked, crvAgent{ag: ag, g: g, score: g.score, pos: i})
-			continue
-		}
-		r.order = append(r.order, ag)
-	}
-	r.plain = len(r.order)
 	// Scarce agents by score, then position: the scores are the few
 	// contended classes' ratios, so the agents are bucketed by score in
 	// position order rather than sorted one by one.
@@ -143,21 +116,78 @@ func (a *Allocator) crvPrepare(start int) {
 	for k := range r.buckets {
 		r.buckets[k] = r.buckets[k][:0]
 	}
-	for _, x := range r.ranked {
-		if g := x.g; g.bucketRound != a.crv.round {
-			k, found := slices.BinarySearch(r.scores, x.score)
-			if !found {
+	n := len(a.agentList)
+	groups := a.crvGroups()
+	r.order = r.order[:0]
+	a.crv.round++
+	for i, at := 0, start; i < n; i, at = i+1, at+1 {
+		if at == n {
+			at = 0 // rotating without a division per agent
+		}
+		g := groups[at]
+		if g.round != a.crv.round {
+			g.round, g.score, g.scarce = a.crv.round, 0, false
+			for _, c := range g.classes {
+				if c.contended {
+					g.score, g.scarce = max(g.score, c.ratio), true
+				}
+			}
+			if k, found := slices.BinarySearch(r.scores, g.score); found || !g.scarce {
+				g.bucket = k
+			} else {
 				// A score that is no ratio (NaN): sort one by one.
-				a.crvSortRanked()
+				a.crvSortAll(start)
 				return
 			}
-			g.bucket, g.bucketRound = k, a.crv.round
 		}
-		r.buckets[x.g.bucket] = append(r.buckets[x.g.bucket], x.ag)
+		if g.scarce {
+			r.buckets[g.bucket] = append(r.buckets[g.bucket], a.agentList[at])
+			continue
+		}
+		r.order = append(r.order, a.agentList[at])
 	}
+	r.plain = len(r.order)
 	for _, b := range r.buckets {
 		r.order = append(r.order, b...)
 	}
+}
+
+// crvGroups is, by agent index, each agent's group, found again after the
+// agents or their classes changed. Reading it costs a round no visit to
+// every agent's record.
+func (a *Allocator) crvGroups() []*crvGroup {
+	if a.crv.groupsAt != a.crv.classesVer || len(a.crv.groupOf) != len(a.agentList) {
+		a.crv.groupsAt = a.crv.classesVer
+		a.crv.groupOf = a.crv.groupOf[:0]
+		for _, ag := range a.agentList {
+			a.crv.groupOf = append(a.crv.groupOf, a.crvGroupOf(ag))
+		}
+	}
+	return a.crv.groupOf
+}
+
+// crvSortAll orders the agents as crvPrepare does, sorting the scarce
+// ones by score, then position.
+func (a *Allocator) crvSortAll(start int) {
+	r := &a.crvTurn
+	n := len(a.agentList)
+	r.order, r.ranked = r.order[:0], r.ranked[:0]
+	for i := range n {
+		ag := a.agentList[(start+i)%n]
+		score, scarce := 0.0, false
+		for _, c := range ag.classes {
+			if c.contended {
+				score, scarce = max(score, c.ratio), true
+			}
+		}
+		if scarce {
+			r.ranked = append(r.ranked, crvAgent{ag: ag, score: score, pos: i})
+			continue
+		}
+		r.order = append(r.order, ag)
+	}
+	r.plain = len(r.order)
+	a.crvSortRanked()
 }
 
 // crvSortRanked appends the scarce agents to the order sorted by score,

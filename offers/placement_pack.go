@@ -357,7 +357,7 @@ func (a *Allocator) packOrder() []*agent {
 	st.next = reuse(&st.next, len(st.members))
 	cols := make([][]stateCell, len(pending))
 	for k := range pending {
-		cols[k] = st.column(ids[k])
+		cols[k] = st.column(ids[k], len(a.agentList))
 	}
 	// Each state's best score over the pending shapes, scored once per
 	// mix for all its agents; the states some shape fits.

@@ -188,17 +188,18 @@ func (a *Allocator) leaveState(i int) {
 	}
 }
 
-// column is shape id's cells, one for every state id.
-func (st *packStates) column(id int) []stateCell {
+// column is shape id's cells, one for every state id. There are never
+// more states than agents (ids are used again), so a column is made room
+// for that many once: growing hundreds of columns with the states cost
+// more than scoring.
+func (st *packStates) column(id, agents int) []stateCell {
 	for len(st.cells) <= id {
 		st.cells = append(st.cells, nil)
 	}
 	col := st.cells[id]
 	if n := len(st.members); len(col) < n {
 		old := len(col)
-		// Room for as many states again: columns grow with every
-		// new state, one shape at a time.
-		col = slices.Grow(col, n)[:n]
+		col = slices.Grow(col, max(n, agents)-old)[:n]
 		clear(col[old:])
 		st.cells[id] = col
 	}

@@ -41,7 +41,7 @@ func (a *Allocator) packBest(id int, s *shape) int32 {
 		st.trees = append(st.trees, packTree{})
 	}
 	tr := &st.trees[id]
-	col := st.column(id)
+	col := st.column(id, len(a.agentList))
 	leaf := func(sid int32) int32 {
 		if len(st.members[sid]) == 0 || st.drains[sid] {
 			return -1

@@ -127,10 +127,8 @@ func runFuzzWith(t *testing.T, in []byte, fullDemand bool) []string {
 		if err := checkInvariants(z.a); err != nil {
 			z.fail("step %d: %v", step, err)
 		}
-		if true {
-			if err := checkAvailability(z.a); err != nil {
-				z.fail("step %d: %v", step, err)
-			}
+		if err := checkAvailability(z.a); err != nil {
+			z.fail("step %d: %v", step, err)
 		}
 	}
 	return z.trace

@@ -486,11 +486,11 @@ func scriptRun(t *testing.T, p Policy) []Decisions {
 	return out
 }
 
-// BUG: the availability counters (the set Y of dynamic H-DRF) are never
-// updated when an agent's free vector shrinks or grows in place. See the
-// report: vec.add/vec.sub mutate their receiver, so setFree's
-// freeChanging(ag, next) compares ag.free with itself.
-func TestAllocator_Allocate_availabilityCounters(t *testing.T) {
+// Availability (the set Y of dynamic H-DRF) follows an agent's free
+// vector as it shrinks and grows in place: vec.add and vec.sub change
+// their receiver, so a comparison of the old and new vectors would see
+// none.
+func TestAllocator_Allocate_availability(t *testing.T) {
 	for _, p := range []Policy{PolicyDynamic, PolicyPaper} {
 		t.Run(string(p), func(t *testing.T) {
 			a := setup(t, testConfig(p), []AgentInfo{agentInfo("a1", cpuMem(4000, 4096), nil)}, []fwSpec{

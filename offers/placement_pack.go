@@ -87,11 +87,12 @@ type mixShape struct {
 }
 
 // packAgent is what packing knows of an agent, valid while neither the
-// agent (ver) nor the mix (mixVer) changed: which mix shapes its
-// attributes admit, its fragmentation, and a pending shape's score by key.
+// agent (ver) nor the mix (mixVer) changed: the class of its attributes
+// (which mix shapes they admit), its fragmentation, and the pressure on
+// its GPUs.
 type packAgent struct {
 	ver, mixVer uint64
-	admits      []bool
+	class       *admitClass
 	frag        float64
 	// pressure is how much the mix leans on this agent's GPUs: the sum
 	// over the shapes it admits of their weight times the cluster's GPU
@@ -194,10 +195,10 @@ func (a *Allocator) refreshWeights() {
 func (a *Allocator) packAgentOf(ag *agent) *packAgent {
 	p := &a.pack
 	pa := a.packAgentSlot(ag)
-	if pa.mixVer != p.mixVer || pa.admits == nil {
+	if pa.mixVer != p.mixVer || pa.class == nil {
 		a.packReach()
 		c := a.admitClass(ag, pa)
-		pa.admits, pa.pressure = c.admits, c.pressure
+		pa.class, pa.pressure = c, c.pressure
 	}
 	if pa.ver != ag.ver+1 || pa.mixVer != p.mixVer {
 		pa.ver, pa.mixVer = ag.ver+1, p.mixVer
@@ -261,12 +262,12 @@ func (a *Allocator) fragOf(ag *agent, pa *packAgent, free vec) float64 {
 	}
 	p.small, p.fill = small, fill
 	fc, fm := free.at(p.jc), free.at(p.jm)
-	f := 0.0
-	admits := pa.admits[:len(p.cols)]
-	for i := range p.cols {
-		m := &p.cols[i]
+	// The shapes the agent's attributes rule out lose all of it.
+	f := pa.class.wOut * float64(all)
+	for i := range pa.class.cols {
+		m := &pa.class.cols[i]
 		lost := all
-		if admits[i] && m.cpu <= fc && m.mem <= fm && (m.share == 0 || maxFree >= m.share) && whole >= m.whole &&
+		if m.cpu <= fc && m.mem <= fm && (m.share == 0 || maxFree >= m.share) && whole >= m.whole &&
 			(m.rest == nil || free.fits(m.rest)) {
 			lost = small[m.need]
 			if m.share > 0 {
@@ -501,15 +502,24 @@ func (a *Allocator) admitClass(ag *agent, pa *packAgent) *admitClass {
 			if c.admits[i] && m.reach > 0 {
 				c.pressure += m.weight * p.gpuCap / m.reach
 			}
+			if c.admits[i] {
+				c.cols = append(c.cols, p.cols[i])
+			} else {
+				c.wOut += p.cols[i].w
+			}
 		}
 		p.classes[key] = c
 	}
 	return c
 }
 
-// admitClass is the mix's view of agents with the same attributes.
+// admitClass is the mix's view of agents with the same attributes: the
+// shapes they admit (admits, and their columns in cols), the weight of
+// those they do not (wOut), and the pressure on their GPUs.
 type admitClass struct {
 	admits   []bool // read only: shared by the class's agents
+	cols     []mixCol
+	wOut     float64
 	pressure float64
 }
 

@@ -1,7 +1,6 @@
 package offers
 
 import (
-	"cmp"
 	"encoding/binary"
 	"slices"
 )
@@ -33,10 +32,9 @@ import (
 
 // crvRound is the CRV state of one allocation round.
 type crvRound struct {
-	on     bool       // some class steers this round
-	order  []*agent   // agent turn order when on
-	plain  int        // agents before this index in order are plain
-	ranked []crvAgent // scratch for ordering scarce agents
+	on    bool     // some class steers this round
+	order []*agent // agent turn order when on
+	plain int      // agents before this index in order are plain
 	// scores are the contended classes' distinct ratios, ascending, and
 	// buckets the scarce agents of each, in position order (scratch).
 	scores  []float64
@@ -75,12 +73,6 @@ func (a *Allocator) crvGroupOf(ag *agent) *crvGroup {
 	}
 	ag.crvGroup = g
 	return g
-}
-
-type crvAgent struct {
-	ag    *agent
-	score float64
-	pos   int
 }
 
 // crvPrepare decides, at the start of a round whose agent turns start at
@@ -132,12 +124,12 @@ func (a *Allocator) crvPrepare(start int) {
 					g.score, g.scarce = max(g.score, c.ratio), true
 				}
 			}
-			if k, found := slices.BinarySearch(r.scores, g.score); found || !g.scarce {
-				g.bucket = k
-			} else {
-				// A score that is no ratio (NaN): sort one by one.
-				a.crvSortAll(start)
-				return
+			if g.scarce {
+				// Ratios are never negative or NaN, so a scarce group's
+				// score is one of the scores; the bound only keeps an
+				// index in range whatever happens.
+				k, _ := slices.BinarySearch(r.scores, g.score)
+				g.bucket = min(k, len(r.buckets)-1)
 			}
 		}
 		if g.scarce {
@@ -164,45 +156,6 @@ func (a *Allocator) crvGroups() []*crvGroup {
 		}
 	}
 	return a.crv.groupOf
-}
-
-// crvSortAll orders the agents as crvPrepare does, sorting the scarce
-// ones by score, then position.
-func (a *Allocator) crvSortAll(start int) {
-	r := &a.crvTurn
-	n := len(a.agentList)
-	r.order, r.ranked = r.order[:0], r.ranked[:0]
-	for i := range n {
-		ag := a.agentList[(start+i)%n]
-		score, scarce := 0.0, false
-		for _, c := range ag.classes {
-			if c.contended {
-				score, scarce = max(score, c.ratio), true
-			}
-		}
-		if scarce {
-			r.ranked = append(r.ranked, crvAgent{ag: ag, score: score, pos: i})
-			continue
-		}
-		r.order = append(r.order, ag)
-	}
-	r.plain = len(r.order)
-	a.crvSortRanked()
-}
-
-// crvSortRanked appends the scarce agents to the order sorted by score,
-// then position.
-func (a *Allocator) crvSortRanked() {
-	r := &a.crvTurn
-	slices.SortFunc(r.ranked, func(x, y crvAgent) int {
-		if c := cmp.Compare(x.score, y.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.pos, y.pos)
-	})
-	for _, x := range r.ranked {
-		r.order = append(r.order, x.ag)
-	}
 }
 
 // steered reports whether s needs a class that steers this round.

@@ -60,7 +60,12 @@ func checkCRVOrder(t *testing.T, a *Allocator, start int, seed uint64) {
 	}
 	n := len(a.agentList)
 	var plain []*agent
-	var ranked []crvAgent
+	type scarceAgent struct {
+		ag    *agent
+		score float64
+		pos   int
+	}
+	var ranked []scarceAgent
 	for i := range n {
 		ag := a.agentList[(start+i)%n]
 		score, scarce := 0.0, false
@@ -70,12 +75,12 @@ func checkCRVOrder(t *testing.T, a *Allocator, start int, seed uint64) {
 			}
 		}
 		if scarce {
-			ranked = append(ranked, crvAgent{ag: ag, score: score, pos: i})
+			ranked = append(ranked, scarceAgent{ag: ag, score: score, pos: i})
 		} else {
 			plain = append(plain, ag)
 		}
 	}
-	slices.SortFunc(ranked, func(x, y crvAgent) int { return cmp.Or(cmp.Compare(x.score, y.score), cmp.Compare(x.pos, y.pos)) })
+	slices.SortFunc(ranked, func(x, y scarceAgent) int { return cmp.Or(cmp.Compare(x.score, y.score), cmp.Compare(x.pos, y.pos)) })
 	want := plain
 	for _, x := range ranked {
 		want = append(want, x.ag)

@@ -94,6 +94,7 @@ type TestFramework struct {
 	id            protocol.FrameworkID
 	closed        bool
 	subscriptions int
+	subscribedAt  time.Time // when the last subscribe was answered
 	leaderID      string
 	announced     protocol.LeaderAnnouncement // the latest new leader announced
 	outstanding   map[protocol.OfferID]protocol.Offer
@@ -263,6 +264,7 @@ func (f *TestFramework) subscribe(ctx context.Context) error {
 		f.announced = protocol.LeaderAnnouncement{ID: reply.LeaderID}
 	}
 	f.subscriptions++
+	f.subscribedAt = time.Now()
 	demand := slices.Clone(f.demand)
 	f.mu.Unlock()
 	if len(demand) > 0 {
@@ -354,6 +356,13 @@ func (f *TestFramework) Subscriptions() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.subscriptions
+}
+
+// SubscribedAt is when the last subscribe, or re-subscribe, was answered.
+func (f *TestFramework) SubscribedAt() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.subscribedAt
 }
 
 // LeaderID is the leader that answered the last subscribe.

@@ -125,6 +125,18 @@ func TestMaster_Leftover(t *testing.T) {
 			t.Errorf("task %s: got %+v, want kind %s", id, tk, want)
 		}
 	}
+	// The leftover pool in use is the leftover task's alone; the embedded
+	// NATS server counts this test's clients and their messages.
+	samples := gatherSamples(t, m)
+	if got, want := samples[`allot_revocable_resources{resource="cpus"}`], float64(task.Scalar("cpus")); got != want {
+		t.Errorf("allot_revocable_resources for cpus %v, want the leftover task's %v", got, want)
+	}
+	if got := samples["allot_nats_connections"]; got < 2 {
+		t.Errorf("allot_nats_connections %v, want the master's and the test's clients", got)
+	}
+	if got := samples[`allot_nats_messages_total{direction="in"}`]; got == 0 {
+		t.Error("allot_nats_messages_total in 0 after the test's requests")
+	}
 
 	// The three optional tasks left come back as leftover; declined as
 	// leftover, they are offered again without waiting for a filter.

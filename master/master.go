@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/master/state"
@@ -48,7 +49,8 @@ func New(cfg Config) (*Master, error) {
 	}
 	logger := cfg.Logger.Named("master").With("node_id", cfg.Raft.NodeID)
 	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{}), rebuild: make(chan struct{}, 1)}
-	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts, m.roleShares), newRaftCollector(m))
+	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts, m.roleShares), newRaftCollector(m),
+		newNATSCollector(m.natsServer))
 	return m, nil
 }
 
@@ -85,7 +87,9 @@ func (m *Master) start() error {
 		if err != nil {
 			return err
 		}
+		m.mu.Lock() // the metrics read it from scrapes
 		m.nats = srv
+		m.mu.Unlock()
 		urls = srv.ClientURL()
 	} else {
 		for i, u := range m.cfg.NATS.External {
@@ -233,6 +237,17 @@ func (m *Master) NATSRouteURL() string {
 }
 
 // stateView is the replicated state, nil before Run started it.
+// natsServer is the embedded NATS server, nil when NATS is external or
+// not started.
+func (m *Master) natsServer() *server.Server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.nats == nil {
+		return nil
+	}
+	return m.nats.srv
+}
+
 func (m *Master) stateView() *state.View {
 	m.mu.Lock()
 	fsm := m.fsm

@@ -38,7 +38,7 @@ type metrics struct {
 // newMetrics registers the master's metrics; isLeader backs the
 // allot_is_leader gauge and is called at every scrape, as are states and
 // raft, which report the replicated state's gauges and Raft's health.
-func newMetrics(isLeader func() bool, states, raft prometheus.Collector) *metrics {
+func newMetrics(isLeader func() bool, gauges ...prometheus.Collector) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		rounds: prometheus.NewCounter(prometheus.CounterOpts{
@@ -112,10 +112,11 @@ func newMetrics(isLeader func() bool, states, raft prometheus.Collector) *metric
 	})
 	m.registry.MustRegister(
 		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held, m.resent, m.warned, m.decisions,
-		m.ended, m.leadership, m.toLaunch, isLeaderGauge, states, raft, buildInfo(),
+		m.ended, m.leadership, m.toLaunch, isLeaderGauge, buildInfo(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	m.registry.MustRegister(gauges...)
 	return m
 }
 

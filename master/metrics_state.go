@@ -24,7 +24,7 @@ type stateCollector struct {
 
 	frameworks, suppressed, agents, tasks, roleAllocated, offers *prometheus.Desc
 	coflowsActive, coflowsCompleted, cluster                     *prometheus.Desc
-	roleShare, roleDemanding                                     *prometheus.Desc
+	roleShare, roleDemanding, revocable                          *prometheus.Desc
 }
 
 func newStateCollector(view func() *state.View, outstanding func() (int, bool), coflows func() (int, uint64, bool),
@@ -46,6 +46,9 @@ func newStateCollector(view func() *state.View, outstanding func() (int, bool), 
 			"Scalar resources held by the tasks that are not terminal of each role's frameworks (milli-CPUs, MiB, ...).",
 			[]string{"role", "resource"}, nil),
 		offers: prometheus.NewDesc("allot_offers_outstanding", "Offers made and not yet used, declined or rescinded (leader only).", nil, nil),
+		revocable: prometheus.NewDesc("allot_revocable_resources",
+			"Scalar resources held by the tasks that are not terminal launched on leftover offers: the leftover pool in use, which the master revokes when its lenders want it back (milli-CPUs, MiB, ...).",
+			[]string{"resource"}, nil),
 		cluster: prometheus.NewDesc("allot_cluster_resources",
 			"Scalar resources of the active and draining agents: their total, what tasks that are not terminal hold (used), and the rest (free); milli-CPUs, MiB, ...",
 			[]string{"resource", "kind"}, nil),
@@ -54,7 +57,7 @@ func newStateCollector(view func() *state.View, outstanding func() (int, bool), 
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.frameworks, c.suppressed, c.agents, c.tasks, c.roleAllocated, c.offers,
-		c.coflowsActive, c.coflowsCompleted, c.cluster, c.roleShare, c.roleDemanding} {
+		c.coflowsActive, c.coflowsCompleted, c.cluster, c.roleShare, c.roleDemanding, c.revocable} {
 		ch <- d
 	}
 }
@@ -101,7 +104,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.frameworks, prometheus.GaugeValue, float64(disconnected), "disconnected")
 	ch <- prometheus.MustNewConstMetric(c.suppressed, prometheus.GaugeValue, float64(suppressed))
 	agents := map[string]int{}
-	total, used := map[string]int64{}, map[string]int64{}
+	total, used, lent := map[string]int64{}, map[string]int64{}, map[string]int64{}
 	counted := map[string]bool{}
 	for _, a := range v.Agents() {
 		agents[string(a.State)]++
@@ -134,8 +137,12 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		role := roleOf[string(t.FrameworkID)]
+		revocable := t.Kind == protocol.OfferKind(offers.KindLeftover)
 		for name, x := range t.Info.Resources.Scalars {
 			held[[2]string{role, name}] += x
+			if revocable {
+				lent[name] += x
+			}
 			if counted[string(t.AgentID)] {
 				used[name] += x
 			}
@@ -145,6 +152,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.cluster, prometheus.GaugeValue, float64(x), name, "total")
 		ch <- prometheus.MustNewConstMetric(c.cluster, prometheus.GaugeValue, float64(used[name]), name, "used")
 		ch <- prometheus.MustNewConstMetric(c.cluster, prometheus.GaugeValue, float64(x-used[name]), name, "free")
+		ch <- prometheus.MustNewConstMetric(c.revocable, prometheus.GaugeValue, float64(lent[name]), name)
 	}
 	for st, n := range tasks {
 		ch <- prometheus.MustNewConstMetric(c.tasks, prometheus.GaugeValue, float64(n), st)

@@ -110,7 +110,10 @@ func TestMetrics_documented(t *testing.T) {
 			}
 			var missing []string
 			for _, name := range docs[target.section] {
-				if !names[name] {
+				// The dev cluster's masters share one NATS server of the
+				// cluster's own, so they report no embedded server's
+				// counts; master.TestMaster_Leftover reads those.
+				if !names[name] && !strings.HasPrefix(name, "allot_nats_") {
 					missing = append(missing, name)
 				}
 			}

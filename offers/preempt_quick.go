@@ -37,7 +37,7 @@ type quickList struct {
 type quickCand struct {
 	task  int32
 	open  bool
-	child *node
+	child uint64 // its seq
 }
 
 // quickShape names a shape: its key, and whether its soft constraints
@@ -59,11 +59,13 @@ type quickRes struct {
 
 // quickPick is a task below the list's role that makes room for the
 // shape alone (-1: none; -2: the agent holds warned tasks, ask again),
-// the child of the role it lies below, and what a pick of it would weigh.
+// the child of the role it lies below (its seq: the entries hold no
+// pointer, so the collector neither scans nor guards them), and what a
+// pick of it would weigh.
 type quickPick struct {
 	task          int32
 	spare, newest int64
-	child         *node
+	child         uint64
 }
 
 // readTierShared is readTier's first stage through the shared lists.
@@ -95,7 +97,10 @@ func (p *planner) readTierShared(vs *victimSearch, tier int) {
 	if vs.n.guarantee {
 		kind = 0
 	}
-	w := &sharedWalk{ql: ql, entries: entries, kind: kind, excl: excl, tier: int32(tier)}
+	w := &sharedWalk{ql: ql, entries: entries, kind: kind, tier: int32(tier)}
+	if excl != nil {
+		w.excl = excl.seq // node seqs start at 1: 0 matches no pick
+	}
 	least := cmp.Or(p.a.preempt.walkMin, walkMin)
 	if len(ql.agents) < least {
 		// Every agent, in list order.
@@ -167,7 +172,7 @@ func (p *planner) newQuickList(anc *node) *quickList {
 			}
 		}
 		k := p.states.listedAt[t.ai]
-		ql.cands[next[k]] = quickCand{task: int32(i), open: !p.underShortGuarantee(f), child: child}
+		ql.cands[next[k]] = quickCand{task: int32(i), open: !p.underShortGuarantee(f), child: child.seq}
 		next[k]++
 		most := ql.most[int(k)*width : int(k+1)*width]
 		for j, x := range t.res[:min(len(t.res), width)] {

@@ -37,7 +37,7 @@ type sharedWalk struct {
 	entries []quickRes
 	ord     *sharedOrder
 	kind    int
-	excl    *node
+	excl    uint64 // the seq of the child below which the need's own branch lies
 	tier    int32
 	front   []int32
 	logAt   int

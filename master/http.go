@@ -41,7 +41,9 @@ import (
 //	GET /v1/coflows  the coflows the leader schedules (http_coflows.go).
 //	GET /v1/frameworks/{id}/files-token
 //	                 the token that reads a framework's sandboxes (http_files.go).
-//	GET /ui/         the web UI (ui.go); GET / redirects to it; GET /ui/ui.js its script.
+//	GET /ui/         the web UI (ui.go); GET / redirects to it; GET /ui/ui.js its script;
+//	                 GET /ui/agents/{id}, /ui/frameworks/{id}[/tasks/{task}], /ui/roles/{path}
+//	                 a page per agent, framework, task and role (ui_pages.go).
 //	GET, POST /v1/operator/raft/peers, DELETE /v1/operator/raft/peers/{id}
 //	                 the masters' Raft membership (http_raft.go).
 //	GET, PUT /v1/operator/snapshot
@@ -209,6 +211,10 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("GET /v1/frameworks/{id}/files-token", m.operatorOnly(m.serveFilesToken))
 	mux.HandleFunc("GET /ui/", m.viewingLeader(m.serveUI))
 	mux.HandleFunc("GET /ui/ui.js", m.serveUIScript)
+	mux.HandleFunc("GET /ui/agents/{id}", m.viewingLeader(m.serveUIAgent))
+	mux.HandleFunc("GET /ui/frameworks/{id}", m.viewingLeader(m.serveUIFramework))
+	mux.HandleFunc("GET /ui/frameworks/{id}/tasks/{task}", m.viewingLeader(m.serveUITask))
+	mux.HandleFunc("GET /ui/roles/{path...}", m.viewingLeader(m.serveUIRole))
 	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
 	mux.HandleFunc("GET /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotSave)))
 	mux.HandleFunc("PUT /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotRestore)))

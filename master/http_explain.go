@@ -26,9 +26,7 @@ func (m *Master) serveExplain(w http.ResponseWriter, r *http.Request, l *leader,
 		writeJSON(w, http.StatusNotFound, api.Error{Error: "unknown framework " + string(id)})
 		return
 	}
-	l.mu.Lock()
-	ex, err := l.alloc.Explain(id, time.Now())
-	l.mu.Unlock()
+	out, err := m.explain(l, id)
 	switch {
 	case errors.Is(err, offers.ErrUnknownFramework):
 		writeJSON(w, http.StatusNotFound, api.Error{Error: "unknown framework " + string(id)})
@@ -36,6 +34,18 @@ func (m *Master) serveExplain(w http.ResponseWriter, r *http.Request, l *leader,
 	case err != nil:
 		writeJSON(w, http.StatusInternalServerError, api.Error{Error: err.Error()})
 		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// explain is the leader's explanation of framework id's offers
+// (offers.ErrUnknownFramework for one the allocator does not know).
+func (m *Master) explain(l *leader, id protocol.FrameworkID) (api.Explanation, error) {
+	l.mu.Lock()
+	ex, err := l.alloc.Explain(id, time.Now())
+	l.mu.Unlock()
+	if err != nil {
+		return api.Explanation{}, err
 	}
 	out := explanationJSON(ex)
 	if f, ok := m.View().Framework(id); ok {
@@ -45,7 +55,7 @@ func (m *Master) serveExplain(w http.ResponseWriter, r *http.Request, l *leader,
 		}
 	}
 	l.explainPreemption(&out, time.Now())
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 func explanationJSON(ex offers.Explanation) api.Explanation {

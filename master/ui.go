@@ -56,7 +56,7 @@ var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
 	"percent": func(share float64) float64 {
 		return min(100, max(0, share*100))
 	},
-}).Parse(uiSource))
+}).Parse(uiSource + uiPagesSource))
 
 // uiPage is what the template renders.
 type uiPage struct {

@@ -36,7 +36,7 @@ func TestMaster_UI(t *testing.T) {
 		string(agent.AgentID), "host-1", "cpus 1, mem 1000 MiB",
 		string(fw.FrameworkID), "&lt;script&gt;alert(1)&lt;/script&gt;",
 		"<code>eng</code>", "<code>eng/batch</code>", "cpus 0.25", "<code>rack != &#34;r9&#34;</code>",
-		`href="/v1/frameworks/` + string(fw.FrameworkID) + `/explain"`,
+		`href="/ui/frameworks/` + string(fw.FrameworkID) + `#why"`,
 		"<code>shuffle-7</code></td><td>thin</td>", "<td>1 of 1</td>",
 	} {
 		if !strings.Contains(page, want) {

@@ -1,0 +1,107 @@
+package master
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// uiLink finds the links of a page into the UI.
+var uiLink = regexp.MustCompile(`href="(/ui/[^"#]*)`)
+
+// TestMaster_UIPages: every agent, framework, task and role has a page
+// that shows its real state, and every link of the overview and of those
+// pages into the UI leads to a page (a broken link fails the test).
+func TestMaster_UIPages(t *testing.T) {
+	t.Parallel()
+	m, nc := operatorTestMaster(t, "op")
+	agent := registerTestAgent(t, nc)
+	inbox := &offerInbox{}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "batch-jobs", Role: "eng/batch"}, inbox.receive)
+	launchOnFirstOffer(t, nc, fw.FrameworkID, inbox, agent.AgentID, "t-one")
+	if code, body := httpTestPut(t, "http://"+m.HTTPAddr()+"/v1/roles/eng", "op", `{"guarantee": {"cpus": 250}}`); code != http.StatusOK {
+		t.Fatalf("PUT role: %d %s", code, body)
+	}
+	base := "http://" + m.HTTPAddr()
+	get := func(path string) string {
+		t.Helper()
+		code, hdr, body := httpTestGet(t, base+path)
+		if code != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+			t.Fatalf("GET %s: %d %s %s", path, code, hdr.Get("Content-Type"), body)
+		}
+		return string(body)
+	}
+	pages := map[string][]string{
+		"/ui/agents/" + string(agent.AgentID): {"host-1", "t-one", "cpus 1, mem 1000 MiB", `data-action="drain"`},
+		"/ui/frameworks/" + string(fw.FrameworkID): {"batch-jobs", `href="/ui/roles/eng/batch"`, "t-one", `id="why"`,
+			`data-action="teardown"`},
+		"/ui/frameworks/" + string(fw.FrameworkID) + "/tasks/t-one": {string(agent.AgentID), "host-1",
+			"allot tasks logs " + string(fw.FrameworkID) + " t-one", `data-action="kill"`},
+		"/ui/roles/eng":       {"cpus 0.25", `href="/ui/roles/eng/batch"`},
+		"/ui/roles/eng/batch": {"batch-jobs", `href="/ui/frameworks/` + string(fw.FrameworkID) + `"`},
+	}
+	for path, wants := range pages {
+		page := get(path)
+		for _, want := range wants {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s lacks %q", path, want)
+			}
+		}
+	}
+	// Every link, from the overview on, leads to a page.
+	seen := map[string]bool{}
+	queue := []string{"/ui/"}
+	for len(queue) > 0 {
+		path := queue[0]
+		queue = queue[1:]
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		for _, l := range uiLink.FindAllStringSubmatch(get(path), -1) {
+			queue = append(queue, l[1])
+		}
+	}
+	for path := range pages {
+		if !seen[path] {
+			t.Errorf("no link leads to %s", path)
+		}
+	}
+	for _, path := range []string{"/ui/agents/ag-NOSUCH", "/ui/frameworks/fw-NOSUCH", "/ui/frameworks/" + string(fw.FrameworkID) + "/tasks/nosuch",
+		"/ui/roles/no/such"} {
+		if code, _, _ := httpTestGet(t, base+path); code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, code)
+		}
+	}
+}
+
+// TestMaster_UIPagesPerPrincipal: a principal's pages show its own
+// frameworks only; another principal's framework and its tasks are as
+// unknown as missing ones, and no page offers a tenant an action.
+func TestMaster_UIPagesPerPrincipal(t *testing.T) {
+	t.Parallel()
+	m, alice, bob := viewerTestMaster(t)
+	for _, path := range []string{"/ui/frameworks/" + string(bob), "/ui/frameworks/" + string(bob) + "/tasks/t1"} {
+		if code, body := getAs(t, m, path, "alice", "a-secret", ""); code != http.StatusNotFound {
+			t.Errorf("alice GET %s: %d %s, want 404", path, code, body)
+		}
+	}
+	code, body := getAs(t, m, "/ui/frameworks/"+string(alice), "alice", "a-secret", "")
+	if code != http.StatusOK || strings.Contains(string(body), "data-action") {
+		t.Errorf("alice's own framework page: %d, actions shown %v", code, strings.Contains(string(body), "data-action"))
+	}
+	code, body = getAs(t, m, "/ui/roles/eng", "alice", "a-secret", "")
+	if code != http.StatusOK || !strings.Contains(string(body), string(alice)) || strings.Contains(string(body), string(bob)) {
+		t.Errorf("alice's role page: %d; shows alice %v, bob %v", code, strings.Contains(string(body), string(alice)), strings.Contains(string(body), string(bob)))
+	}
+	if code, _ := getAs(t, m, "/ui/roles/eng", "", "", ""); code != http.StatusUnauthorized {
+		t.Errorf("a role page without credentials: %d, want 401", code)
+	}
+	code, body = getAs(t, m, "/ui/roles/eng", "", "", "op")
+	if code != http.StatusOK || !strings.Contains(string(body), string(bob)) {
+		t.Errorf("the operator's role page: %d, shows bob %v", code, strings.Contains(string(body), string(bob)))
+	}
+}

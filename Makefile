@@ -27,7 +27,7 @@ FUZZPKGS ?= ./...
 # The packages that hold Fuzz targets, for the short CI run.
 FUZZSMOKEPKGS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 
-.PHONY: all help build examples demo real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults mutate clean
+.PHONY: all help build examples demo real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults mutate ui-screenshots clean
 
 all: build
 
@@ -43,6 +43,7 @@ help:
 	@echo 'make test-long  the long property tests (ALLOT_LONG=1; CI)'
 	@echo 'make fuzz       every Fuzz target for FUZZTIME=$(FUZZTIME)'
 	@echo 'make mutate     mutation testing of MUTATE=$(MUTATE) (docs/testing.md)'
+	@echo 'make ui-screenshots a picture of each web UI page in ui-screenshots/ (needs Chromium)'
 	@echo 'make faults     the long fault run: master and agent processes, the leader killed every 10 s, 1,000 tasks (docs/faults.md)'
 	@echo 'make clean      remove bin/ and test caches'
 
@@ -118,6 +119,11 @@ bench-smoke:
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZTIME=10000x FUZZPKGS='$(FUZZSMOKEPKGS)'
+
+# The web UI's pages as the browser test sees them, for review.
+ui-screenshots:
+	mkdir -p ui-screenshots
+	ALLOT_REQUIRE_BROWSER=1 ALLOT_UI_SCREENSHOTS=$(CURDIR)/ui-screenshots $(GO) test -count=1 -run '^TestUI_Browser$$' ./integration/
 
 test-long:
 	ALLOT_LONG=1 $(GO) test -race -count=1 -run '^TestP[34]_Distribution$$' ./offers/scenario/

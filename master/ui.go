@@ -2,9 +2,12 @@ package master
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	_ "embed"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/allot-project/allot/master/api"
@@ -63,22 +66,55 @@ type uiPage struct {
 	// Operator shows the operator actions.
 	Operator   bool
 	Leader     api.Leader
+	Raft       uiRaft
 	State      api.State
 	Active     []api.Task // tasks that have not ended
+	Ended      []api.Task // tasks that ended: not yet acknowledged, then completed (the last uiEnded)
 	TaskCounts map[protocol.FrameworkID]int
 	AgentTasks map[protocol.AgentID]int
 	Coflows    api.Coflows
+	// Filter keeps the frameworks, agents and tasks that mention it
+	// (?filter=).
+	Filter string
 }
 
-func (m *Master) serveUI(w http.ResponseWriter, _ *http.Request, l *leader, v viewer) {
+// uiRaft is the replicated log's health as the leader sees it.
+type uiRaft struct {
+	Term, Commit, Applied uint64
+	Peers                 []api.RaftPeer
+	Err                   string
+}
+
+// uiEnded is how many of the tasks that ended the overview lists.
+const uiEnded = 20
+
+func (m *Master) serveUI(w http.ResponseWriter, r *http.Request, l *leader, v viewer) {
 	p := uiPage{Operator: v.operator, Leader: m.leaderInfo(), State: filterState(m.currentState(l), v), Coflows: m.filterCoflows(l.coflowsJSON(), v),
-		TaskCounts: map[protocol.FrameworkID]int{}, AgentTasks: map[protocol.AgentID]int{}}
+		TaskCounts: map[protocol.FrameworkID]int{}, AgentTasks: map[protocol.AgentID]int{},
+		Filter: strings.TrimSpace(r.URL.Query().Get("filter"))}
+	if v.operator {
+		// The masters and their addresses are shown to the operator
+		// only: tenants have no use for them.
+		p.Raft = m.uiRaft(r.Context())
+	}
 	for _, t := range p.State.Tasks {
 		if !t.State.Terminal() {
-			p.Active = append(p.Active, t)
 			p.TaskCounts[t.FrameworkID]++
 			p.AgentTasks[t.AgentID]++
+			p.Active = append(p.Active, t)
+		} else {
+			p.Ended = append(p.Ended, t)
 		}
+	}
+	for _, f := range p.State.CompletedFrameworks {
+		p.Ended = append(p.Ended, f.CompletedTasks...)
+	}
+	for _, f := range p.State.Frameworks {
+		p.Ended = append(p.Ended, f.CompletedTasks...)
+	}
+	p.Ended = p.Ended[max(0, len(p.Ended)-uiEnded):]
+	if p.Filter != "" {
+		p.filter()
 	}
 	var buf bytes.Buffer
 	if err := uiTemplate.Execute(&buf, p); err != nil {
@@ -89,6 +125,53 @@ func (m *Master) serveUI(w http.ResponseWriter, _ *http.Request, l *leader, v vi
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Security-Policy", uiCSP)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// uiRaft reads the replicated log's health.
+func (m *Master) uiRaft(ctx context.Context) uiRaft {
+	n := m.node
+	out := uiRaft{Term: n.Term(), Commit: n.CommitIndex(), Applied: n.AppliedIndex()}
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.RequestTimeout)
+	defer cancel()
+	peers, err := n.Members(ctx)
+	if err != nil {
+		out.Err = err.Error()
+		return out
+	}
+	leader, _ := n.Leader()
+	for _, p := range peers {
+		out.Peers = append(out.Peers, api.RaftPeer{ID: p.ID, Address: p.Address, Leader: p.ID == leader})
+	}
+	slices.SortFunc(out.Peers, func(a, b api.RaftPeer) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// filter keeps the frameworks, agents and tasks that mention p.Filter in
+// an ID, a name, a role, a principal, a hostname or a state, and the tasks
+// of the frameworks and agents kept.
+func (p *uiPage) filter() {
+	has := func(fields ...string) bool {
+		for _, f := range fields {
+			if strings.Contains(strings.ToLower(f), strings.ToLower(p.Filter)) {
+				return true
+			}
+		}
+		return false
+	}
+	fws, agents := map[protocol.FrameworkID]bool{}, map[protocol.AgentID]bool{}
+	p.State.Frameworks = slices.DeleteFunc(p.State.Frameworks, func(f api.Framework) bool {
+		fws[f.ID] = has(string(f.ID), f.Name, f.Role, f.Principal)
+		return !fws[f.ID]
+	})
+	p.State.Agents = slices.DeleteFunc(p.State.Agents, func(a api.Agent) bool {
+		agents[a.ID] = has(string(a.ID), a.Hostname, a.State)
+		return !agents[a.ID]
+	})
+	// A task stays with its framework or its agent, or on its own.
+	task := func(t api.Task) bool {
+		return !fws[t.FrameworkID] && !agents[t.AgentID] && !has(string(t.TaskID), string(t.State), t.Reason)
+	}
+	p.Active, p.Ended = slices.DeleteFunc(p.Active, task), slices.DeleteFunc(p.Ended, task)
 }
 
 // serveUIScript serves the page's script.

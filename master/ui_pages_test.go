@@ -70,6 +70,29 @@ func TestMaster_UIPages(t *testing.T) {
 			t.Errorf("no link leads to %s", path)
 		}
 	}
+	// The overview's masters, filter and tasks that ended.
+	page := get("/ui/")
+	for _, want := range []string{"<h2>Masters</h2>", "<code>m1</code>", "leader"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the overview lacks %q", want)
+		}
+	}
+	if page := get("/ui/?filter=batch-JOBS"); !strings.Contains(page, "batch-jobs") || !strings.Contains(page, "t-one") {
+		t.Error("filtered by its framework's name, the overview lost the framework or its task")
+	}
+	if page := get("/ui/?filter=nothing-like-it"); strings.Contains(page, "batch-jobs") || strings.Contains(page, ">t-one<") ||
+		strings.Contains(page, "host-1") {
+		t.Error("filtered by nothing on it, the overview still lists the framework, its task or the agent")
+	}
+	httpTestRequest(t, nc, viaBody, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{
+		AgentID: agent.AgentID, Updates: []protocol.StatusUpdate{{UUID: "u-done", Status: protocol.TaskStatus{
+			TaskID: "t-one", FrameworkID: fw.FrameworkID, AgentID: agent.AgentID, State: protocol.TaskFinished, UUID: "u-done"}}},
+	}, nil)
+	page = get("/ui/")
+	ended := page[strings.Index(page, "Tasks ended lately"):]
+	if !strings.Contains(ended, ">t-one<") || !strings.Contains(ended, "FINISHED") {
+		t.Error("the overview does not list the finished task among those ended lately")
+	}
 	for _, path := range []string{"/ui/agents/ag-NOSUCH", "/ui/frameworks/fw-NOSUCH", "/ui/frameworks/" + string(fw.FrameworkID) + "/tasks/nosuch",
 		"/ui/roles/no/such"} {
 		if code, _, _ := httpTestGet(t, base+path); code != http.StatusNotFound {
@@ -96,6 +119,9 @@ func TestMaster_UIPagesPerPrincipal(t *testing.T) {
 	code, body = getAs(t, m, "/ui/roles/eng", "alice", "a-secret", "")
 	if code != http.StatusOK || !strings.Contains(string(body), string(alice)) || strings.Contains(string(body), string(bob)) {
 		t.Errorf("alice's role page: %d; shows alice %v, bob %v", code, strings.Contains(string(body), string(alice)), strings.Contains(string(body), string(bob)))
+	}
+	if code, body := getAs(t, m, "/ui/", "alice", "a-secret", ""); code != http.StatusOK || strings.Contains(string(body), "Masters") {
+		t.Errorf("alice's overview: %d; shows the masters %v", code, strings.Contains(string(body), "Masters"))
 	}
 	if code, _ := getAs(t, m, "/ui/roles/eng", "", "", ""); code != http.StatusUnauthorized {
 		t.Errorf("a role page without credentials: %d, want 401", code)

@@ -61,6 +61,11 @@ type uiRolePage struct {
 	Role       api.Role
 	Children   []api.Role
 	Frameworks []api.Framework
+	// Demanding reports demand declared below the role and not met;
+	// Starving, that and nothing held.
+	Demanding, Starving bool
+	// Short is what the role lacks of its guarantee.
+	Short protocol.Resources
 }
 
 func (m *Master) serveUIAgent(w http.ResponseWriter, r *http.Request, l *leader, v viewer) {
@@ -163,7 +168,29 @@ func (m *Master) serveUIRole(w http.ResponseWriter, r *http.Request, l *leader, 
 			p.Frameworks = append(p.Frameworks, f)
 		}
 	}
+	if shares, ok := m.roleShares(); ok {
+		for _, n := range shares {
+			if !n.Framework && n.Path == path {
+				p.Demanding = n.Demanding
+				p.Starving = n.Demanding && n.Allocation.IsEmpty()
+			}
+		}
+	}
+	p.Short = shortOfGuarantee(p.Role)
 	renderUI(w, "role", p)
+}
+
+// shortOfGuarantee is what r lacks of its guarantee (empty without one).
+func shortOfGuarantee(r api.Role) protocol.Resources {
+	var short protocol.Resources
+	if g := r.Guarantee; g != nil {
+		for name, want := range g.Scalars {
+			if have := r.Allocation.Scalar(name); have < want {
+				short = short.Add(protocol.Scalars(map[string]int64{name: want - have}))
+			}
+		}
+	}
+	return short
 }
 
 // cutLast splits a role path at its last slash.

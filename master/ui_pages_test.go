@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -40,7 +41,7 @@ func TestMaster_UIPages(t *testing.T) {
 			`data-action="teardown"`},
 		"/ui/frameworks/" + string(fw.FrameworkID) + "/tasks/t-one": {string(agent.AgentID), "host-1",
 			"allot tasks logs " + string(fw.FrameworkID) + " t-one", `data-action="kill"`},
-		"/ui/roles/eng":       {"cpus 0.25", `href="/ui/roles/eng/batch"`},
+		"/ui/roles/eng":       {"cpus 0.25: met", `href="/ui/roles/eng/batch"`},
 		"/ui/roles/eng/batch": {"batch-jobs", `href="/ui/frameworks/` + string(fw.FrameworkID) + `"`},
 	}
 	for path, wants := range pages {
@@ -129,5 +130,26 @@ func TestMaster_UIPagesPerPrincipal(t *testing.T) {
 	code, body = getAs(t, m, "/ui/roles/eng", "", "", "op")
 	if code != http.StatusOK || !strings.Contains(string(body), string(bob)) {
 		t.Errorf("the operator's role page: %d, shows bob %v", code, strings.Contains(string(body), string(bob)))
+	}
+}
+
+// TestUIRolePage_shortAndStarving: a role below its guarantee says by how
+// much, and one that asks and holds nothing says it starves.
+func TestUIRolePage_shortAndStarving(t *testing.T) {
+	t.Parallel()
+	g := protocol.Scalars(map[string]int64{"cpus": 2000, "mem": 1024})
+	role := api.Role{Path: "eng/prod", Guarantee: &g, Allocation: protocol.Scalars(map[string]int64{"cpus": 500, "mem": 4096})}
+	short := shortOfGuarantee(role)
+	if short.Scalar("cpus") != 1500 || short.Scalar("mem") != 0 {
+		t.Fatalf("short of %s, want cpus 1.5 only", api.FormatResources(short))
+	}
+	var b strings.Builder
+	if err := uiTemplate.ExecuteTemplate(&b, "role", uiRolePage{Role: role, Short: short, Demanding: true, Starving: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"short of cpus 1.5", "starving"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the role page lacks %q", want)
+		}
 	}
 }

@@ -43,7 +43,8 @@ import (
 //	                 the token that reads a framework's sandboxes (http_files.go).
 //	GET /ui/         the web UI (ui.go); GET / redirects to it; GET /ui/ui.js its script;
 //	                 GET /ui/agents/{id}, /ui/frameworks/{id}[/tasks/{task}], /ui/roles/{path}
-//	                 a page per agent, framework, task and role (ui_pages.go).
+//	                 a page per agent, framework, task and role (ui_pages.go), and
+//	                 /ui/frameworks/{id}/tasks/{task}/stdout (or stderr) its output (ui_log.go).
 //	GET, POST /v1/operator/raft/peers, DELETE /v1/operator/raft/peers/{id}
 //	                 the masters' Raft membership (http_raft.go).
 //	GET, PUT /v1/operator/snapshot
@@ -214,6 +215,7 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("GET /ui/agents/{id}", m.viewingLeader(m.serveUIAgent))
 	mux.HandleFunc("GET /ui/frameworks/{id}", m.viewingLeader(m.serveUIFramework))
 	mux.HandleFunc("GET /ui/frameworks/{id}/tasks/{task}", m.viewingLeader(m.serveUITask))
+	mux.HandleFunc("GET /ui/frameworks/{id}/tasks/{task}/{file}", m.viewingLeader(m.serveUILog))
 	mux.HandleFunc("GET /ui/roles/{path...}", m.viewingLeader(m.serveUIRole))
 	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
 	mux.HandleFunc("GET /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotSave)))

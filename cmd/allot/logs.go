@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -53,30 +50,18 @@ operator token and masters started with the agents' --files-secret.`,
 			if err != nil {
 				return err
 			}
-			sandbox, err := taskSandbox(setup, agentHTTP, fw, task)
+			sandbox, err := api.TaskSandbox(setup, http.DefaultClient, agentHTTP, fw, task)
 			if err != nil {
 				return err
 			}
-			q := url.Values{"path": {sandbox + "/" + file}, "lines": {strconv.Itoa(lines)}}
-			if follow {
-				q.Set("follow", "1")
-			} else {
+			if !follow {
 				ctx = setup
 			}
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+agentHTTP+"/v1/files/tail?"+q.Encode(), nil)
+			resp, err := api.TailFile(ctx, http.DefaultClient, agentHTTP, tok.Token, sandbox+"/"+file, lines, follow)
 			if err != nil {
 				return err
 			}
-			req.Header.Set("Authorization", "Bearer "+tok.Token)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return fmt.Errorf("agent %s: %w", agentHTTP, err)
-			}
 			defer resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-				return fmt.Errorf("agent %s: %s: %s", agentHTTP, resp.Status, body)
-			}
 			if _, err := io.Copy(cmd.OutOrStdout(), resp.Body); err != nil && ctx.Err() == nil {
 				return err
 			}
@@ -115,33 +100,4 @@ func taskAgent(ctx context.Context, c *api.Client, fw protocol.FrameworkID, task
 		}
 	}
 	return "", fmt.Errorf("task %s ran on agent %s, whose file server the masters do not know", task, agent)
-}
-
-// taskSandbox asks the agent for the task's sandbox directory.
-func taskSandbox(ctx context.Context, agentHTTP string, fw protocol.FrameworkID, task protocol.TaskID) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+agentHTTP+"/v1/state", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("agent %s: %w", agentHTTP, err)
-	}
-	defer resp.Body.Close()
-	var st struct {
-		Tasks []struct {
-			FrameworkID protocol.FrameworkID `json:"framework_id"`
-			TaskID      protocol.TaskID      `json:"task_id"`
-			Sandbox     string               `json:"sandbox"`
-		} `json:"tasks"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return "", fmt.Errorf("agent %s state: %w", agentHTTP, err)
-	}
-	for _, t := range st.Tasks {
-		if t.FrameworkID == fw && t.TaskID == task && t.Sandbox != "" {
-			return t.Sandbox, nil
-		}
-	}
-	return "", fmt.Errorf("agent %s keeps no sandbox of task %s (it may have been cleaned up)", agentHTTP, task)
 }

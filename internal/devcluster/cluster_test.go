@@ -1,6 +1,7 @@
 package devcluster
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,6 +54,8 @@ func testConfig(t *testing.T, dir string, masters int) Config {
 // and reports its terminal status.
 type oneTask struct {
 	framework.NopScheduler
+	// command is the task's shell command line ("true" if empty).
+	command  string
 	mu       sync.Mutex
 	launched bool
 	ended    chan protocol.TaskStatus
@@ -60,7 +63,7 @@ type oneTask struct {
 
 func (s *oneTask) Offers(d *framework.Driver, offers []protocol.Offer) {
 	ctx := context.Background()
-	task := framework.NewTask("t1", "true").CPUs(100).Mem(32).Build()
+	task := framework.NewTask("t1", cmp.Or(s.command, "true")).Shell().CPUs(100).Mem(32).Build()
 	for _, o := range offers {
 		s.mu.Lock()
 		launch := !s.launched && framework.HowMany(o.Resources, framework.ShapeOf(task, 1)) > 0

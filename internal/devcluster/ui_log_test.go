@@ -1,0 +1,78 @@
+package devcluster
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testlog"
+	"github.com/allot-project/allot/protocol"
+)
+
+// TestUILog_readsTheAgentsSandbox: the web UI shows a task's stdout and
+// stderr, escaped, which the leader reads from the task's agent with the
+// framework's files token; without the operator token or the framework's
+// principal, the page is refused, and no other file is served.
+func TestUILog_readsTheAgentsSandbox(t *testing.T) {
+	cfg := testConfig(t, t.TempDir(), 1)
+	c, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sched := &oneTask{command: "echo '<b>out-of-the-sandbox</b>'; echo err-of-the-sandbox >&2", ended: make(chan protocol.TaskStatus, 1)}
+	d, err := framework.NewDriver(sched, framework.WithNATSURLs(c.NATSURL()), framework.WithName("ui-log"),
+		framework.WithPrincipal(DevPrincipal), framework.WithSecret(c.FrameworkSecret()), framework.WithLogger(testlog.New(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() { _ = d.Run(ctx) }()
+	var fw protocol.FrameworkID
+	select {
+	case st := <-sched.ended:
+		if st.State != protocol.TaskFinished {
+			t.Fatalf("the task ended %s", st.State)
+		}
+		fw = st.FrameworkID
+	case <-time.After(wait):
+		t.Fatal("the task did not end in time")
+	}
+	get := func(path, token string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, "http://"+c.LeaderHTTPAddr()+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	token := c.Layout().Credentials.OperatorToken
+	base := "/ui/frameworks/" + string(fw) + "/tasks/t1/"
+	// The output is text: markup in it is escaped, not run.
+	for file, want := range map[string]string{"stdout": "&lt;b&gt;out-of-the-sandbox&lt;/b&gt;", "stderr": "err-of-the-sandbox"} {
+		code, page := get(base+file, token)
+		if code != http.StatusOK || !strings.Contains(page, "<pre>"+want+"\n</pre>") {
+			t.Errorf("GET %s%s: %d\n%s", base, file, code, page)
+		}
+	}
+	if code, _ := get(base+"stdout", ""); code != http.StatusUnauthorized {
+		t.Errorf("the output without credentials: %d, want 401", code)
+	}
+	if code, _ := get(base+"environ", token); code != http.StatusNotFound {
+		t.Errorf("a file other than stdout and stderr: %d, want 404", code)
+	}
+}

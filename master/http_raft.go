@@ -33,18 +33,28 @@ func (m *Master) serveRaftPeers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Master) writeRaftPeers(ctx context.Context, w http.ResponseWriter) {
-	peers, err := m.node.Members(ctx)
+	peers, err := m.raftPeers(ctx)
 	if err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: err.Error()})
 		return
 	}
-	leader, _ := m.node.Leader()
-	out := api.RaftPeers{Peers: []api.RaftPeer{}}
-	for _, p := range peers {
-		out.Peers = append(out.Peers, api.RaftPeer{ID: p.ID, Address: p.Address, Leader: p.ID == leader})
+	writeJSON(w, http.StatusOK, api.RaftPeers{Peers: peers})
+}
+
+// raftPeers is the masters' Raft configuration by node ID, the leader
+// marked.
+func (m *Master) raftPeers(ctx context.Context) ([]api.RaftPeer, error) {
+	peers, err := m.node.Members(ctx)
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(out.Peers, func(a, b api.RaftPeer) int { return cmp.Compare(a.ID, b.ID) })
-	writeJSON(w, http.StatusOK, out)
+	leader, _ := m.node.Leader()
+	out := []api.RaftPeer{}
+	for _, p := range peers {
+		out = append(out, api.RaftPeer{ID: p.ID, Address: p.Address, Leader: p.ID == leader})
+	}
+	slices.SortFunc(out, func(a, b api.RaftPeer) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
 }
 
 func (m *Master) serveAddRaftPeer(w http.ResponseWriter, r *http.Request, _ *leader) {

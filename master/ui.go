@@ -1,8 +1,6 @@
 package master
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	_ "embed"
 	"html/template"
@@ -116,15 +114,7 @@ func (m *Master) serveUI(w http.ResponseWriter, r *http.Request, l *leader, v vi
 	if p.Filter != "" {
 		p.filter()
 	}
-	var buf bytes.Buffer
-	if err := uiTemplate.Execute(&buf, p); err != nil {
-		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "render: " + err.Error()})
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", uiCSP)
-	_, _ = w.Write(buf.Bytes())
+	renderUI(w, "ui", p)
 }
 
 // uiRaft reads the replicated log's health.
@@ -133,16 +123,11 @@ func (m *Master) uiRaft(ctx context.Context) uiRaft {
 	out := uiRaft{Term: n.Term(), Commit: n.CommitIndex(), Applied: n.AppliedIndex()}
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.RequestTimeout)
 	defer cancel()
-	peers, err := n.Members(ctx)
+	peers, err := m.raftPeers(ctx)
 	if err != nil {
 		out.Err = err.Error()
-		return out
 	}
-	leader, _ := n.Leader()
-	for _, p := range peers {
-		out.Peers = append(out.Peers, api.RaftPeer{ID: p.ID, Address: p.Address, Leader: p.ID == leader})
-	}
-	slices.SortFunc(out.Peers, func(a, b api.RaftPeer) int { return cmp.Compare(a.ID, b.ID) })
+	out.Peers = peers
 	return out
 }
 

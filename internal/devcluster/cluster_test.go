@@ -61,6 +61,32 @@ type oneTask struct {
 	ended    chan protocol.TaskStatus
 }
 
+// runOneTask runs a framework named name on c that launches one task of
+// the shell command line and returns the task's final status, which must
+// be FINISHED. The framework runs until the test ends.
+func runOneTask(t *testing.T, c *Cluster, name, command string) protocol.TaskStatus {
+	t.Helper()
+	sched := &oneTask{command: command, ended: make(chan protocol.TaskStatus, 1)}
+	d, err := framework.NewDriver(sched, framework.WithNATSURLs(c.NATSURL()), framework.WithName(name),
+		framework.WithPrincipal(DevPrincipal), framework.WithSecret(c.FrameworkSecret()), framework.WithLogger(testlog.New(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go func() { _ = d.Run(ctx) }()
+	select {
+	case st := <-sched.ended:
+		if st.State != protocol.TaskFinished {
+			t.Fatalf("the task ended %s", st.State)
+		}
+		return st
+	case <-time.After(wait):
+		t.Fatal("the task did not end in time")
+	}
+	return protocol.TaskStatus{}
+}
+
 func (s *oneTask) Offers(d *framework.Driver, offers []protocol.Offer) {
 	ctx := context.Background()
 	task := framework.NewTask("t1", cmp.Or(s.command, "true")).Shell().CPUs(100).Mem(32).Build()

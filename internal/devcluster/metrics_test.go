@@ -12,10 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/allot-project/allot/framework"
-	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
-	"github.com/allot-project/allot/protocol"
 )
 
 // documentedMetrics reads docs/metrics.md: the metric names of the table
@@ -80,23 +77,7 @@ func TestMetrics_documented(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	sched := &oneTask{ended: make(chan protocol.TaskStatus, 1)}
-	d, err := framework.NewDriver(sched, framework.WithNATSURLs(c.NATSURL()), framework.WithName("metrics"),
-		framework.WithPrincipal(DevPrincipal), framework.WithSecret(c.FrameworkSecret()), framework.WithLogger(testlog.New(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	go func() { _ = d.Run(ctx) }()
-	select {
-	case st := <-sched.ended:
-		if st.State != protocol.TaskFinished {
-			t.Fatalf("the task ended %s", st.State)
-		}
-	case <-time.After(wait):
-		t.Fatal("the task did not end in time")
-	}
+	runOneTask(t, c, "metrics", "true")
 	for _, target := range []struct {
 		section, addr string
 	}{

@@ -6,11 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/allot-project/allot/framework"
-	"github.com/allot-project/allot/internal/testlog"
-	"github.com/allot-project/allot/protocol"
 )
 
 // TestUILog_readsTheAgentsSandbox: the web UI shows a task's stdout and
@@ -24,25 +19,7 @@ func TestUILog_readsTheAgentsSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	sched := &oneTask{command: "echo '<b>out-of-the-sandbox</b>'; echo err-of-the-sandbox >&2", ended: make(chan protocol.TaskStatus, 1)}
-	d, err := framework.NewDriver(sched, framework.WithNATSURLs(c.NATSURL()), framework.WithName("ui-log"),
-		framework.WithPrincipal(DevPrincipal), framework.WithSecret(c.FrameworkSecret()), framework.WithLogger(testlog.New(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	go func() { _ = d.Run(ctx) }()
-	var fw protocol.FrameworkID
-	select {
-	case st := <-sched.ended:
-		if st.State != protocol.TaskFinished {
-			t.Fatalf("the task ended %s", st.State)
-		}
-		fw = st.FrameworkID
-	case <-time.After(wait):
-		t.Fatal("the task did not end in time")
-	}
+	fw := runOneTask(t, c, "ui-log", "echo '<b>out-of-the-sandbox</b>'; echo err-of-the-sandbox >&2").FrameworkID
 	get := func(path, token string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodGet, "http://"+c.LeaderHTTPAddr()+path, nil)

@@ -87,7 +87,10 @@ func (a *Allocator) packBest(id int, s *shape) int32 {
 		// time: a node is compared only once both its children are
 		// current (a stale winner may be a state with no agents left).
 		nodes := st.treeNodes[:0]
-		tr.stamp++
+		if tr.stamp++; tr.stamp == 0 {
+			clear(tr.seen) // wrapped: no mark may pass for the new stamp
+			tr.stamp = 1
+		}
 		for _, sid := range st.log[tr.at-st.logBase:] {
 			if k := int32(tr.n) + sid; tr.seen[k] != tr.stamp {
 				tr.seen[k] = tr.stamp

@@ -131,6 +131,11 @@ func TestMaster_Leftover(t *testing.T) {
 	if got, want := samples[`allot_revocable_resources{resource="cpus"}`], float64(task.Scalar("cpus")); got != want {
 		t.Errorf("allot_revocable_resources for cpus %v, want the leftover task's %v", got, want)
 	}
+	// Its fair share is all it described: five tasks (the role's only
+	// framework, on a cluster with room for ten).
+	if got := samples[`allot_role_fair_share{resource="cpus",role="eng"}`]; got != 500 {
+		t.Errorf("allot_role_fair_share of eng for cpus %v, want 500", got)
+	}
 	if got := samples["allot_nats_connections"]; got < 2 {
 		t.Errorf("allot_nats_connections %v, want the master's and the test's clients", got)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -14,6 +15,7 @@ import (
 	"github.com/allot-project/allot/natsauth"
 	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/offers"
+	"github.com/allot-project/allot/protocol"
 	"github.com/allot-project/allot/raftstore"
 )
 
@@ -49,7 +51,7 @@ func New(cfg Config) (*Master, error) {
 	}
 	logger := cfg.Logger.Named("master").With("node_id", cfg.Raft.NodeID)
 	m := &Master{cfg: cfg, logger: logger, ready: make(chan struct{}), rebuild: make(chan struct{}, 1)}
-	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts, m.roleShares), newRaftCollector(m),
+	m.metrics = newMetrics(m.IsLeader, newStateCollector(m.stateView, m.outstandingOffers, m.coflowCounts, m.roleShares, m.fairShares), newRaftCollector(m),
 		newNATSCollector(m.natsServer))
 	return m, nil
 }
@@ -284,6 +286,38 @@ func (m *Master) roleShares() ([]offers.NodeShare, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.alloc.Shares(), true
+}
+
+// fairShares returns the leader's H-DRF fair share of each declared
+// framework (offers.Allocator.FairShares); false on a follower.
+func (m *Master) fairShares() (map[protocol.FrameworkID]protocol.Resources, bool) {
+	m.mu.Lock()
+	l := m.leader
+	m.mu.Unlock()
+	if l == nil {
+		return nil, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.alloc.FairShares(), true
+}
+
+// roleFairShares sums the frameworks' fair shares up the role tree: a
+// role's is what its frameworks and those of the roles below it get.
+func roleFairShares(fair map[protocol.FrameworkID]protocol.Resources, roleOf map[protocol.FrameworkID]string) map[string]protocol.Resources {
+	out := map[string]protocol.Resources{}
+	for id, role := range roleOf {
+		share := fair[id]
+		for r := role; ; {
+			out[r] = out[r].Add(share)
+			i := strings.LastIndexByte(r, '/')
+			if i < 0 {
+				break
+			}
+			r = r[:i]
+		}
+	}
+	return out
 }
 
 // coflowCounts returns the leader's registered and completed coflows.

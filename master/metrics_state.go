@@ -19,18 +19,23 @@ type stateCollector struct {
 	// coflows returns the leader's registered and completed coflows;
 	// false on a follower.
 	coflows func() (int, uint64, bool)
-	// shares returns the leader's role tree; false on a follower.
+	// shares returns the leader's role tree, and fair each declared
+	// framework's fair share; false on a follower.
 	shares func() ([]offers.NodeShare, bool)
+	fair   func() (map[protocol.FrameworkID]protocol.Resources, bool)
 
 	frameworks, suppressed, agents, tasks, roleAllocated, offers *prometheus.Desc
 	coflowsActive, coflowsCompleted, cluster                     *prometheus.Desc
-	roleShare, roleDemanding, revocable                          *prometheus.Desc
+	roleShare, roleDemanding, revocable, roleFair                *prometheus.Desc
 }
 
 func newStateCollector(view func() *state.View, outstanding func() (int, bool), coflows func() (int, uint64, bool),
-	shares func() ([]offers.NodeShare, bool)) *stateCollector {
+	shares func() ([]offers.NodeShare, bool), fair func() (map[protocol.FrameworkID]protocol.Resources, bool)) *stateCollector {
 	return &stateCollector{
-		view: view, outstanding: outstanding, coflows: coflows, shares: shares,
+		view: view, outstanding: outstanding, coflows: coflows, shares: shares, fair: fair,
+		roleFair: prometheus.NewDesc("allot_role_fair_share",
+			"Each role's H-DRF fair share of the cluster, as a quantity: what its frameworks get when every one asks for all the work it described (leader only; milli-CPUs, MiB, ...).",
+			[]string{"role", "resource"}, nil),
 		roleShare: prometheus.NewDesc("allot_role_dominant_share",
 			"Each role's dominant share, the one H-DRF orders siblings by, of what it runs and holds in offers (leader only).", []string{"role"}, nil),
 		roleDemanding: prometheus.NewDesc("allot_role_demanding",
@@ -57,7 +62,7 @@ func newStateCollector(view func() *state.View, outstanding func() (int, bool), 
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.frameworks, c.suppressed, c.agents, c.tasks, c.roleAllocated, c.offers,
-		c.coflowsActive, c.coflowsCompleted, c.cluster, c.roleShare, c.roleDemanding, c.revocable} {
+		c.coflowsActive, c.coflowsCompleted, c.cluster, c.roleShare, c.roleDemanding, c.revocable, c.roleFair} {
 		ch <- d
 	}
 }
@@ -159,5 +164,18 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for k, x := range held {
 		ch <- prometheus.MustNewConstMetric(c.roleAllocated, prometheus.GaugeValue, float64(x), k[0], k[1])
+	}
+	if fair, ok := c.fair(); ok {
+		frameworkRole := map[protocol.FrameworkID]string{}
+		for id, role := range roleOf {
+			frameworkRole[protocol.FrameworkID(id)] = role
+		}
+		// Every role with frameworks has a series per resource, zero
+		// when its frameworks declare nothing.
+		for role, share := range roleFairShares(fair, frameworkRole) {
+			for name := range total {
+				ch <- prometheus.MustNewConstMetric(c.roleFair, prometheus.GaugeValue, float64(share.Scalar(name)), role, name)
+			}
+		}
 	}
 }

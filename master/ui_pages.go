@@ -64,8 +64,9 @@ type uiRolePage struct {
 	// Demanding reports demand declared below the role and not met;
 	// Starving, that and nothing held.
 	Demanding, Starving bool
-	// Short is what the role lacks of its guarantee.
-	Short protocol.Resources
+	// Short is what the role lacks of its guarantee; Fair its H-DRF fair
+	// share as a quantity, when the leader's allocator has one.
+	Short, Fair protocol.Resources
 }
 
 func (m *Master) serveUIAgent(w http.ResponseWriter, r *http.Request, l *leader, v viewer) {
@@ -177,6 +178,15 @@ func (m *Master) serveUIRole(w http.ResponseWriter, r *http.Request, l *leader, 
 		}
 	}
 	p.Short = shortOfGuarantee(p.Role)
+	if fair, ok := m.fairShares(); ok {
+		// Every framework counts, whoever reads: a role's fair share
+		// depends on all of them, and the sum names none.
+		roleOf := map[protocol.FrameworkID]string{}
+		for _, f := range m.View().Frameworks() {
+			roleOf[f.ID] = f.Role
+		}
+		p.Fair = roleFairShares(fair, roleOf)[path]
+	}
 	renderUI(w, "role", p)
 }
 

@@ -153,3 +153,24 @@ func TestUIRolePage_shortAndStarving(t *testing.T) {
 		}
 	}
 }
+
+// TestRoleFairShares: a role's fair share is its frameworks' and those of
+// the roles below it; a framework without a share adds nothing.
+func TestRoleFairShares(t *testing.T) {
+	t.Parallel()
+	cpus := func(n int64) protocol.Resources { return protocol.Scalars(map[string]int64{"cpus": n}) }
+	got := roleFairShares(map[protocol.FrameworkID]protocol.Resources{"fw-a": cpus(3000), "fw-b": cpus(1000), "fw-c": cpus(500)},
+		map[protocol.FrameworkID]string{"fw-a": "eng/prod", "fw-b": "eng/batch", "fw-c": "eng/batch", "fw-d": "ops"})
+	for role, want := range map[string]int64{"eng": 4500, "eng/prod": 3000, "eng/batch": 1500, "ops": 0} {
+		if r, ok := got[role]; !ok || r.Scalar("cpus") != want {
+			t.Errorf("fair share of %s: %s (listed %v), want cpus %d", role, api.FormatResources(r), ok, want)
+		}
+	}
+	var b strings.Builder
+	if err := uiTemplate.ExecuteTemplate(&b, "role", uiRolePage{Role: api.Role{Path: "eng"}, Fair: got["eng"]}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "cpus 4.5") {
+		t.Error("the role page lacks its fair share")
+	}
+}

@@ -93,7 +93,7 @@ func TestMetrics_documented(t *testing.T) {
 			for _, name := range docs[target.section] {
 				// The dev cluster's masters share one NATS server of the
 				// cluster's own, so they report no embedded server's
-				// counts; master.TestMaster_Leftover reads those.
+				// counts; master.TestMetrics_natsDocumented finds those.
 				if !names[name] && !strings.HasPrefix(name, "allot_nats_") {
 					missing = append(missing, name)
 				}

@@ -44,7 +44,8 @@ import (
 //	GET /ui/         the web UI (ui.go); GET / redirects to it; GET /ui/ui.js its script;
 //	                 GET /ui/agents/{id}, /ui/frameworks/{id}[/tasks/{task}], /ui/roles/{path}
 //	                 a page per agent, framework, task and role (ui_pages.go), and
-//	                 /ui/frameworks/{id}/tasks/{task}/stdout (or stderr) its output (ui_log.go).
+//	                 /ui/frameworks/{id}/tasks/{task}/stdout (stderr, sandbox, file) its
+//	                 output and sandbox (ui_log.go).
 //	GET, POST /v1/operator/raft/peers, DELETE /v1/operator/raft/peers/{id}
 //	                 the masters' Raft membership (http_raft.go).
 //	GET, PUT /v1/operator/snapshot

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"html/template"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 
@@ -45,6 +46,7 @@ var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
 		return api.FormatResources(*r)
 	},
 	"depth": func(path string) int { return strings.Count(path, "/") },
+	"join":  func(dir, name string) string { return path.Join(dir, name) },
 	"health": func(h *bool) string {
 		switch {
 		case h == nil:

@@ -46,6 +46,22 @@ func TestUILog_readsTheAgentsSandbox(t *testing.T) {
 			t.Errorf("GET %s%s: %d\n%s", base, file, code, page)
 		}
 	}
+	// The sandbox lists its files, each a link to its last lines.
+	code, page := get(base+"sandbox", token)
+	for _, want := range []string{base + "file?path=stdout", base + "file?path=stderr"} {
+		if code != http.StatusOK || !strings.Contains(page, `href="`+want+`"`) {
+			t.Errorf("the sandbox page (%d) lacks a link to %s", code, want)
+		}
+	}
+	if code, page := get(base+"file?path=stdout", token); code != http.StatusOK || !strings.Contains(page, "&lt;b&gt;out-of-the-sandbox") {
+		t.Errorf("a file of the sandbox: %d\n%s", code, page)
+	}
+	// Nothing outside the sandbox: a path that climbs out is refused.
+	for _, path := range []string{"file?path=../../etc/passwd", "sandbox?path=..", "file?path=", "stdout?path=x"} {
+		if code, _ := get(base+path, token); code != http.StatusNotFound {
+			t.Errorf("GET %s%s: %d, want 404", base, path, code)
+		}
+	}
 	if code, _ := get(base+"stdout", ""); code != http.StatusUnauthorized {
 		t.Errorf("the output without credentials: %d, want 401", code)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/allot-project/allot/protocol"
 )
@@ -70,4 +71,38 @@ func TailFile(ctx context.Context, hc *http.Client, agentHTTP, token, path strin
 		return nil, fmt.Errorf("agent %s: %s: %s", agentHTTP, resp.Status, body)
 	}
 	return resp, nil
+}
+
+// FileEntry is one item of a sandbox directory as the agent's file server
+// lists it.
+type FileEntry struct {
+	Name  string    `json:"name"`
+	Size  int64     `json:"size"`
+	Mode  string    `json:"mode"`
+	MTime time.Time `json:"mtime"`
+	Dir   bool      `json:"dir"`
+}
+
+// ListDir asks the file server at agentHTTP for the entries of the
+// directory path, with a files token.
+func ListDir(ctx context.Context, hc *http.Client, agentHTTP, token, path string) ([]FileEntry, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+agentHTTP+"/v1/files/list?"+url.Values{"path": {path}}.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", agentHTTP, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return nil, fmt.Errorf("agent %s: %s: %s", agentHTTP, resp.Status, body)
+	}
+	var out []FileEntry
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, fmt.Errorf("agent %s listing: %w", agentHTTP, err)
+	}
+	return out, nil
 }

@@ -263,43 +263,34 @@ func (m *Master) stateView() *state.View {
 // outstandingOffers counts the leader's outstanding offers; false when this
 // master does not lead.
 func (m *Master) outstandingOffers() (int, bool) {
+	return withAllocator(m, func(a *offers.Allocator) int { return len(a.Outstanding()) })
+}
+
+// withAllocator calls f with the leader's allocator, under the leader's
+// lock, and returns what it returns; false on a follower.
+func withAllocator[T any](m *Master, f func(*offers.Allocator) T) (T, bool) {
 	m.mu.Lock()
 	l := m.leader
 	m.mu.Unlock()
 	if l == nil {
-		return 0, false
+		var zero T
+		return zero, false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.alloc.Outstanding()), true
+	return f(l.alloc), true
 }
 
 // roleShares returns the leader's role tree, roles only; false on a
 // follower.
 func (m *Master) roleShares() ([]offers.NodeShare, bool) {
-	m.mu.Lock()
-	l := m.leader
-	m.mu.Unlock()
-	if l == nil {
-		return nil, false
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.alloc.Shares(), true
+	return withAllocator(m, (*offers.Allocator).Shares)
 }
 
 // fairShares returns the leader's H-DRF fair share of each declared
 // framework (offers.Allocator.FairShares); false on a follower.
 func (m *Master) fairShares() (map[protocol.FrameworkID]protocol.Resources, bool) {
-	m.mu.Lock()
-	l := m.leader
-	m.mu.Unlock()
-	if l == nil {
-		return nil, false
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.alloc.FairShares(), true
+	return withAllocator(m, (*offers.Allocator).FairShares)
 }
 
 // roleFairShares sums the frameworks' fair shares up the role tree: a

@@ -93,7 +93,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	connected, disconnected, suppressed := 0, 0, 0
-	roleOf := map[string]string{}
+	roleOf := map[protocol.FrameworkID]string{}
 	for _, f := range v.Frameworks() {
 		if f.Connected {
 			connected++
@@ -103,7 +103,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		if f.Suppressed {
 			suppressed++
 		}
-		roleOf[string(f.ID)] = f.Role
+		roleOf[f.ID] = f.Role
 	}
 	ch <- prometheus.MustNewConstMetric(c.frameworks, prometheus.GaugeValue, float64(connected), "connected")
 	ch <- prometheus.MustNewConstMetric(c.frameworks, prometheus.GaugeValue, float64(disconnected), "disconnected")
@@ -141,7 +141,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		if t.Terminal() {
 			continue
 		}
-		role := roleOf[string(t.FrameworkID)]
+		role := roleOf[t.FrameworkID]
 		revocable := t.Kind == protocol.OfferKind(offers.KindLeftover)
 		for name, x := range t.Info.Resources.Scalars {
 			held[[2]string{role, name}] += x
@@ -166,13 +166,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.roleAllocated, prometheus.GaugeValue, float64(x), k[0], k[1])
 	}
 	if fair, ok := c.fair(); ok {
-		frameworkRole := map[protocol.FrameworkID]string{}
-		for id, role := range roleOf {
-			frameworkRole[protocol.FrameworkID(id)] = role
-		}
 		// Every role with frameworks has a series per resource, zero
 		// when its frameworks declare nothing.
-		for role, share := range roleFairShares(fair, frameworkRole) {
+		for role, share := range roleFairShares(fair, roleOf) {
 			for name := range total {
 				ch <- prometheus.MustNewConstMetric(c.roleFair, prometheus.GaugeValue, float64(share.Scalar(name)), role, name)
 			}

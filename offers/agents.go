@@ -191,7 +191,7 @@ func (a *Allocator) addFree(ag *agent, v vec, sign int64) {
 		}
 		ag.free[j] += sign * x
 		if !ag.draining {
-			a.avail.adjust(ag.idx, j, ag.free[j])
+			a.avail.set(ag.idx, j, ag.free[j])
 		}
 		for _, c := range ag.classes {
 			c.free = c.free.grow(j + 1)

@@ -52,9 +52,6 @@ func (av *availability) agentRemoved(ag *agent) {
 // agentsMoved records that agents changed places in the agent list.
 func (av *availability) agentsMoved() { clear(av.most); av.moved = true }
 
-// adjust records that agent idx's free amount of resource j went to next.
-func (av *availability) adjust(idx, j int, next int64) { av.set(idx, j, next) }
-
 // set records agent idx's free amount of resource j in its tree, or drops
 // the tree when it has no leaf for idx.
 func (av *availability) set(idx, j int, x int64) {

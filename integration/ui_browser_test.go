@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -92,16 +93,22 @@ func TestUI_Browser(t *testing.T) {
 	task := ag.Tasks()[0].Info.TaskID
 	base := "http://" + c.HTTPAddrs()[0]
 	shots := os.Getenv("ALLOT_UI_SCREENSHOTS")
-	// do runs steps, again if a navigation was cut short: the pages reload
-	// themselves every few seconds and after an action.
+	// do runs steps, again if a navigation was cut short or stalled: the
+	// pages reload themselves every few seconds and after an action, and a
+	// navigation a reload overtakes may never finish. Each try has its own
+	// time limit (a context derived from one that has run, as chromedp
+	// asks).
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		for try := 0; ; try++ {
-			err := chromedp.Do(ctx, steps...)
+			tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := chromedp.Do(tctx, steps...)
+			cancel()
 			if err == nil {
 				return
 			}
-			if try == 3 || !strings.Contains(err.Error(), "ERR_ABORTED") {
+			retry := strings.Contains(err.Error(), "ERR_ABORTED") || errors.Is(err, context.DeadlineExceeded)
+			if try == 3 || !retry {
 				t.Fatalf("%s: %v", what, err)
 			}
 		}
@@ -142,11 +149,21 @@ func TestUI_Browser(t *testing.T) {
 	wantText("framework", text, "Framework "+string(fw.ID()), "web-shop", "Why it is, or is not, offered resources")
 	text = visit("role", chromedp.Click(chromedp.CSS(`a[href="/ui/roles/eng/web"]`)))
 	wantText("role", text, "Role eng/web", "web-shop")
-	text = visit("task", chromedp.Navigate(base+"/ui/frameworks/"+string(fw.ID())+"/tasks/"+string(task)))
-	wantText("task", text, "Task "+string(task), "allot tasks logs")
+	taskPage := base + "/ui/frameworks/" + string(fw.ID()) + "/tasks/" + string(task)
+	// The test cluster's agents run no file server: the output and
+	// sandbox pages say so (internal/devcluster's
+	// TestUILog_readsTheAgentsSandbox reads real ones).
+	text = visit("stdout", chromedp.Navigate(taskPage+"/stdout"))
+	wantText("stdout", text, "stdout of task "+string(task), "file server of agent")
+	text = visit("sandbox", chromedp.Navigate(taskPage+"/sandbox"))
+	wantText("sandbox", text, "Sandbox of task "+string(task), "file server of agent")
+	text = visit("task", chromedp.Navigate(taskPage))
+	wantText("task", text, "Task "+string(task), "allot tasks logs", "stdout", "sandbox")
 
 	// Kill, from the task page: the framework hears its task was killed.
 	do("kill", chromedp.Click(chromedp.CSS(`button[data-action="kill"]`)))
+	// The page reloads once the kill is sent; a killed task has no button.
+	do("the reload after the kill", chromedp.WaitNotPresent(chromedp.CSS(`button[data-action="kill"]`)))
 	testutil.WaitFor(t, 10*time.Second, 10*time.Millisecond, func() error {
 		if ft, ok := fw.Task(task); ok {
 			if last, ok := ft.Last(); ok && last.State == protocol.TaskKilled {

@@ -31,13 +31,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# free_port prints a TCP port nothing on this machine listens on (nor was handed out here).
+# free_port prints a TCP port nothing on this machine listens on (nor was handed out here),
+# outside the agents' task port ranges (31000-31299), which tasks bind.
 taken=" "
 free_port() {
 	local p
 	while :; do
 		p=$((20000 + RANDOM % 30000))
 		[[ $taken == *" $p "* ]] && continue
+		((p >= 31000 && p < 31300)) && continue
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			taken+="$p "
 			echo "$p"

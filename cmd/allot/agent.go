@@ -109,7 +109,7 @@ Example:
 		f.Devices = &s
 		return nil
 	})
-	fl.StringVar(&f.Isolation, "isolation", f.Isolation, "limits: auto (cgroup v2 when usable), cgroups, portable")
+	fl.StringVar(&f.Isolation, "isolation", f.Isolation, "limits: auto (cgroups, v2 or v1, when usable), cgroups, portable")
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "file server listen address")
 	fl.StringVar(&f.FilesToken, "files-token", "", "bearer token for the file server (default: generated)")
 	fl.StringVar(&f.FilesSecret, "files-secret", "", "secret shared by all agents that keys tasks' framework file tokens, so tasks can read their framework's sandboxes on every agent (default: the files token, this agent only)")

@@ -97,7 +97,7 @@ on --http-port+10+N-1, master N's Raft on --raft-port+N-1; 0 picks free ports.`,
 	fl.IntVar(&f.NATSPort, "nats-port", f.NATSPort, "NATS client port (0: a free port)")
 	fl.IntVar(&f.HTTPPort, "http-port", f.HTTPPort, "first master's HTTP port; the others and the agents follow (0: free ports)")
 	fl.IntVar(&f.RaftPort, "raft-port", f.RaftPort, "first master's Raft port; the others follow (0: free ports)")
-	fl.StringVar(&f.Isolation, "isolation", f.Isolation, "agents' task limits: auto (cgroup v2 when usable), cgroups, portable")
+	fl.StringVar(&f.Isolation, "isolation", f.Isolation, "agents' task limits: auto (cgroups, v2 or v1, when usable), cgroups, portable")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error (logs go to stderr)")
 	return cmd
 }

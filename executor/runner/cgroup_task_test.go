@@ -3,49 +3,106 @@
 package runner
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/allot-project/allot/protocol"
 )
 
-// cgroupRunner is a runner that requires cgroup v2 isolation, or a skip
-// that says why the host cannot give it (cgroup v1 holding the memory and
-// cpu controllers, no cgroup v2 mount, no permission to create a cgroup).
-func cgroupRunner(t *testing.T) *Runner {
+// cgroupRunner is a runner that requires cgroup isolation (v2, or v1
+// where the host mounts the memory and cpu controllers there), or a skip
+// that says why the host cannot give it (no cgroup hierarchy with both
+// controllers, no permission to create a cgroup).
+func cgroupRunner(t *testing.T) *Runner { return cgroupRunnerAt(t, t.TempDir()) }
+
+// cgroupRunnerAt is cgroupRunner on the work directory dir.
+func cgroupRunnerAt(t *testing.T, dir string) *Runner {
 	t.Helper()
-	cfg := testConfig(t, t.TempDir())
+	cfg := testConfig(t, dir)
 	cfg.Isolation, cfg.CgroupParent = IsolationCgroups, "/allot-runner-test-"+strings.ReplaceAll(t.Name(), "/", "-")
 	r, err := New(cfg)
 	if errors.Is(err, ErrUnsupported) {
-		t.Skipf("cgroup v2 isolation is not available on this host: %v", err)
+		if os.Getenv("ALLOT_REQUIRE_CGROUPS") != "" {
+			t.Fatalf("ALLOT_REQUIRE_CGROUPS is set and cgroups are not usable: %v", err)
+		}
+		t.Skipf("cgroup isolation is not available on this host: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = os.Remove(filepath.Join(r.cgroupMount, cfg.CgroupParent)) })
+	t.Cleanup(func() {
+		for _, m := range append([]string{r.cgroupMount}, r.cgroupV1...) {
+			if m != "" {
+				_ = os.Remove(filepath.Join(m, cfg.CgroupParent))
+			}
+		}
+	})
 	return r
 }
 
-// TestTask_Limits_Cgroups runs real tasks under cgroup v2 limits where the
-// host allows it: a task's cgroup has the memory.max and cpu.max its
-// limits give, and a task that allocates past its memory is killed by the
-// kernel and reported memory_limit.
+// limitFiles is what a task's cgroup holds for 96 MiB and half a CPU, by
+// the path of each file.
+func limitFiles(r *Runner, group string) map[string]string {
+	if len(r.cgroupV1) > 0 {
+		return map[string]string{
+			filepath.Join(r.cgroupV1[0], group, "memory.limit_in_bytes"): "100663296",
+			filepath.Join(r.cgroupV1[1], group, "cpu.cfs_quota_us"):      "50000",
+			filepath.Join(r.cgroupV1[1], group, "cpu.cfs_period_us"):     "100000",
+		}
+	}
+	return map[string]string{
+		filepath.Join(r.cgroupMount, group, "memory.max"): "100663296",
+		filepath.Join(r.cgroupMount, group, "cpu.max"):    "50000 100000",
+	}
+}
+
+// TestTask_Limits_Cgroups runs real tasks under cgroup limits where the
+// host allows it: a task's cgroup has the memory and cpu limits its
+// limits give, the task is in it and the shim is not, a task that
+// allocates past its memory is killed by the kernel and reported
+// memory_limit, and the cgroups are gone once the tasks end. It fails
+// with the task left in the shim's cgroup (the v1 join skipped), or with
+// the shim left in the task's (the v1 leave skipped).
 func TestTask_Limits_Cgroups(t *testing.T) {
 	t.Parallel()
 	r := cgroupRunner(t)
 	s := shellSpec("limited", `cat /proc/self/cgroup > cgroup; sleep 60`)
 	s.Limits = Limits{MemMiB: 96, CPUMilli: 500}
 	task := start(t, r, s)
-	dir := filepath.Join(r.cgroupMount, r.cfg.CgroupParent, s.Name)
-	for file, want := range map[string]string{"memory.max": "100663296", "cpu.max": "50000 100000"} {
-		data, err := os.ReadFile(filepath.Join(dir, file))
+	group := path.Join(r.cfg.CgroupParent, s.Name)
+	for file, want := range limitFiles(r, group) {
+		data, err := os.ReadFile(file)
 		if err != nil || strings.TrimSpace(string(data)) != want {
 			t.Errorf("%s: %q (%v), want %q", file, data, err, want)
 		}
+	}
+	waitFile(t, task, "cgroup")
+	inside, err := os.ReadFile(filepath.Join(task.Sandbox(), "cgroup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(inside), ":"+group+"\n"); n == 0 || (len(r.cgroupV1) > 0 && n < len(r.cgroupV1)) {
+		t.Errorf("the task's /proc/self/cgroup names %s %d times:\n%s", group, n, inside)
+	}
+	var rec shimRecord
+	if err := readJSON(control(task.ctl, shimFile), &rec); err != nil {
+		t.Fatal(err)
+	}
+	shimCgroups, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", rec.ShimPid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(shimCgroups), group) {
+		t.Errorf("the shim stayed in the task's cgroup:\n%s", shimCgroups)
 	}
 	stop(t, task)
 
@@ -53,5 +110,74 @@ func TestTask_Limits_Cgroups(t *testing.T) {
 		Env: map[string]string{envHelper: "alloc"}, Limits: Limits{MemMiB: 64}}
 	if e := wait(t, start(t, r, hog)); e.Reason != protocol.ReasonMemoryLimit {
 		t.Fatalf("allocating past 64 MiB: got %+v, want memory_limit", e)
+	}
+	for _, m := range append([]string{r.cgroupMount}, r.cgroupV1...) {
+		for _, name := range []string{s.Name, hog.Name} {
+			if _, err := os.Stat(filepath.Join(m, r.cfg.CgroupParent, name)); m != "" && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("cgroup %s of an ended task: %v, want it removed", name, err)
+			}
+		}
+	}
+}
+
+// TestTask_Cgroups_ShimKilled: when a task's supervisor dies, the runner
+// that finds the task again kills what its cgroup holds, a process that
+// left the task's process group included, and removes the cgroup. It
+// fails with the orphan kill reading only the process group.
+func TestTask_Cgroups_ShimKilled(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := cgroupRunnerAt(t, dir)
+	old := start(t, r, shellSpec("orphan", `setsid sleep 60 & echo $! > escaped; exec sleep 60`))
+	waitFile(t, old, "escaped")
+	data, err := os.ReadFile(filepath.Join(old.Sandbox(), "escaped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	escaped, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec shimRecord
+	if err := readJSON(control(old.ctl, shimFile), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(rec.ShimPid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, rec.ShimPid)
+
+	task, err := cgroupRunnerAt(t, dir).Reattach(context.Background(), "orphan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := wait(t, task); e.Reason != protocol.ReasonExecutorTerminated {
+		t.Fatalf("got %+v, want executor_terminated", e)
+	}
+	waitGone(t, rec.TaskPid)
+	waitGone(t, escaped)
+	for _, m := range append([]string{r.cgroupMount}, r.cgroupV1...) {
+		if _, err := os.Stat(filepath.Join(m, r.cfg.CgroupParent, "orphan")); m != "" && !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the orphan's cgroup in %s: %v, want it removed", m, err)
+		}
+	}
+}
+
+// TestCgroupV1Mounts finds the hierarchies of the controllers asked for in
+// mountinfo: cpu apart from cpuacct and cpuset, nothing from cgroup2, and
+// nothing for a controller no hierarchy holds.
+func TestCgroupV1Mounts(t *testing.T) {
+	t.Parallel()
+	info := `25 24 0:22 / /sys/fs/cgroup type tmpfs rw - tmpfs tmpfs rw
+26 25 0:23 / /sys/fs/cgroup/cpu,cpuacct rw,relatime shared:9 - cgroup cgroup rw,cpu,cpuacct
+27 25 0:24 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset
+28 25 0:25 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+29 25 0:26 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+30 25 0:27 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd
+`
+	got := cgroupV1Mounts([]byte(info), []string{"memory", "cpu", "hugetlb"})
+	want := map[string]string{"cpu": "/sys/fs/cgroup/cpu,cpuacct", "memory": "/sys/fs/cgroup/memory"}
+	if !maps.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

@@ -16,11 +16,12 @@ type Isolation string
 
 // Isolation modes.
 const (
-	// IsolationAuto uses cgroup v2 when it is usable and the portable mode
-	// otherwise.
+	// IsolationAuto uses cgroups (v2, or v1 where the host mounts the
+	// memory and cpu controllers there) when they are usable and the
+	// portable mode otherwise.
 	IsolationAuto Isolation = "auto"
-	// IsolationCgroups requires cgroup v2 with the memory and cpu
-	// controllers; New fails without them.
+	// IsolationCgroups requires the memory and cpu controllers, in cgroup
+	// v2 or v1; New fails without them.
 	IsolationCgroups Isolation = "cgroups"
 	// IsolationPortable uses a process group, rlimits and a memory watch
 	// that sums the resident memory of the task's processes. CPU limits are
@@ -68,8 +69,9 @@ type Config struct {
 	ShimEnv []string
 	// Isolation is how limits are enforced (default auto).
 	Isolation Isolation
-	// CgroupParent is the cgroup v2 path under which a cgroup per task is
-	// made (default /allot). It must not hold processes itself.
+	// CgroupParent is the cgroup path under which a cgroup per task is
+	// made (default /allot), in cgroup v2 or in each v1 hierarchy. It must
+	// not hold processes itself.
 	CgroupParent string
 	// DefaultGrace is the time between SIGTERM and SIGKILL on a kill when
 	// Spec.Grace is 0 (default 3s).

@@ -9,8 +9,8 @@
 // ShimMain) in its own session, so that neither a signal to the agent's
 // process group nor the agent's exit reaches it. The shim starts the
 // command as the task's user, in its own process group, with stdout and
-// stderr going to files in the sandbox, enforces the limits (cgroup v2
-// when usable, otherwise a portable memory watch), carries out kills, and
+// stderr going to files in the sandbox, enforces the limits (cgroups, v2 or
+// v1, when usable, otherwise a portable memory watch), carries out kills, and
 // records the task's exit in the control directory before it exits.
 // Reattach finds such a task again from its control directory, from this
 // or from a later agent process.

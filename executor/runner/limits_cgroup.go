@@ -197,7 +197,17 @@ func killOrphan(rec shimRecord) bool {
 		_ = syscall.Kill(rec.TaskPid, syscall.SIGKILL)
 		killed = true
 	}
-	if rec.CgroupGroup != "" {
+	for _, mount := range rec.CgroupV1 {
+		if rec.CgroupGroup == "" || rec.CgroupGroup == "/" {
+			break // never the hierarchy's root
+		}
+		dir := filepath.Join(mount, rec.CgroupGroup)
+		if pids, err := cgroupV1Procs(dir); err == nil && len(pids) > 0 {
+			killed = true
+		}
+		_ = drainCgroupV1(dir, 0)
+	}
+	if rec.CgroupGroup != "" && len(rec.CgroupV1) == 0 {
 		m, err := cgroup2.Load(rec.CgroupGroup, cgroup2.WithMountpoint(rec.CgroupMount))
 		if err == nil {
 			if procs, err := m.Procs(true); err == nil && len(procs) > 0 {

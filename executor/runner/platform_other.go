@@ -22,9 +22,10 @@ func ShimMain(args []string) int {
 	return 1
 }
 
-func alive(int, uint64) bool                   { return false }
-func procStart(int) (uint64, error)            { return 0, platformSupported() }
-func setupCgroupParent(string) (string, error) { return "", platformSupported() }
-func killOrphan(shimRecord) bool               { return false }
+func alive(int, uint64) bool                       { return false }
+func procStart(int) (uint64, error)                { return 0, platformSupported() }
+func setupCgroupParent(string) (string, error)     { return "", platformSupported() }
+func setupCgroupV1Parent(string) ([]string, error) { return nil, platformSupported() }
+func killOrphan(shimRecord) bool                   { return false }
 
 func openAs(path string, _ *Credential) (*os.File, error) { return os.Open(path) }

@@ -21,9 +21,11 @@ type shimRecord struct {
 	ShimStart uint64 `json:"shim_start"`
 	TaskPid   int    `json:"task_pid,omitempty"`
 	TaskStart uint64 `json:"task_start,omitempty"`
-	// CgroupMount and CgroupGroup name the task's cgroup, if it has one.
-	CgroupMount string `json:"cgroup_mount,omitempty"`
-	CgroupGroup string `json:"cgroup_group,omitempty"`
+	// CgroupMount, CgroupGroup and CgroupV1 name the task's cgroup, if it
+	// has one, as in shimSpec.
+	CgroupMount string   `json:"cgroup_mount,omitempty"`
+	CgroupGroup string   `json:"cgroup_group,omitempty"`
+	CgroupV1    []string `json:"cgroup_v1,omitempty"`
 }
 
 // readyMsg is what the shim sends Start over its pipe once the task runs,

@@ -24,7 +24,8 @@ type Runner struct {
 	controlDir string
 	// isolation is the resolved mode, cgroups or portable.
 	isolation   Isolation
-	cgroupMount string
+	cgroupMount string   // cgroup v2
+	cgroupV1    []string // or the v1 hierarchies of memory and cpu
 
 	// watch guards closed: an observer records a task's end under its
 	// read lock, so once Close holds it no observer is inside a sandbox.
@@ -44,9 +45,9 @@ func (r *Runner) Close() {
 }
 
 // New checks cfg, creates the work and control directories and resolves
-// the isolation mode: with auto, cgroup v2 is used when it has the memory
-// and cpu controllers and CgroupParent can be set up, and the reason it
-// cannot is logged once otherwise.
+// the isolation mode: with auto, cgroups are used when CgroupParent can be
+// set up with the memory and cpu controllers, in cgroup v2 or else in the
+// v1 hierarchies, and the reason they cannot is logged once otherwise.
 func New(cfg Config) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -74,13 +75,22 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Isolation != IsolationPortable {
 		mount, err := setupCgroupParent(cfg.CgroupParent)
+		var v1 []string
+		if err != nil {
+			var errV1 error
+			if v1, errV1 = setupCgroupV1Parent(cfg.CgroupParent); errV1 == nil {
+				err = nil
+			} else {
+				err = fmt.Errorf("cgroup v2: %w; cgroup v1: %w", err, errV1)
+			}
+		}
 		switch {
 		case err == nil:
-			r.isolation, r.cgroupMount = IsolationCgroups, mount
+			r.isolation, r.cgroupMount, r.cgroupV1 = IsolationCgroups, mount, v1
 		case cfg.Isolation == IsolationCgroups:
-			return nil, fmt.Errorf("%w: cgroup v2: %w", ErrUnsupported, err)
+			return nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
 		default:
-			r.log.Info("cgroup v2 not usable, using portable isolation", "error", err)
+			r.log.Info("cgroups not usable, using portable isolation", "error", err)
 		}
 	}
 	r.log.Debug("runner ready", "work_dir", dir, "control_dir", ctl, "isolation", r.isolation)
@@ -215,7 +225,7 @@ func (r *Runner) Start(ctx context.Context, s Spec) (*Task, error) {
 		Env: taskEnv(s, sandbox), Limits: s.Limits, Grace: grace, Isolation: r.isolation,
 	}
 	if r.isolation == IsolationCgroups {
-		sp.CgroupMount, sp.CgroupGroup = r.cgroupMount, path.Join(r.cfg.CgroupParent, s.Name)
+		sp.CgroupMount, sp.CgroupGroup, sp.CgroupV1 = r.cgroupMount, path.Join(r.cfg.CgroupParent, s.Name), r.cgroupV1
 	}
 	created, err := writeJSONOnce(control(ctl, specFile), sp)
 	if err != nil {

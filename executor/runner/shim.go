@@ -84,7 +84,7 @@ func (s *shim) run() error {
 	if err != nil {
 		return err
 	}
-	s.rec = shimRecord{ShimPid: os.Getpid(), ShimStart: start, CgroupMount: s.spec.CgroupMount, CgroupGroup: s.spec.CgroupGroup}
+	s.rec = shimRecord{ShimPid: os.Getpid(), ShimStart: start, CgroupMount: s.spec.CgroupMount, CgroupGroup: s.spec.CgroupGroup, CgroupV1: s.spec.CgroupV1}
 	if err := writeJSONAtomic(control(s.ctl, shimFile), s.rec); err != nil {
 		return err
 	}
@@ -93,9 +93,12 @@ func (s *shim) run() error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		s.log.Warn("cannot become a subreaper", "error", err)
 	}
-	if s.spec.Isolation == IsolationCgroups {
+	switch {
+	case s.spec.Isolation == IsolationCgroups && len(s.spec.CgroupV1) > 0:
+		s.iso = newCgroupV1Iso(s.log, s.spec)
+	case s.spec.Isolation == IsolationCgroups:
 		s.iso = newCgroupIso(s.log, s.spec)
-	} else {
+	default:
 		s.iso = newPortable(s.log, s.spec.Limits)
 	}
 	cmd, err := s.command()

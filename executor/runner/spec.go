@@ -158,9 +158,13 @@ type shimSpec struct {
 	Grace  time.Duration `json:"grace"`
 	// Isolation is cgroups or portable, resolved by the runner.
 	Isolation Isolation `json:"isolation"`
-	// CgroupMount and CgroupGroup place the task's cgroup (cgroups only).
-	CgroupMount string `json:"cgroup_mount,omitempty"`
-	CgroupGroup string `json:"cgroup_group,omitempty"`
+	// CgroupMount and CgroupGroup place the task's cgroup (cgroups only):
+	// CgroupGroup under the cgroup v2 mount CgroupMount, or, where the
+	// host mounts cgroup v1, under each hierarchy of CgroupV1 (memory,
+	// cpu).
+	CgroupMount string   `json:"cgroup_mount,omitempty"`
+	CgroupGroup string   `json:"cgroup_group,omitempty"`
+	CgroupV1    []string `json:"cgroup_v1,omitempty"`
 }
 
 // taskEnv builds the task's environment: a minimal base, then Command.Env,

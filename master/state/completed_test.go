@@ -216,3 +216,50 @@ func TestRestore_completedErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRestore_completedRecordsChecked: a snapshot whose completed records
+// repeat a sequence number, or hold a task or framework that is not
+// history, is refused even when the end record's counts agree with what
+// a lenient reader would keep. It fails with the order checks allowing
+// equal sequence numbers, or with the restore skipping a completed record
+// it could not apply.
+func TestRestore_completedRecordsChecked(t *testing.T) {
+	t.Parallel()
+	fw := &Framework{ID: "fw-1", Weight: 1, Connected: true}
+	done := &Task{FrameworkID: "fw-1", ID: "t1", AgentID: "ag-1", State: protocol.TaskFinished, Kind: "fair"}
+	running := &Task{FrameworkID: "fw-1", ID: "t1", AgentID: "ag-1", State: protocol.TaskRunning, Kind: "fair"}
+	end := func(fws, completed, cfws int) []byte {
+		return rec(recEnd, endRecord{Frameworks: fws, Completed: completed, CompletedFrameworks: cfws, Index: 7})
+	}
+	ct := func(seq uint64, t *Task) []byte { return rec(recCompletedTask, completedTask{Seq: seq, Task: t}) }
+	cf := func(seq uint64, tasks ...*Task) []byte {
+		return rec(recCompletedFramework, &CompletedFramework{Seq: seq, Framework: fw, Tasks: tasks})
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"completed task seq repeated", rebuild(1, rec(recFramework, fw), ct(3, done), ct(3, done), end(1, 1, 0))},
+		{"completed framework seq repeated", rebuild(1, cf(2), cf(2), end(0, 0, 1))},
+		{"completed task not terminal, not counted", rebuild(1, rec(recFramework, fw), ct(0, running), end(1, 0, 0))},
+		{"completed framework task not terminal, not counted", rebuild(1, cf(0, running), end(0, 0, 0))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if s, err := Restore(bytes.NewReader(tc.data)); !errors.Is(err, ErrSnapshotCorrupt) || s != nil {
+				t.Fatalf("got %v, %v, want ErrSnapshotCorrupt", s, err)
+			}
+		})
+	}
+	// A completed framework may keep exactly MaxCompletedTasks tasks.
+	tasks := make([]*Task, MaxCompletedTasks)
+	for i := range tasks {
+		tasks[i] = &Task{FrameworkID: "fw-1", ID: protocol.TaskID(fmt.Sprintf("t%d", i)), AgentID: "ag-1",
+			State: protocol.TaskFinished, Kind: "fair"}
+	}
+	if _, err := Restore(bytes.NewReader(rebuild(1, cf(0, tasks...), end(0, 0, 1)))); err != nil {
+		t.Errorf("a completed framework of %d tasks: %v", MaxCompletedTasks, err)
+	}
+	if _, err := Restore(bytes.NewReader(rebuild(1, cf(0, append(tasks, done)...), end(0, 0, 1)))); !errors.Is(err, ErrSnapshotCorrupt) {
+		t.Errorf("a completed framework of %d tasks: %v, want ErrSnapshotCorrupt", MaxCompletedTasks+1, err)
+	}
+}

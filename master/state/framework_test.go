@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -224,4 +225,26 @@ func TestState_Apply_removeFramework(t *testing.T) {
 	runErrCases(t, h, []errCase{
 		{"unknown", CmdRemoveFramework, &RemoveFramework{FrameworkID: "fw-1"}, protocol.ErrUnknownFramework},
 	})
+}
+
+// TestState_Apply_registerFrameworkNonceNotFirst: a retried registration
+// finds its framework by nonce wherever it sorts among the others. It
+// fails with the search stopping at the first framework that does not
+// match.
+func TestState_Apply_registerFrameworkNonceNotFirst(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for i, nonce := range []string{"other-1", "other-2", "mine"} {
+		c := registerFramework(protocol.FrameworkID(fmt.Sprintf("fw-%d", i+1)))
+		c.Nonce = nonce
+		h.must(CmdRegisterFramework, c)
+	}
+	again := registerFramework("fw-9")
+	again.Nonce = "mine"
+	if f := h.must(CmdRegisterFramework, again).(*Framework); f.ID != "fw-3" {
+		t.Errorf("retried registration got %s, want fw-3", f.ID)
+	}
+	if n := len(h.view().Frameworks()); n != 3 {
+		t.Errorf("got %d frameworks, want 3", n)
+	}
 }

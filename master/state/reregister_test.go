@@ -157,3 +157,21 @@ func TestState_Apply_reregisterDropped(t *testing.T) {
 		t.Errorf("fw-pa/t1: %s, want DROPPED", got.State)
 	}
 }
+
+// TestState_Apply_reregisterReportsFirstStatus: a task the master knows
+// only as launched (STAGING, no status yet) that the agent reports
+// RUNNING, with no status UUID of its own, takes the report as its first
+// status. It fails with a report without UUID matched against a task
+// without one as the same status.
+func TestState_Apply_reregisterReportsFirstStatus(t *testing.T) {
+	t.Parallel()
+	h := fixture(t)
+	h.must(CmdLaunchTasks, launch("fw-1", "ag-1", "fresh"))
+	res := h.must(CmdReregisterAgent, reregister("ag-1", reported("fw-1", "fresh", protocol.TaskRunning, ""))).(ReregisterResult)
+	if got := statusKeys(res.Changed); !slices.Equal(got, []string{"fw-1/fresh:RUNNING"}) {
+		t.Errorf("changed %v, want fw-1/fresh:RUNNING", got)
+	}
+	if task := h.task("fw-1", "fresh"); task.State != protocol.TaskRunning || task.StatusUUID == "" {
+		t.Errorf("task: %s uuid %q, want RUNNING with a status", task.State, task.StatusUUID)
+	}
+}

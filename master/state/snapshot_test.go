@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -244,5 +246,50 @@ func TestState_RestoreFrom(t *testing.T) {
 	}
 	if !bytes.Equal(snapshotBytes(t, dst.view()), before) {
 		t.Error("a failed RestoreFrom changed the state")
+	}
+}
+
+// TestRestore_recordSizeLimit: a record of exactly the size limit is read
+// (here it is longer than the stream, so truncated), one byte more is
+// refused as corrupt before anything is read; the error names the record.
+// It fails with the limit checked with >= for >, or with the record count
+// in errors going the wrong way.
+func TestRestore_recordSizeLimit(t *testing.T) {
+	t.Parallel()
+	header := func(n uint32) []byte {
+		b := []byte{recFramework, 0, 0, 0, 0}
+		binary.BigEndian.PutUint32(b[1:], n)
+		return b
+	}
+	fw := &Framework{ID: "fw-1", Weight: 1, Connected: true}
+	_, err := Restore(bytes.NewReader(rebuild(1, rec(recFramework, fw), header(maxRecordSize))))
+	if !errors.Is(err, ErrSnapshotTruncated) {
+		t.Errorf("a record of %d bytes on a short stream: %v, want ErrSnapshotTruncated", maxRecordSize, err)
+	}
+	_, err = Restore(bytes.NewReader(rebuild(1, rec(recFramework, fw), header(maxRecordSize+1))))
+	if !errors.Is(err, ErrSnapshotCorrupt) || !strings.Contains(fmt.Sprint(err), "restore record 1:") {
+		t.Errorf("a record of %d bytes: %v, want ErrSnapshotCorrupt naming record 1", maxRecordSize+1, err)
+	}
+}
+
+// TestSnapWriter_recordSizeLimit: the writer takes a record of exactly
+// the size limit and refuses one a byte longer. It fails with the limit
+// checked with >= for >.
+func TestSnapWriter_recordSizeLimit(t *testing.T) {
+	t.Parallel()
+	// {"x": s} encodes as fixmap, fixstr "x", str32 header and s: 8 bytes
+	// besides s.
+	for _, tc := range []struct {
+		extra int
+		fails bool
+	}{{0, false}, {1, true}} {
+		sw := &snapWriter{w: bufio.NewWriter(io.Discard), crc: crc32.New(castagnoli)}
+		sw.record(recFramework, map[string]string{"x": strings.Repeat("a", maxRecordSize-8+tc.extra)})
+		if (sw.err != nil) != tc.fails {
+			t.Errorf("a record of %d bytes: %v", maxRecordSize+tc.extra, sw.err)
+		}
+		if !tc.fails && sw.n != 5+maxRecordSize {
+			t.Errorf("wrote %d bytes, want %d", sw.n, 5+maxRecordSize)
+		}
 	}
 }

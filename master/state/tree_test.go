@@ -95,3 +95,75 @@ func TestTree_ascendRange(t *testing.T) {
 		t.Errorf("got %q, want 6 sorted keys", all)
 	}
 }
+
+// TestTree_ascendBounds: ascend includes a key equal to lo and stops
+// before a key equal to hi. It fails with either bound compared strictly
+// the other way.
+func TestTree_ascendBounds(t *testing.T) {
+	t.Parallel()
+	var tr tree[string]
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		tr = tr.set(k, k)
+	}
+	if got, want := tr.values("b", "d"), []string{"b", "c"}; !slices.Equal(got, want) {
+		t.Errorf("[b, d): got %q, want %q", got, want)
+	}
+	if got, want := tr.values("e", ""), []string{"e"}; !slices.Equal(got, want) {
+		t.Errorf("[e, ∞): got %q, want %q", got, want)
+	}
+}
+
+// TestTree_unsharedWithoutToken: a tree written without an edit token
+// (as restores and tests make them) copies every node it changes, so the
+// version it came from keeps its values. It fails with own reusing a node
+// when neither it nor the write has a token.
+func TestTree_unsharedWithoutToken(t *testing.T) {
+	t.Parallel()
+	var before tree[int]
+	for i, k := range []string{"a", "b", "c"} {
+		before = before.set(k, i)
+	}
+	after := before.set("a", 9).delete("b")
+	if v, _ := before.get("a"); v != 0 {
+		t.Errorf("the earlier version's a is %d, want 0", v)
+	}
+	if _, ok := before.get("b"); !ok || before.Len() != 3 {
+		t.Errorf("the earlier version lost b: %v, %d keys", ok, before.Len())
+	}
+	if v, _ := after.get("a"); v != 9 || after.Len() != 2 {
+		t.Errorf("the later version: a %d, %d keys", v, after.Len())
+	}
+}
+
+// TestTree_balanced: keys inserted in order still make a tree of
+// logarithmic depth, as the random priorities keep it a treap. It fails
+// with the heap order inverted (every insert made the root: a list).
+func TestTree_balanced(t *testing.T) {
+	t.Parallel()
+	var tr tree[int]
+	tr.edit = new(editToken)
+	const n = 4096
+	for i := range n {
+		tr = tr.set(fmt.Sprintf("k%05d", i), i)
+	}
+	var depth func(*node[int]) int
+	depth = func(nd *node[int]) int {
+		if nd == nil {
+			return 0
+		}
+		return 1 + max(depth(nd.left), depth(nd.right))
+	}
+	// A treap of 4,096 keys is about 2·ln(4096) ≈ 17 deep on average;
+	// 60 leaves room for any seed of the priorities.
+	if d := depth(tr.root); d > 60 {
+		t.Errorf("depth %d for %d keys inserted in order", d, n)
+	}
+	for i := range n {
+		tr = tr.delete(fmt.Sprintf("k%05d", i))
+		if i == n/2 {
+			if d := depth(tr.root); d > 60 {
+				t.Errorf("depth %d after deleting half in order", d)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -160,6 +161,52 @@ func TestTask_Cgroups_ShimKilled(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(m, r.cfg.CgroupParent, "orphan")); m != "" && !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("the orphan's cgroup in %s: %v, want it removed", m, err)
 		}
+	}
+}
+
+// TestTask_Cgroups_V1NotShared: in cgroup v1, a task whose cgroup already
+// exists and holds another process (a task of the same name under another
+// agent on this host) fails to start and leaves that process alone; an
+// empty leftover cgroup is reused. It fails with an existing cgroup joined
+// whatever it holds, or with the failed start's cleanup draining a cgroup
+// it did not make.
+func TestTask_Cgroups_V1NotShared(t *testing.T) {
+	t.Parallel()
+	r := cgroupRunner(t)
+	if len(r.cgroupV1) == 0 {
+		t.Skip("cgroup v2 here: tasks are born in a cgroup they create")
+	}
+	held := filepath.Join(r.cgroupV1[0], r.cfg.CgroupParent, "held")
+	if err := os.Mkdir(held, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait(); _ = os.Remove(held) })
+	if err := os.WriteFile(filepath.Join(held, "cgroup.procs"), []byte(strconv.Itoa(other.Process.Pid)), 0); err != nil {
+		t.Fatal(err)
+	}
+	task, err := r.Start(context.Background(), shellSpec("held", "sleep 60"))
+	if err == nil {
+		if e := wait(t, task); e.Reason != protocol.ReasonCommandFailed || !strings.Contains(e.Message, "holds 1 processes") {
+			t.Fatalf("a task in an occupied cgroup: %+v, want it not started", e)
+		}
+	} else if !strings.Contains(err.Error(), "holds 1 processes") {
+		t.Fatalf("a task in an occupied cgroup: %v", err)
+	}
+	if st, err := readProcStat(other.Process.Pid); err != nil || st.state == 'Z' {
+		t.Fatalf("the other process: %v, state %c; want it running", err, st.state)
+	}
+
+	empty := filepath.Join(r.cgroupV1[0], r.cfg.CgroupParent, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := shellSpec("empty", "exit 0")
+	if e := wait(t, start(t, r, s)); code(e) != 0 {
+		t.Fatalf("a task in an empty leftover cgroup: %+v", e)
 	}
 }
 

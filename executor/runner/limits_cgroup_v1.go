@@ -92,7 +92,10 @@ type cgroupV1Iso struct {
 	shim   int
 	pgid   int
 	// home is the shim's own cgroup in each hierarchy, to go back to.
-	home     []string
+	home []string
+	// claimed counts the hierarchies, in order, where the task's cgroup
+	// was made (or found empty) for it: only those are drained.
+	claimed  int
 	leftOnce sync.Once
 	leftErr  error
 }
@@ -110,9 +113,20 @@ func (c *cgroupV1Iso) prepare(*exec.Cmd) error {
 	}
 	c.home = home
 	for i := range c.mounts {
-		if err := os.Mkdir(c.dir(i), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		err := os.Mkdir(c.dir(i), 0o755)
+		if errors.Is(err, os.ErrExist) {
+			// Left by a task of the same name whose supervisor died: reused
+			// only when empty, never shared with processes of another task
+			// (another agent on this host may use the same parent).
+			if pids, perr := cgroupV1Procs(c.dir(i)); perr != nil || len(pids) > 0 {
+				return fmt.Errorf("cgroup %s exists and holds %d processes", c.dir(i), len(pids))
+			}
+			err = nil
+		}
+		if err != nil {
 			return fmt.Errorf("create cgroup %s: %w", c.dir(i), err)
 		}
+		c.claimed = i + 1
 	}
 	if c.limits.MemMiB > 0 {
 		limit := strconv.FormatInt(c.limits.MemMiB<<20, 10)
@@ -188,7 +202,7 @@ func (c *cgroupV1Iso) signal(sig syscall.Signal) { signalGroup(c.pgid, sig) }
 
 func (c *cgroupV1Iso) killAll() {
 	_ = c.leave()
-	for i := range c.mounts {
+	for i := range c.claimed {
 		killCgroupV1(c.dir(i), c.shim)
 	}
 	killTask(c.shim, c.pgid)
@@ -202,7 +216,7 @@ func (c *cgroupV1Iso) cleanup() {
 		c.log.Warn("cannot leave the task's cgroup", "error", err)
 		return // removing it would kill the shim
 	}
-	for i := range c.mounts {
+	for i := range c.claimed {
 		if err := drainCgroupV1(c.dir(i), c.shim); err != nil {
 			c.log.Warn("cannot remove the task's cgroup", "cgroup", c.dir(i), "error", err)
 		}

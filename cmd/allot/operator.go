@@ -248,7 +248,7 @@ func roleOpsCommand() *cobra.Command {
 				if strings.TrimSpace(cs) == "" {
 					continue
 				}
-				c, err := parseConstraint(cs)
+				c, err := protocol.ParseConstraint(cs)
 				if err != nil {
 					return fmt.Errorf("--offer-constraint: %w", err)
 				}

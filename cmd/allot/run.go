@@ -149,7 +149,7 @@ func (f runFlags) tasks(argv []string) ([]protocol.TaskInfo, protocol.TaskShape,
 	}
 	var cons []protocol.Constraint
 	for _, s := range f.constraints {
-		c, err := parseConstraint(s)
+		c, err := protocol.ParseConstraint(s)
 		if err != nil {
 			return nil, protocol.TaskShape{}, fmt.Errorf("--constraint: %w", err)
 		}

@@ -143,7 +143,7 @@ func (f runFlags) tasks(argv []string) ([]protocol.TaskInfo, protocol.TaskShape,
 	if !(f.cpus > 0) || math.IsInf(f.cpus, 0) {
 		return nil, protocol.TaskShape{}, fmt.Errorf("--cpus %v: want more than 0", f.cpus)
 	}
-	mem, err := parseMem(f.mem)
+	mem, err := protocol.ParseMiB(f.mem)
 	if err != nil {
 		return nil, protocol.TaskShape{}, fmt.Errorf("--mem %q: %w", f.mem, err)
 	}
@@ -175,20 +175,4 @@ func (f runFlags) tasks(argv []string) ([]protocol.TaskInfo, protocol.TaskShape,
 	shape := framework.ShapeOf(tasks[0], int64(f.count))
 	shape.Constraints = cons
 	return tasks, shape, nil
-}
-
-// parseMem reads 128M, 2G or a plain number of MiB.
-func parseMem(s string) (int64, error) {
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(s, "G"):
-		s, mult = strings.TrimSuffix(s, "G"), 1024
-	case strings.HasSuffix(s, "M"):
-		s = strings.TrimSuffix(s, "M")
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, errors.New("want a positive size: 128M, 2G, or MiB")
-	}
-	return n * mult, nil
 }

@@ -137,7 +137,9 @@ func TestTree_unsharedWithoutToken(t *testing.T) {
 
 // TestTree_balanced: keys inserted in order still make a tree of
 // logarithmic depth, as the random priorities keep it a treap. It fails
-// with the heap order inverted (every insert made the root: a list).
+// with inserts that ignore the priorities (a new key always made a leaf:
+// a list). Inverting the heap order is no bug: a treap ordered the other
+// way on random priorities is as balanced.
 func TestTree_balanced(t *testing.T) {
 	t.Parallel()
 	var tr tree[int]

@@ -37,6 +37,7 @@ const (
 	CodeRateLimited        Code = 24
 	CodeLimitExceeded      Code = 25
 	CodeNotPreemptible     Code = 26
+	CodeConflict           Code = 27
 )
 
 // Sentinel errors, one per code. errors.Is matches them against errors that
@@ -77,6 +78,10 @@ var (
 	// ErrNotPreemptible: the task is marked non-preemptible, or may not be
 	// marked so (its role's guarantee does not cover it).
 	ErrNotPreemptible = &Error{Code: CodeNotPreemptible, Message: "not preemptible"}
+	// ErrConflict: a conditional write found another revision than it was
+	// made for (a store entry written or deleted in between); nothing was
+	// written.
+	ErrConflict = &Error{Code: CodeConflict, Message: "conflict"}
 )
 
 var sentinels = map[Code]*Error{}
@@ -88,7 +93,7 @@ func init() {
 		ErrUnknownAgent, ErrUnknownOffer, ErrUnknownTask, ErrOfferRescinded,
 		ErrOfferMismatch, ErrInsufficient, ErrInvalidResources, ErrInvalidConstraint,
 		ErrConstraintViolated, ErrUnknownRole, ErrDuplicate, ErrTimeout, ErrUnavailable,
-		ErrFailedOver, ErrRateLimited, ErrLimitExceeded, ErrNotPreemptible,
+		ErrFailedOver, ErrRateLimited, ErrLimitExceeded, ErrNotPreemptible, ErrConflict,
 	} {
 		sentinels[e.Code] = e
 	}

@@ -141,8 +141,8 @@ func TestCmdType_String(t *testing.T) {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
-	if got := len(CmdTypes()); got != 15 {
-		t.Errorf("got %d command types, want 15", got)
+	if got := len(CmdTypes()); got != 17 {
+		t.Errorf("got %d command types, want 17", got)
 	}
 }
 

@@ -33,6 +33,8 @@ const (
 	CmdAcknowledgeStatus      CmdType = 13
 	CmdMarkAgentTasks         CmdType = 14
 	CmdMarkAgentsSilent       CmdType = 15
+	CmdStorePut               CmdType = 16
+	CmdStoreDelete            CmdType = 17
 )
 
 // commands maps each type to its name and a constructor of its body.
@@ -55,6 +57,8 @@ var commands = map[CmdType]struct {
 	CmdAcknowledgeStatus:      {"AcknowledgeStatus", func() any { return new(AcknowledgeStatus) }},
 	CmdMarkAgentTasks:         {"MarkAgentTasks", func() any { return new(MarkAgentTasks) }},
 	CmdMarkAgentsSilent:       {"MarkAgentsSilent", func() any { return new(MarkAgentsSilent) }},
+	CmdStorePut:               {"StorePut", func() any { return new(StorePut) }},
+	CmdStoreDelete:            {"StoreDelete", func() any { return new(StoreDelete) }},
 }
 
 // cmdByGo maps each command struct type to its CmdType.

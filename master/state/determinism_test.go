@@ -79,6 +79,23 @@ func TestState_Apply_logCoverage(t *testing.T) {
 // or does not survive a snapshot round trip.
 func checkInvariants(t testing.TB, v *View) {
 	t.Helper()
+	use := map[string]StoreUsage{}
+	v.store.ascend("", "", func(_ string, e *StoreEntry) bool {
+		u := use[e.Principal]
+		u.Keys, u.Bytes = u.Keys+1, u.Bytes+e.size()
+		use[e.Principal] = u
+		return true
+	})
+	v.storeUse.ascend("", "", func(p string, u StoreUsage) bool {
+		if use[p] != u {
+			t.Fatalf("principal %q's store usage %+v, its entries %+v", p, u, use[p])
+		}
+		delete(use, p)
+		return true
+	})
+	if len(use) != 0 {
+		t.Fatalf("store entries without usage: %v", use)
+	}
 	n := 0
 	v.byAgent.ascend("", "", func(string, struct{}) bool { n++; return true })
 	if n != v.tasks.Len() || len(v.Tasks()) != v.tasks.Len() {

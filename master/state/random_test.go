@@ -112,6 +112,9 @@ func (g *logGen) next(s *State) (CmdType, any) {
 	case 4:
 		return CmdSetFrameworkConnected, &SetFrameworkConnected{FrameworkID: g.fwID(), Connected: g.chance(0.5), Time: g.time()}
 	case 5:
+		if g.chance(0.3) {
+			return g.storeCommand(v)
+		}
 		return CmdSetFrameworkSuppressed, &SetFrameworkSuppressed{FrameworkID: g.fwID(), Suppressed: g.chance(0.5)}
 	case 6:
 		if g.chance(0.15) {
@@ -232,4 +235,26 @@ func randomLog(t testing.TB, seed uint64, s *State, n int) [][]byte {
 		log = append(log, cmd)
 	}
 	return log
+}
+
+// storeCommand is a put or delete of a store entry, conditional at times
+// on the entry's revision (current or stale), at times with a bad key.
+func (g *logGen) storeCommand(v *View) (CmdType, any) {
+	principal := []string{"p", "q", ""}[g.pick(3)]
+	key := []string{"jobs/a", "jobs/b", "id", "bad\x01"}[g.pick(4)]
+	var rev uint64
+	if e, ok := v.StoreGet(principal, key); ok && g.chance(0.5) {
+		rev = e.Revision
+		if g.chance(0.3) {
+			rev++ // stale
+		}
+	}
+	if g.chance(0.25) {
+		return CmdStoreDelete, &StoreDelete{Principal: principal, Key: key, IfRevision: rev}
+	}
+	c := &StorePut{Principal: principal, Key: key, Value: []byte(fmt.Sprint("value ", g.pick(100))), IfRevision: rev}
+	if rev == 0 && g.chance(0.3) {
+		c.Create = true
+	}
+	return CmdStorePut, c
 }

@@ -129,6 +129,21 @@ func (v *View) restoreRecord(typ byte, body []byte) (done bool, err error) {
 		if err := v.restoreCompletedFramework(body); err != nil {
 			return false, err
 		}
+	case recStoreEntry:
+		var e StoreEntry
+		if err := decodeRecord(body, &e); err != nil {
+			return false, err
+		}
+		if err := (&StorePut{Principal: e.Principal, Key: e.Key, Value: e.Value}).validate(); err != nil || e.Revision == 0 {
+			return false, corrupt("store entry %q: %v", clip(e.Key), err)
+		}
+		k := storeKey(e.Principal, e.Key)
+		if last, _, ok := v.store.last("", ""); ok && last >= k {
+			return false, corrupt("store entry %q out of order", clip(e.Key))
+		}
+		use := v.StoreUsage(e.Principal)
+		v.store = v.store.set(k, &e)
+		v.storeUse = v.storeUse.set(e.Principal, StoreUsage{Keys: use.Keys + 1, Bytes: use.Bytes + e.size()})
 	case recEnd:
 		var e endRecord
 		if err := decodeRecord(body, &e); err != nil {
@@ -142,6 +157,9 @@ func (v *View) restoreRecord(typ byte, body []byte) (done bool, err error) {
 		}
 		if err := v.checkCompletedCounts(e); err != nil {
 			return false, err
+		}
+		if e.StoreEntries != v.store.Len() {
+			return false, corrupt("end record counts %d store entries, read %d", e.StoreEntries, v.store.Len())
 		}
 		v.index, v.seq = e.Index, e.Seq
 		return true, nil

@@ -17,8 +17,8 @@ import (
 //
 // Records come in this order: every role, agent, framework and task
 // (each sorted by key), the completed tasks (by framework, oldest first)
-// and the completed frameworks (oldest first), then exactly one end
-// record. Restore requires a task's framework, and a completed task's, to
+// and the completed frameworks (oldest first), the store's entries (by
+// principal and key), then exactly one end record. Restore requires a task's framework, and a completed task's, to
 // precede it. Record type numbers are never reused; a
 // type with recIgnorable set may be skipped by a reader that does not know
 // it, any other unknown type is corruption.
@@ -30,8 +30,11 @@ const (
 	recAgent     byte = 2
 	recFramework byte = 3
 	recTask      byte = 4
-	recEnd       byte = 0x7f
-	recIgnorable byte = 0x80
+	// Store entries are data a framework relies on: a reader that does
+	// not know them must fail rather than drop them.
+	recStoreEntry byte = 7
+	recEnd        byte = 0x7f
+	recIgnorable  byte = 0x80
 	// The completed history is display only: a reader that does not know
 	// it may skip it.
 	recCompletedTask      = recIgnorable | 5
@@ -52,6 +55,7 @@ type endRecord struct {
 	// Completed and CompletedFrameworks count the history records.
 	Completed           int `msgpack:"completed,omitempty"`
 	CompletedFrameworks int `msgpack:"completed_fws,omitempty"`
+	StoreEntries        int `msgpack:"store,omitempty"`
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -79,8 +83,13 @@ func (v *View) WriteTo(w io.Writer) (int64, error) {
 		return sw.err == nil
 	})
 	v.writeCompleted(sw)
+	v.store.ascend("", "", func(_ string, e *StoreEntry) bool {
+		sw.record(recStoreEntry, e)
+		return sw.err == nil
+	})
 	sw.record(recEnd, endRecord{
-		Roles: v.roles.Len(), Agents: v.agents.Len(), Frameworks: v.frameworks.Len(),
+		StoreEntries: v.store.Len(),
+		Roles:        v.roles.Len(), Agents: v.agents.Len(), Frameworks: v.frameworks.Len(),
 		Tasks: v.tasks.Len(), Index: v.index, Seq: v.seq,
 		Completed: v.completed.Len(), CompletedFrameworks: v.completedFWs.Len(),
 	})

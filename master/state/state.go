@@ -92,6 +92,10 @@ func (s *State) Apply(index uint64, cmd []byte) (result any, err error) {
 		result, err = s.applyMarkAgentTasks(index, body)
 	case CmdMarkAgentsSilent:
 		result, err = s.applyMarkAgentsSilent(index, body)
+	case CmdStorePut:
+		result, err = s.applyStorePut(index, body)
+	case CmdStoreDelete:
+		result, err = s.applyStoreDelete(index, body)
 	default:
 		if t&IgnoreUnknownFlag == 0 {
 			return nil, fmt.Errorf("%w: unknown command type %s at index %d", ErrCorrupt, t, index)

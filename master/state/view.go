@@ -24,6 +24,10 @@ type View struct {
 	completed tree[*Task]
 	// completedFWs are the removed frameworks: key seqKey(Seq).
 	completedFWs tree[*CompletedFramework]
+	// store holds the principals' store entries: key storeKey; storeUse
+	// what each principal's holds.
+	store    tree[*StoreEntry]
+	storeUse tree[StoreUsage]
 }
 
 // beginEdit starts a command: its writes may change in place the nodes
@@ -31,7 +35,7 @@ type View struct {
 func (v *View) beginEdit() {
 	e := new(editToken)
 	v.roles.edit, v.agents.edit, v.frameworks.edit, v.tasks.edit, v.byAgent.edit = e, e, e, e, e
-	v.completed.edit, v.completedFWs.edit = e, e
+	v.completed.edit, v.completedFWs.edit, v.store.edit, v.storeUse.edit = e, e, e, e
 }
 
 // Index returns the Raft index of the last command applied before the

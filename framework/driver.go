@@ -243,23 +243,30 @@ const inboxSize = 1 << 16
 // connect returns the NATS connection to use and whether the driver owns
 // it.
 func (d *Driver) connect() (*nats.Conn, bool, error) {
-	if d.cfg.nc != nil {
-		if d.cfg.nc.IsClosed() {
+	return dialNATS(d.cfg, d.subj, d.logger, d.fail)
+}
+
+// dialNATS returns the connection cfg names, or a new one made with its
+// URLs and credentials, and whether the caller owns it. onRefused is told
+// when the cluster refuses a subject: the connection was given a
+// principal its credential is not.
+func dialNATS(cfg config, subj protocol.Subjects, logger hclog.Logger, onRefused func(error)) (*nats.Conn, bool, error) {
+	if cfg.nc != nil {
+		if cfg.nc.IsClosed() {
 			return nil, false, fmt.Errorf("%w: the NATS connection is closed", ErrClosed)
 		}
-		return d.cfg.nc, false, nil
+		return cfg.nc, false, nil
 	}
-	urls := d.cfg.urls
+	urls := cfg.urls
 	if len(urls) == 0 {
 		urls = []string{nats.DefaultURL}
 	}
-	logger := d.logger
 	opts := append(natsclient.Options(),
-		nats.Name(d.cfg.name),
+		nats.Name(cfg.name),
 		nats.RetryOnFailedConnect(true),
 		// Replies come on the principal's own inbox subjects, the only
 		// ones its connection may read where connections are authenticated.
-		nats.CustomInboxPrefix(d.subj.Inbox(protocol.KindFramework, d.cfg.principal)),
+		nats.CustomInboxPrefix(subj.Inbox(protocol.KindFramework, cfg.principal)),
 		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
 			subject := ""
 			if s != nil {
@@ -267,25 +274,23 @@ func (d *Driver) connect() (*nats.Conn, bool, error) {
 			}
 			logger.Warn("nats error", "subject", subject, "error", err)
 			if errors.Is(err, nats.ErrPermissionViolation) {
-				// The driver uses only its principal's subjects: it was
-				// given a principal its credential is not.
-				d.fail(fmt.Errorf("%w: the cluster refused a subject of principal %q: %v", protocol.ErrUnauthorized,
-					protocol.PrincipalToken(d.cfg.principal), err))
+				onRefused(fmt.Errorf("%w: the cluster refused a subject of principal %q: %v", protocol.ErrUnauthorized,
+					protocol.PrincipalToken(cfg.principal), err))
 			}
 		}),
 	)
-	if d.cfg.natsCA != "" {
-		opts = append(opts, nats.RootCAs(d.cfg.natsCA))
+	if cfg.natsCA != "" {
+		opts = append(opts, nats.RootCAs(cfg.natsCA))
 	}
-	if d.cfg.natsCert != "" {
-		opts = append(opts, nats.ClientCert(d.cfg.natsCert, d.cfg.natsKey))
+	if cfg.natsCert != "" {
+		opts = append(opts, nats.ClientCert(cfg.natsCert, cfg.natsKey))
 	}
-	if d.cfg.natsCA != "" || d.cfg.natsCert != "" {
+	if cfg.natsCA != "" || cfg.natsCert != "" {
 		opts = append(opts, nats.Secure())
 	}
-	if d.cfg.secret != "" {
-		user := protocol.Identity{Kind: protocol.KindFramework, Name: d.cfg.principal}.String()
-		opts = append(opts, nats.UserInfo(user, d.cfg.secret))
+	if cfg.secret != "" {
+		user := protocol.Identity{Kind: protocol.KindFramework, Name: cfg.principal}.String()
+		opts = append(opts, nats.UserInfo(user, cfg.secret))
 	}
 	nc, err := nats.Connect(strings.Join(urls, ","), opts...)
 	if err != nil {

@@ -145,6 +145,8 @@ func (l *leader) handle(ctx context.Context, c caller, body any) (any, error) {
 		return nil, l.coflowRegister(r)
 	case *protocol.CoflowReportRequest:
 		return nil, l.coflowReport(r)
+	case *protocol.StoreRequest:
+		return l.store(ctx, c, r)
 	}
 	return nil, fmt.Errorf("%w: %T is not handled by this master", protocol.ErrUnknownType, body)
 }

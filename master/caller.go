@@ -41,7 +41,7 @@ func (l *leader) identify(api protocol.APISubject) (caller, error) {
 	switch api.Kind {
 	case protocol.KindFramework:
 		if api.ID == "" {
-			if protocol.FrameworkVerb(api.Verb) != protocol.VerbSubscribe {
+			if v := protocol.FrameworkVerb(api.Verb); v != protocol.VerbSubscribe && v != protocol.VerbStore {
 				return c, fmt.Errorf("%w: %s names no framework", protocol.ErrInvalidArgument, api.Verb)
 			}
 			return c, nil

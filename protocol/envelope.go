@@ -38,6 +38,7 @@ const (
 	MsgAcknowledgeRequest    MsgType = 9
 	MsgDemandRequest         MsgType = 10
 	MsgCoflowRegisterRequest MsgType = 11
+	MsgStoreRequest          MsgType = 12
 )
 
 // Agent → leader requests (subject allot.api.agent.<verb>).
@@ -85,6 +86,7 @@ const (
 	MsgRegisterReply     MsgType = 162
 	MsgStatusUpdateReply MsgType = 163
 	MsgAcknowledgeReply  MsgType = 164
+	MsgStoreReply        MsgType = 165
 )
 
 var msgTypeNames = map[MsgType]string{
@@ -99,6 +101,7 @@ var msgTypeNames = map[MsgType]string{
 	MsgAcknowledgeRequest:       "acknowledge_request",
 	MsgDemandRequest:            "demand_request",
 	MsgCoflowRegisterRequest:    "coflow_register_request",
+	MsgStoreRequest:             "store_request",
 	MsgRegisterRequest:          "register_request",
 	MsgReregisterRequest:        "reregister_request",
 	MsgHeartbeatRequest:         "heartbeat_request",
@@ -124,6 +127,7 @@ var msgTypeNames = map[MsgType]string{
 	MsgRegisterReply:            "register_reply",
 	MsgStatusUpdateReply:        "status_update_reply",
 	MsgAcknowledgeReply:         "acknowledge_reply",
+	MsgStoreReply:               "store_reply",
 }
 
 // String returns the snake_case name of the type, or "msg_type(N)" for an

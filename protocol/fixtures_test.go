@@ -162,5 +162,8 @@ func sampleBodies() map[MsgType]any {
 		MsgAcknowledgeReply: AcknowledgeReply{Refused: []Refusal{
 			{TaskID: "t-1", UUID: "st-1", Error: &Error{Code: CodeUnknownTask, Message: "task t-1 unknown"}},
 		}},
+		MsgStoreRequest: StoreRequest{Op: StorePut, Key: "jobs/web", Value: []byte("job"), IfRevision: 7},
+		MsgStoreReply: StoreReply{Found: true, Item: StoreItem{Key: "jobs/web", Value: []byte("job"), Revision: 9},
+			Items: []StoreItem{{Key: "jobs/a", Value: []byte("a"), Revision: 3}}, More: true},
 	}
 }

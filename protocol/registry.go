@@ -15,6 +15,7 @@ var registry = map[MsgType]func() any{
 	MsgAcknowledgeRequest:       func() any { return new(AcknowledgeRequest) },
 	MsgDemandRequest:            func() any { return new(DemandRequest) },
 	MsgCoflowRegisterRequest:    func() any { return new(CoflowRegisterRequest) },
+	MsgStoreRequest:             func() any { return new(StoreRequest) },
 	MsgRegisterRequest:          func() any { return new(RegisterRequest) },
 	MsgReregisterRequest:        func() any { return new(ReregisterRequest) },
 	MsgHeartbeatRequest:         func() any { return new(HeartbeatRequest) },
@@ -40,6 +41,7 @@ var registry = map[MsgType]func() any{
 	MsgRegisterReply:            func() any { return new(RegisterReply) },
 	MsgStatusUpdateReply:        func() any { return new(StatusUpdateReply) },
 	MsgAcknowledgeReply:         func() any { return new(AcknowledgeReply) },
+	MsgStoreReply:               func() any { return new(StoreReply) },
 }
 
 // typeByGo maps each body struct type to its message type.

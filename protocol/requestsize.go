@@ -17,6 +17,7 @@ var maxRequestSize = map[MsgType]int{
 	MsgAcknowledgeRequest:    1 << 20, // up to MaxStatusBatch acknowledgements
 	MsgDemandRequest:         MaxMessageSize,
 	MsgCoflowRegisterRequest: MaxMessageSize,
+	MsgStoreRequest:          MaxStoreValueSize + 4<<10,
 	MsgRegisterRequest:       1 << 20,
 	MsgReregisterRequest:     MaxMessageSize,
 	MsgHeartbeatRequest:      4 << 10,

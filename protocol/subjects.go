@@ -23,6 +23,8 @@ const (
 	VerbAcknowledge    FrameworkVerb = "acknowledge"
 	VerbDemand         FrameworkVerb = "demand"
 	VerbCoflowRegister FrameworkVerb = "coflow_register"
+	// VerbStore may name no framework (the principal's store).
+	VerbStore FrameworkVerb = "store"
 )
 
 // AgentVerb is the last token of an agent → leader API subject.
@@ -49,6 +51,7 @@ var frameworkVerbTypes = map[FrameworkVerb]MsgType{
 	VerbAcknowledge:    MsgAcknowledgeRequest,
 	VerbDemand:         MsgDemandRequest,
 	VerbCoflowRegister: MsgCoflowRegisterRequest,
+	VerbStore:          MsgStoreRequest,
 }
 
 var agentVerbTypes = map[AgentVerb]MsgType{
@@ -63,7 +66,7 @@ var agentVerbTypes = map[AgentVerb]MsgType{
 func FrameworkVerbs() []FrameworkVerb {
 	return []FrameworkVerb{
 		VerbSubscribe, VerbTeardown, VerbAccept, VerbDecline, VerbSuppress, VerbRevive,
-		VerbKill, VerbReconcile, VerbAcknowledge, VerbDemand, VerbCoflowRegister,
+		VerbKill, VerbReconcile, VerbAcknowledge, VerbDemand, VerbCoflowRegister, VerbStore,
 	}
 }
 

@@ -260,9 +260,7 @@ func (p *planner) update() {
 		}
 		return a.Index - b.Index
 	})
-	for _, in := range p.old[:max(0, min(len(p.old), p.st.Job.Update.MaxParallel-p.unsettled))] {
-		p.d.Stop = append(p.d.Stop, in)
-	}
+	p.d.Stop = append(p.d.Stop, p.old[:max(0, min(len(p.old), p.st.Job.Update.MaxParallel-p.unsettled))]...)
 }
 
 // settle records what the job reached: a batch job complete, a version

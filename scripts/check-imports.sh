@@ -46,6 +46,9 @@ only-ours        | master                            | coflow natsauth natsclien
 only-ours        | master/api                        | protocol
 only-ours        | framework                         | natsclient protocol
 only-ours        | executor                          | natsclient protocol
+only-ours        | jobs                              | protocol
+never            | jobs                              | $NATS $RAFT
+only-ours        | jobrunner                         | framework jobs natsclient protocol
 only-ours        | internal/testcluster              | internal executor master natsauth natsclient protocol raftstore
 only-ours        | internal/devcluster               | executor master natsauth protocol raftstore
 never-imported   | cmd/* examples/* integration      |

@@ -24,7 +24,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(simCommand(), masterCommand(), agentCommand(), taskShimCommand())
-	root.AddCommand(devCommand(), natsConfigCommand(), runCommand())
+	root.AddCommand(devCommand(), natsConfigCommand(), runCommand(), jobsCommand())
 	root.AddCommand(operatorCommands()...)
 	strict(root)
 	if err := root.Execute(); err != nil {

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/jobrunner"
+	"github.com/allot-project/allot/jobs"
+)
+
+// jobsFlags reach the cluster as the jobs' principal.
+type jobsFlags struct {
+	nats, principal, secret string
+	logLevel                string
+}
+
+func (f *jobsFlags) register(cmd *cobra.Command) {
+	fl := cmd.PersistentFlags()
+	fl.StringVar(&f.nats, "nats", os.Getenv("ALLOT_NATS"), "the cluster's NATS URLs, comma-separated ($ALLOT_NATS)")
+	fl.StringVar(&f.principal, "principal", os.Getenv("ALLOT_PRINCIPAL"), "the jobs' principal ($ALLOT_PRINCIPAL)")
+	fl.StringVar(&f.secret, "secret", os.Getenv("ALLOT_SECRET"), "the principal's secret ($ALLOT_SECRET)")
+	fl.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr")
+}
+
+func (f *jobsFlags) options(stderr io.Writer) ([]framework.Option, hclog.Logger, error) {
+	if f.nats == "" {
+		return nil, nil, errors.New("--nats: no URL (set it, or $ALLOT_NATS as allot dev prints it)")
+	}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "allot-jobs", Level: hclog.LevelFromString(f.logLevel), Output: stderr})
+	opts := []framework.Option{framework.WithNATSURLs(strings.Split(f.nats, ",")...), framework.WithLogger(logger)}
+	if f.principal != "" {
+		opts = append(opts, framework.WithPrincipal(f.principal), framework.WithSecret(f.secret))
+	}
+	return opts, logger, nil
+}
+
+func (f *jobsFlags) store(stderr io.Writer) (*framework.Store, error) {
+	opts, _, err := f.options(stderr)
+	if err != nil {
+		return nil, err
+	}
+	return framework.OpenStore(opts...)
+}
+
+// jobsCommand is `allot jobs`: the job runner and what operates it.
+func jobsCommand() *cobra.Command {
+	f := &jobsFlags{}
+	cmd := &cobra.Command{
+		Use:   "jobs",
+		Short: "Run batch jobs and services from job files (the job runner)",
+		Long: `The job runner keeps the jobs of job files (examples/jobs, docs/jobs.md) running on the
+cluster: batch jobs until they finish, services for good, restarting what fails and
+replacing instances one group at a time when a job changes. Jobs are kept in the
+principal's store at the masters, so they survive the loss of a master and of the runner.
+
+  allot jobs serve             run the job runner (a framework per role its jobs use)
+  allot jobs run FILE          submit a job file as the job's next version (--check: only check it)
+  allot jobs status [NAME]     the jobs, or one job's versions and instances
+  allot jobs stop NAME         stop a job: its instances are killed`,
+	}
+	f.register(cmd)
+	cmd.AddCommand(jobsServe(f), jobsRun(f), jobsStatus(f), jobsStop(f))
+	return cmd
+}
+
+func jobsServe(f *jobsFlags) *cobra.Command {
+	cfg := jobrunner.DefaultConfig()
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the job runner until interrupted",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, logger, err := f.options(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			cfg.Connect, cfg.Logger = opts, logger
+			r, err := jobrunner.New(cfg)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return r.Run(ctx)
+		},
+	}
+	cmd.Flags().StringVar(&cfg.Name, "name", cfg.Name, "the frameworks' name")
+	cmd.Flags().DurationVar(&cfg.Interval, "interval", cfg.Interval, "how often every job is planned again")
+	cmd.Flags().DurationVar(&cfg.FailoverTimeout, "failover-timeout", cfg.FailoverTimeout, "how long the master keeps the runner's tasks while no runner is connected")
+	return cmd
+}
+
+func jobsRun(f *jobsFlags) *cobra.Command {
+	check := false
+	cmd := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Submit a job file as the job's next version",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if check {
+				job, err := jobs.Parse(args[0], src)
+				if err != nil {
+					return err
+				}
+				printJobPlan(out, job)
+				return nil
+			}
+			s, err := f.store(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			sub, err := jobrunner.Submit(ctx, s, args[0], src, time.Now())
+			if err != nil {
+				return err
+			}
+			if sub.Unchanged {
+				fmt.Fprintf(out, "job %s: unchanged (version %d runs)\n", sub.Job.Name, sub.Version)
+				return nil
+			}
+			fmt.Fprintf(out, "job %s: version %d submitted\n", sub.Job.Name, sub.Version)
+			printJobPlan(out, sub.Job)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "only check the file and print what it runs")
+	return cmd
+}
+
+// printJobPlan says what a job runs.
+func printJobPlan(w io.Writer, j *jobs.Job) {
+	role := j.Role
+	if role == "" {
+		role = "(the runner's)"
+	}
+	fmt.Fprintf(w, "%s job %s in role %s\n", j.Type, j.Name, role)
+	if j.Periodic != nil {
+		fmt.Fprintf(w, "  on schedule %q, next at %s\n", j.Periodic.Cron, j.Periodic.Next(time.Now()).Format(time.RFC3339))
+	}
+	for _, g := range j.Groups {
+		var names []string
+		for _, t := range g.Tasks {
+			names = append(names, fmt.Sprintf("%s (%.2f cpus, %d MiB)", t.Name, float64(t.Resources.CPUMilli)/1000, t.Resources.MemMiB))
+		}
+		fmt.Fprintf(w, "  group %s: %d instance(s) of %s\n", g.Name, g.Count, strings.Join(names, ", "))
+		for _, c := range g.Constraints {
+			fmt.Fprintf(w, "    constraint %s\n", c)
+		}
+		fmt.Fprintf(w, "    restart: %d attempts in %v, delay %v, then %s\n", g.Restart.Attempts, g.Restart.Interval, g.Restart.Delay, g.Restart.Mode)
+	}
+}
+
+func jobsStatus(f *jobsFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status [NAME]",
+		Short: "The jobs, or one job's versions and instances",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.store(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			out := cmd.OutOrStdout()
+			if len(args) == 0 {
+				names, err := jobrunner.Names(ctx, s)
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "JOB\tVERSION\tSTATE\tINSTANCES")
+				for _, name := range names {
+					v, _, err := jobrunner.Read(ctx, s, name)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", name, v.Spec.Version, v.State(), v.Counts())
+				}
+				return tw.Flush()
+			}
+			v, ok, err := jobrunner.Read(ctx, s, args[0])
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("no job %q", args[0])
+			}
+			fmt.Fprintf(out, "job %s: version %d, %s", v.Name, v.Spec.Version, v.State())
+			if v.Status.Message != "" {
+				fmt.Fprintf(out, " (%s)", v.Status.Message)
+			}
+			fmt.Fprintf(out, "\nversions kept: %v, last stable: %d\n", v.Spec.Versions, v.Status.StableVersion)
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "INSTANCE\tSTATE\tHEALTHY\tAGENT\tSINCE\tMESSAGE")
+			for _, in := range v.Instances {
+				fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%s\t%s\n", in.ID, in.State, in.Healthy, in.Agent, in.Since.Format(time.RFC3339), in.Message)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func jobsStop(f *jobsFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stop NAME",
+		Short: "Stop a job: the runner kills its instances",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.store(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			if err := jobrunner.Stop(ctx, s, args[0], time.Now()); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "job %s: stopping\n", args[0])
+			return nil
+		},
+	}
+}

@@ -1,0 +1,266 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testcluster/executors"
+	"github.com/allot-project/allot/internal/testlog"
+	"github.com/allot-project/allot/internal/testutil"
+	"github.com/allot-project/allot/jobrunner"
+	"github.com/allot-project/allot/jobs"
+	"github.com/allot-project/allot/protocol"
+)
+
+// jobsWait bounds each wait of the job runner tests.
+const jobsWait = 60 * time.Second
+
+type jobsEnv struct {
+	c     *testcluster.Cluster
+	store *framework.Store
+	dir   string // where tasks look for the files that make them exit
+}
+
+func newJobsEnv(t *testing.T, agents int) *jobsEnv {
+	c := testcluster.New(t, testcluster.Options{Masters: 3})
+	for range agents {
+		executors.New(t, c, executors.Options{})
+	}
+	s, err := framework.OpenStore(framework.WithNATSURLs(c.NATSURL()), framework.WithLogger(testlog.New(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return &jobsEnv{c: c, store: s, dir: dir}
+}
+
+// startRunner runs a job runner until stop is called or the test ends.
+func (e *jobsEnv) startRunner(t *testing.T) (stop func()) {
+	cfg := jobrunner.DefaultConfig()
+	cfg.Connect = []framework.Option{framework.WithNATSURLs(e.c.NATSURL()), framework.WithRequestTimeout(2 * time.Second)}
+	cfg.Interval, cfg.Logger = 100*time.Millisecond, testlog.New(t)
+	r, err := jobrunner.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func (e *jobsEnv) submit(t *testing.T, src string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
+	defer cancel()
+	if _, err := jobrunner.Submit(ctx, e.store, "job.hcl", []byte(src), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tasks are the job's tasks the leader holds, by state, ended ones
+// included.
+func (e *jobsEnv) tasks(job string) map[protocol.TaskState][]protocol.TaskID {
+	out := map[protocol.TaskState][]protocol.TaskID{}
+	m := e.c.Leader()
+	if m == nil {
+		return out
+	}
+	v := m.View()
+	all := v.Tasks()
+	for _, f := range v.Frameworks() {
+		all = append(all, v.CompletedTasks(f.ID)...)
+	}
+	for _, tk := range all {
+		if strings.HasPrefix(string(tk.ID), job+".") {
+			out[tk.State] = append(out[tk.State], tk.ID)
+		}
+	}
+	return out
+}
+
+// waitRunning waits until exactly n of the job's tasks run and no other
+// is live.
+func (e *jobsEnv) waitRunning(t *testing.T, job string, n int) []protocol.TaskID {
+	t.Helper()
+	var running []protocol.TaskID
+	testutil.WaitFor(t, jobsWait, 20*time.Millisecond, func() error {
+		byState := e.tasks(job)
+		running = byState[protocol.TaskRunning]
+		live := 0
+		for st, ids := range byState {
+			if !st.Terminal() {
+				live += len(ids)
+			}
+		}
+		if len(running) != n || live != n {
+			return fmt.Errorf("%d running, %d live: %v", len(running), live, byState)
+		}
+		return nil
+	})
+	return running
+}
+
+func (e *jobsEnv) view(t *testing.T, name string) jobrunner.JobView {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
+	defer cancel()
+	v, _, err := jobrunner.Read(ctx, e.store, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// failTask makes a task of the job's exit 1: each polls for a file named
+// after its task ID.
+func (e *jobsEnv) failTask(t *testing.T, id protocol.TaskID) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(e.dir, string(id)), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *jobsEnv) waitCommand() string {
+	return fmt.Sprintf(`while [ ! -e %s/$ALLOT_TASK_ID ]; do sleep 0.05; done; exit 1`, e.dir)
+}
+
+// TestJobs_serviceKeepsCount: a service of three instances runs three;
+// one that fails is replaced after the restart delay, not counted twice;
+// a restarted runner adopts the three that run and launches nothing more
+// (checked against the leader's state); a stopped job runs nothing.
+func TestJobs_serviceKeepsCount(t *testing.T) {
+	t.Parallel()
+	e := newJobsEnv(t, 2)
+	stop := e.startRunner(t)
+	e.submit(t, fmt.Sprintf(`job "web" {
+  type = "service"
+  group "g" {
+    count = 3
+    restart {
+      attempts = 5
+      interval = "1h"
+      delay    = "100ms"
+    }
+    task "t" {
+      shell   = true
+      command = %q
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`, e.waitCommand()))
+	running := e.waitRunning(t, "web", 3)
+	e.failTask(t, running[0])
+	testutil.WaitFor(t, jobsWait, 20*time.Millisecond, func() error {
+		byState := e.tasks("web")
+		if len(byState[protocol.TaskFailed]) != 1 || len(byState[protocol.TaskRunning]) != 3 {
+			return fmt.Errorf("%v", byState)
+		}
+		return nil
+	})
+	v := e.view(t, "web")
+	if v.Status.State != jobs.JobRunning || len(v.Status.Restarts["g/"+strings.Split(string(running[0]), ".")[2]]) != 1 {
+		t.Fatalf("after one failure: %+v", v.Status)
+	}
+
+	// A runner restarted adopts what runs.
+	stop()
+	before := e.tasks("web")
+	e.startRunner(t)
+	testutil.WaitFor(t, jobsWait, 20*time.Millisecond, func() error {
+		if v := e.view(t, "web"); v.Counts() != "3 running" {
+			return fmt.Errorf("instances %s", v.Counts())
+		}
+		return nil
+	})
+	after := e.waitRunning(t, "web", 3)
+	if fmt.Sprint(after) != fmt.Sprint(before[protocol.TaskRunning]) {
+		t.Fatalf("after the runner's restart %v run, before %v", after, before[protocol.TaskRunning])
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
+	defer cancel()
+	if err := jobrunner.Stop(ctx, e.store, "web", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	e.waitRunning(t, "web", 0)
+}
+
+// TestJobs_batchRestartsThenFails: a batch job whose instances finish is
+// complete; one whose instance fails more often than its policy allows
+// is marked failed, after exactly that many restarts.
+func TestJobs_batchRestartsThenFails(t *testing.T) {
+	t.Parallel()
+	e := newJobsEnv(t, 1)
+	e.startRunner(t)
+	e.submit(t, `job "ok" {
+  type = "batch"
+  group "g" {
+    count = 2
+    task "t" {
+      command = "/bin/true"
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`)
+	e.submit(t, `job "bad" {
+  type = "batch"
+  group "g" {
+    restart {
+      attempts = 2
+      interval = "1h"
+      delay    = "50ms"
+      mode     = "fail"
+    }
+    task "t" {
+      command = "/bin/false"
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`)
+	testutil.WaitFor(t, jobsWait, 20*time.Millisecond, func() error {
+		ok, bad := e.view(t, "ok"), e.view(t, "bad")
+		if ok.Status.State != jobs.JobComplete || bad.Status.State != jobs.JobFailed {
+			return fmt.Errorf("ok %s, bad %s", ok.Status.State, bad.Status.State)
+		}
+		return nil
+	})
+	if n := len(e.tasks("bad")[protocol.TaskFailed]); n != 3 {
+		t.Errorf("bad ran %d times, want 3 (two restarts)", n)
+	}
+	if n := len(e.tasks("ok")[protocol.TaskFinished]); n != 2 {
+		t.Errorf("ok finished %d tasks, want 2", n)
+	}
+	if msg := e.view(t, "bad").Status.Message; !strings.Contains(msg, "used its 2 restarts") {
+		t.Errorf("bad's message: %q", msg)
+	}
+}

@@ -1,0 +1,257 @@
+package jobrunner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/jobs"
+	"github.com/allot-project/allot/protocol"
+)
+
+// The store's layout, under the principal's store:
+//
+//	jobs/<name>/spec        specRecord: the version to run, the versions kept, stopped
+//	jobs/<name>/v/<n>       a version's job file, as submitted
+//	jobs/<name>/status      statusRecord: the runner's account of the job
+//	jobs/<name>/live        liveRecord: the instances the runner launched and has not seen end
+//	runner/framework/<role> the framework ID the runner uses for the role
+const (
+	jobsPrefix = "jobs/"
+	// keepVersions is how many versions of a job the store keeps.
+	keepVersions = 10
+)
+
+func specKey(name string) string           { return jobsPrefix + name + "/spec" }
+func versionKey(name string, v int) string { return jobsPrefix + name + "/v/" + strconv.Itoa(v) }
+func statusKey(name string) string         { return jobsPrefix + name + "/status" }
+func liveKey(name string) string           { return jobsPrefix + name + "/live" }
+func frameworkKey(role string) string      { return "runner/framework/" + role }
+
+// specRecord is what the job's owner asked for.
+type specRecord struct {
+	Version  int   `json:"version"`
+	Versions []int `json:"versions"`
+	Stopped  bool  `json:"stopped,omitempty"`
+	// Revert marks Version as a copy of an earlier one made by a failed
+	// update's revert.
+	Revert    bool      `json:"revert,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// statusRecord is the runner's account of a job.
+type statusRecord struct {
+	Version       int                `json:"version"`
+	State         jobs.JobState      `json:"state"`
+	Message       string             `json:"message,omitempty"`
+	StableVersion int                `json:"stable_version,omitempty"`
+	UpdateFailed  bool               `json:"update_failed,omitempty"`
+	Restarts      map[string][]int64 `json:"restarts,omitempty"` // slot "group/index": Unix ns
+	UpdatedAt     time.Time          `json:"updated_at"`
+}
+
+// liveInstance is an instance the runner launched, as `jobs status` shows it.
+type liveInstance struct {
+	ID      string             `json:"id"`
+	State   jobs.InstanceState `json:"state"`
+	Healthy bool               `json:"healthy,omitempty"`
+	Agent   string             `json:"agent,omitempty"`
+	Since   time.Time          `json:"since"`
+	Message string             `json:"message,omitempty"`
+	// Role and Tasks let a restarted runner find the instance's tasks.
+	Role  string            `json:"role,omitempty"`
+	Tasks []protocol.TaskID `json:"tasks"`
+}
+
+type liveRecord struct {
+	Instances []liveInstance `json:"instances"`
+}
+
+// Submitted is what Submit did.
+type Submitted struct {
+	Job     *jobs.Job
+	Version int
+	// Unchanged: the file equals the version already running.
+	Unchanged bool
+}
+
+// Submit parses a job file and makes it the job's next version. A file
+// equal to the running version changes nothing.
+func Submit(ctx context.Context, s *framework.Store, file string, src []byte, now time.Time) (Submitted, error) {
+	job, err := jobs.Parse(file, src)
+	if err != nil {
+		return Submitted{}, err
+	}
+	for {
+		spec, rev, err := readSpec(ctx, s, job.Name)
+		if err != nil {
+			return Submitted{}, err
+		}
+		if spec.Version > 0 && !spec.Stopped {
+			if cur, ok, err := s.Get(ctx, versionKey(job.Name, spec.Version)); err != nil {
+				return Submitted{}, err
+			} else if ok && string(cur.Value) == string(src) {
+				return Submitted{Job: job, Version: spec.Version, Unchanged: true}, nil
+			}
+		}
+		next := 1
+		if len(spec.Versions) > 0 {
+			next = slices.Max(spec.Versions) + 1
+		}
+		if _, err := s.Put(ctx, versionKey(job.Name, next), src); err != nil {
+			return Submitted{}, err
+		}
+		old := spec.Versions
+		spec.Versions = append(spec.Versions, next)
+		spec.Version, spec.Stopped, spec.Revert, spec.UpdatedAt = next, false, false, now
+		var dropped []int
+		if n := len(spec.Versions); n > keepVersions {
+			dropped, spec.Versions = spec.Versions[:n-keepVersions], spec.Versions[n-keepVersions:]
+		}
+		if err := writeSpec(ctx, s, job.Name, spec, rev); errors.Is(err, protocol.ErrConflict) {
+			_, _ = s.Delete(ctx, versionKey(job.Name, next), 0)
+			spec.Versions = old
+			continue // someone else wrote the spec: read it again
+		} else if err != nil {
+			return Submitted{}, err
+		}
+		for _, v := range dropped {
+			_, _ = s.Delete(ctx, versionKey(job.Name, v), 0)
+		}
+		return Submitted{Job: job, Version: next}, nil
+	}
+}
+
+// Stop marks a job stopped: the runner kills its instances.
+func Stop(ctx context.Context, s *framework.Store, name string, now time.Time) error {
+	for {
+		spec, rev, err := readSpec(ctx, s, name)
+		if err != nil {
+			return err
+		}
+		if rev == 0 {
+			return fmt.Errorf("%w: no job %q", protocol.ErrInvalidArgument, name)
+		}
+		spec.Stopped, spec.UpdatedAt = true, now
+		if err := writeSpec(ctx, s, name, spec, rev); !errors.Is(err, protocol.ErrConflict) {
+			return err
+		}
+	}
+}
+
+// readSpec returns a job's spec record and its revision (0: no job).
+func readSpec(ctx context.Context, s *framework.Store, name string) (specRecord, uint64, error) {
+	var spec specRecord
+	item, ok, err := s.Get(ctx, specKey(name))
+	if err != nil || !ok {
+		return spec, 0, err
+	}
+	if err := json.Unmarshal(item.Value, &spec); err != nil {
+		return spec, 0, fmt.Errorf("job %q: spec record: %w", name, err)
+	}
+	return spec, item.Revision, nil
+}
+
+// writeSpec writes a spec record: created when rev is 0, else only over
+// revision rev.
+func writeSpec(ctx context.Context, s *framework.Store, name string, spec specRecord, rev uint64) error {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	if rev == 0 {
+		_, err = s.Create(ctx, specKey(name), data)
+	} else {
+		_, err = s.Update(ctx, specKey(name), data, rev)
+	}
+	return err
+}
+
+// JobView is a job as `allot jobs status` shows it.
+type JobView struct {
+	Name      string
+	Spec      specRecord
+	Status    statusRecord
+	Instances []liveInstance
+}
+
+// Read returns what the store holds of a job.
+func Read(ctx context.Context, s *framework.Store, name string) (JobView, bool, error) {
+	v := JobView{Name: name}
+	spec, rev, err := readSpec(ctx, s, name)
+	if err != nil || rev == 0 {
+		return v, false, err
+	}
+	v.Spec = spec
+	if item, ok, err := s.Get(ctx, statusKey(name)); err != nil {
+		return v, true, err
+	} else if ok {
+		_ = json.Unmarshal(item.Value, &v.Status)
+	}
+	if item, ok, err := s.Get(ctx, liveKey(name)); err != nil {
+		return v, true, err
+	} else if ok {
+		var live liveRecord
+		_ = json.Unmarshal(item.Value, &live)
+		v.Instances = live.Instances
+	}
+	return v, true, nil
+}
+
+// Names lists the jobs in the store.
+func Names(ctx context.Context, s *framework.Store) ([]string, error) {
+	items, err := s.List(ctx, jobsPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, it := range items {
+		rest := it.Key[len(jobsPrefix):]
+		if name, ok := cutSuffix(rest, "/spec"); ok {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
+func cutSuffix(s, suffix string) (string, bool) {
+	if len(s) > len(suffix) && s[len(s)-len(suffix):] == suffix {
+		return s[:len(s)-len(suffix)], true
+	}
+	return "", false
+}
+
+// State is the job's state as the runner last recorded it.
+func (v JobView) State() string {
+	switch {
+	case v.Spec.Stopped:
+		return "stopped"
+	case v.Status.Version != v.Spec.Version || v.Status.State == "":
+		return "pending"
+	}
+	return string(v.Status.State)
+}
+
+// Counts sums the instances by state, e.g. "3 running".
+func (v JobView) Counts() string {
+	n := map[jobs.InstanceState]int{}
+	for _, in := range v.Instances {
+		n[in.State]++
+	}
+	var parts []string
+	for _, st := range []jobs.InstanceState{jobs.InstanceRunning, jobs.InstanceStarting, jobs.InstanceFinished, jobs.InstanceFailed} {
+		if n[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,183 @@
+package jobrunner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/jobs"
+	"github.com/allot-project/allot/protocol"
+)
+
+// Runner runs the jobs in its principal's store.
+type Runner struct {
+	cfg   Config
+	log   hclog.Logger
+	store *framework.Store
+
+	mu    sync.Mutex
+	jobs  map[string]*jobRun
+	roles map[string]*roleSched
+	wake  chan struct{}
+	// kills are the tasks to kill, gathered under mu, sent outside it.
+	kills []pendingKill
+}
+
+type pendingKill struct {
+	role  string
+	task  protocol.TaskID
+	agent protocol.AgentID
+}
+
+// jobRun is the runner's state of one job.
+type jobRun struct {
+	name    string
+	spec    specRecord
+	specRev uint64
+	job     *jobs.Job
+	// status is the runner's account; statusDirty and liveDirty say what
+	// to write back to the store.
+	status      statusRecord
+	statusDirty bool
+	insts       map[string]*instance
+	liveDirty   bool
+	// adoptedAt is when instances were read from the store after a
+	// restart: planning waits for the master to confirm them.
+	adoptedAt time.Time
+	// revertTo is a version a failed update asked to go back to.
+	revertTo int
+}
+
+// adoptTimeout bounds the wait for the master's word on instances read
+// from the store; one it never confirms counts as lost.
+const adoptTimeout = 30 * time.Second
+
+// New returns a runner; Run starts it.
+func New(cfg Config) (*Runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Runner{cfg: cfg, log: cfg.Logger.Named("jobs"), jobs: map[string]*jobRun{}, roles: map[string]*roleSched{},
+		wake: make(chan struct{}, 1)}, nil
+}
+
+// Run runs the jobs until ctx ends. The runner's frameworks stay
+// registered, and their tasks running, for the failover timeout: a runner
+// started again adopts them.
+func (r *Runner) Run(ctx context.Context) error {
+	store, err := framework.OpenStore(append(slices.Clone(r.cfg.Connect), framework.WithLogger(r.log))...)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	r.store = store
+	defer r.stopRoles()
+	tick := time.NewTicker(r.cfg.Interval)
+	defer tick.Stop()
+	for {
+		if err := r.sync(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("reading the jobs", "error", err)
+		}
+		r.plan(ctx, time.Now())
+		r.persist(ctx)
+		r.flushKills(ctx)
+		r.declare(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-r.wake:
+		}
+	}
+}
+
+func (r *Runner) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sync reads the jobs' specs from the store: new jobs, new versions,
+// stops.
+func (r *Runner) sync(ctx context.Context) error {
+	names, err := Names(ctx, r.store)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		spec, rev, err := readSpec(ctx, r.store, name)
+		if err != nil || rev == 0 {
+			continue
+		}
+		r.mu.Lock()
+		jr := r.jobs[name]
+		same := jr != nil && jr.specRev == rev
+		r.mu.Unlock()
+		if same {
+			continue
+		}
+		item, ok, err := r.store.Get(ctx, versionKey(name, spec.Version))
+		if err != nil || !ok {
+			r.log.Warn("job version missing", "job", name, "version", spec.Version, "error", err)
+			continue
+		}
+		job, err := jobs.Parse(fmt.Sprintf("%s v%d", name, spec.Version), item.Value)
+		if err != nil {
+			r.log.Warn("job version does not parse", "job", name, "version", spec.Version, "error", err)
+			continue
+		}
+		if jr == nil {
+			if jr, err = r.load(ctx, name); err != nil {
+				r.log.Warn("reading job", "job", name, "error", err)
+				continue
+			}
+		}
+		r.mu.Lock()
+		jr.spec, jr.specRev, jr.job = spec, rev, job
+		r.jobs[name] = jr
+		r.mu.Unlock()
+		r.ensureRole(ctx, job.Role)
+		r.log.Info("job version", "job", name, "version", spec.Version, "stopped", spec.Stopped)
+	}
+	return nil
+}
+
+// load reads a job's status and the instances it had launched, which the
+// runner adopts: their tasks are reconciled with the master once their
+// role's framework is subscribed.
+func (r *Runner) load(ctx context.Context, name string) (*jobRun, error) {
+	jr := &jobRun{name: name, insts: map[string]*instance{}}
+	if item, ok, err := r.store.Get(ctx, statusKey(name)); err != nil {
+		return nil, err
+	} else if ok {
+		if err := json.Unmarshal(item.Value, &jr.status); err != nil {
+			return nil, err
+		}
+	}
+	item, ok, err := r.store.Get(ctx, liveKey(name))
+	if err != nil || !ok {
+		return jr, err
+	}
+	var live liveRecord
+	if err := json.Unmarshal(item.Value, &live); err != nil {
+		return nil, err
+	}
+	for _, li := range live.Instances {
+		_, ji, ok := jobs.ParseInstanceID(li.ID)
+		if !ok || li.State.Ended() {
+			continue
+		}
+		ji.State, ji.StartedAt = jobs.InstanceStarting, li.Since
+		jr.insts[li.ID] = &instance{Instance: ji, id: li.ID, job: name, role: li.Role, placed: true, adopted: true,
+			agent: protocol.AgentID(li.Agent), taskIDs: li.Tasks, tasks: map[protocol.TaskID]protocol.TaskStatus{}}
+		jr.adoptedAt = time.Now()
+	}
+	return jr, nil
+}

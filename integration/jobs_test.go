@@ -264,3 +264,130 @@ func TestJobs_batchRestartsThenFails(t *testing.T) {
 		t.Errorf("bad's message: %q", msg)
 	}
 }
+
+// serviceVersion is a service of three whose instances are healthy when
+// their sandbox holds a file named healthy: version makes each file a new
+// version; healthy false makes one that never is.
+func serviceVersion(version int, healthy bool) string {
+	cmd := "touch healthy; sleep 300"
+	if !healthy {
+		cmd = "sleep 300"
+	}
+	return fmt.Sprintf(`job "svc" {
+  type = "service"
+  update {
+    max_parallel     = 1
+    min_healthy_time = "1s"
+    healthy_deadline = "4s"
+    auto_revert      = true
+  }
+  group "g" {
+    count = 3
+    restart {
+      attempts = 10
+      interval = "1h"
+      delay    = "100ms"
+    }
+    task "t" {
+      shell   = true
+      command = %q
+      env     = { VERSION = "%d" }
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+      check {
+        type     = "command"
+        command  = "test -e healthy"
+        interval = "200ms"
+        timeout  = "1s"
+      }
+    }
+  }
+}`, cmd, version)
+}
+
+// TestJobs_rollingUpdateAndRevert: a new version replaces the instances
+// one at a time, the next only once the last is healthy, and never more
+// than three run; a version whose check never passes is reverted to the
+// last healthy one. Throughout, at least two instances are healthy.
+func TestJobs_rollingUpdateAndRevert(t *testing.T) {
+	t.Parallel()
+	e := newJobsEnv(t, 2)
+	e.startRunner(t)
+	e.submit(t, serviceVersion(1, true))
+	e.waitStable(t, "svc", 1, nil)
+
+	// watch checks, at every poll, what must hold throughout an update.
+	watch := func(v jobrunner.JobView) error {
+		healthy, live, unsettled := 0, 0, 0
+		for _, in := range v.Instances {
+			if in.State.Ended() {
+				continue
+			}
+			live++
+			if in.Healthy {
+				healthy++
+			}
+			if !strings.Contains(in.ID, fmt.Sprintf(".v%d.", v.Spec.Version)) {
+				continue
+			}
+			if !in.Healthy || time.Since(in.Since) < time.Second {
+				unsettled++
+			}
+		}
+		switch {
+		case healthy < 2:
+			return fmt.Errorf("%d healthy instances: %+v", healthy, v.Instances)
+		case live > 3:
+			return fmt.Errorf("%d live instances: %+v", live, v.Instances)
+		case unsettled > 1 && v.Status.Version == v.Spec.Version && !v.Status.UpdateFailed:
+			return fmt.Errorf("%d new instances unsettled at once: %+v", unsettled, v.Instances)
+		}
+		return nil
+	}
+	e.submit(t, serviceVersion(2, true))
+	e.waitStable(t, "svc", 2, watch)
+
+	e.submit(t, serviceVersion(3, false))
+	e.waitStable(t, "svc", 4, watch)
+	v := e.view(t, "svc")
+	if !v.Spec.Revert || v.Spec.Version != 4 {
+		t.Fatalf("after the failed update: spec %+v", v.Spec)
+	}
+	for _, in := range v.Instances {
+		if !in.State.Ended() && !strings.Contains(in.ID, ".v4.") {
+			t.Errorf("instance %s of another version runs", in.ID)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
+	defer cancel()
+	src, _, err := e.store.Get(ctx, "jobs/svc/v/4")
+	if err != nil || !strings.Contains(string(src.Value), `VERSION = "2"`) {
+		t.Fatalf("version 4 is not version 2's file: %q %v", src.Value, err)
+	}
+}
+
+// waitStable waits until version is the job's stable version with three
+// healthy instances of it, calling check (when set) on every view.
+func (e *jobsEnv) waitStable(t *testing.T, job string, version int, check func(jobrunner.JobView) error) {
+	t.Helper()
+	testutil.WaitFor(t, jobsWait, 20*time.Millisecond, func() error {
+		v := e.view(t, job)
+		if check != nil {
+			if err := check(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		healthy := 0
+		for _, in := range v.Instances {
+			if in.Healthy && !in.State.Ended() && strings.Contains(in.ID, fmt.Sprintf(".v%d.", version)) {
+				healthy++
+			}
+		}
+		if v.Status.StableVersion != version || healthy != 3 {
+			return fmt.Errorf("stable v%d, %d healthy of v%d: %+v", v.Status.StableVersion, healthy, version, v.Instances)
+		}
+		return nil
+	})
+}

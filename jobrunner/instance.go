@@ -29,6 +29,8 @@ type instance struct {
 	adopted bool
 	// recorded: the store holds it, so it may be launched.
 	recorded bool
+	// checked are its tasks with a health check.
+	checked map[protocol.TaskID]bool
 }
 
 // taskID is the ID of one task of an instance.
@@ -76,7 +78,8 @@ func (in *instance) observe(st protocol.TaskStatus, now time.Time) (killRest []p
 			}
 		case t.State == protocol.TaskRunning:
 			running++
-			if t.Healthy != nil && !*t.Healthy {
+			// A task with a check is healthy once the check said so.
+			if t.Healthy != nil && !*t.Healthy || t.Healthy == nil && in.checked[id] {
 				healthy = false
 			}
 		default:

@@ -79,12 +79,15 @@ func (r *Runner) planJob(jr *jobRun, now time.Time) bool {
 		r.stop(jr, s.ID(jr.name), now)
 	}
 	rec := jr.status
+	if rec.Version != jr.spec.Version {
+		rec.Message = "" // said of another version
+	}
 	rec.Version, rec.State, rec.UpdateFailed = jr.spec.Version, d.State, st.UpdateFailed || d.UpdateFailed
 	if d.Message != "" {
 		rec.Message = d.Message
 	}
 	if d.Stable != 0 {
-		rec.StableVersion = d.Stable
+		rec.StableVersion, rec.Message = d.Stable, fmt.Sprintf("version %d healthy in every instance", d.Stable)
 	}
 	if len(d.Restarted) > 0 {
 		rec.Restarts = mapsClone(rec.Restarts)
@@ -114,8 +117,11 @@ func (r *Runner) launch(jr *jobRun, l jobs.Launch, now time.Time) {
 	in := &instance{Instance: jobs.Instance{Slot: l.Slot, Version: l.Version, Attempt: l.Attempt, State: jobs.InstanceStarting, StartedAt: now},
 		job: jr.name, role: jr.job.Role, group: g, tasks: map[protocol.TaskID]protocol.TaskStatus{}}
 	in.id = in.ID(jr.name)
+	in.checked = map[protocol.TaskID]bool{}
 	for _, t := range g.Tasks {
-		in.taskIDs = append(in.taskIDs, taskID(in.id, t.Name))
+		id := taskID(in.id, t.Name)
+		in.taskIDs = append(in.taskIDs, id)
+		in.checked[id] = t.Check != nil
 	}
 	jr.insts[in.id], jr.liveDirty = in, true
 }

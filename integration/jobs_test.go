@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,12 +27,15 @@ type jobsEnv struct {
 	c     *testcluster.Cluster
 	store *framework.Store
 	dir   string // where tasks look for the files that make them exit
+	// agents are the real agents, in the order they started.
+	agents []*executors.Executor
 }
 
 func newJobsEnv(t *testing.T, agents int) *jobsEnv {
 	c := testcluster.New(t, testcluster.Options{Masters: 3})
+	var execs []*executors.Executor
 	for range agents {
-		executors.New(t, c, executors.Options{})
+		execs = append(execs, executors.New(t, c, executors.Options{}))
 	}
 	s, err := framework.OpenStore(framework.WithNATSURLs(c.NATSURL()), framework.WithLogger(testlog.New(t)))
 	if err != nil {
@@ -42,7 +46,7 @@ func newJobsEnv(t *testing.T, agents int) *jobsEnv {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	return &jobsEnv{c: c, store: s, dir: dir}
+	return &jobsEnv{c: c, store: s, dir: dir, agents: execs}
 }
 
 // startRunner runs a job runner until stop is called or the test ends.
@@ -390,4 +394,84 @@ func (e *jobsEnv) waitStable(t *testing.T, job string, version int, check func(j
 		}
 		return nil
 	})
+}
+
+func sleeper(count int) string {
+	return fmt.Sprintf(`job "keep" {
+  group "g" {
+    count = %d
+    restart {
+      attempts = 10
+      interval = "1h"
+      delay    = "100ms"
+    }
+    task "t" {
+      command = "sleep"
+      args    = ["300"]
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`, count)
+}
+
+// TestJobs_serviceThroughFaults: a service keeps its count when an agent
+// holding some of its instances is lost (they are replaced on the other
+// agent once the master gives the agent up) and when the leader is
+// killed (nothing launched twice: the same tasks run); a version that
+// changes only the count keeps the instances that run and adds one.
+func TestJobs_serviceThroughFaults(t *testing.T) {
+	t.Parallel()
+	e := newJobsEnv(t, 2)
+	e.startRunner(t)
+	e.submit(t, sleeper(3))
+	running := e.waitRunning(t, "keep", 3)
+
+	// Lose an agent that holds an instance.
+	lost := e.agents[0]
+	m := e.c.WaitForLeader()
+	if tk, ok := m.View().Task(e.frameworkOf(t, running[0]), running[0]); ok && tk.AgentID != lost.ID() {
+		lost = e.agents[1]
+	}
+	stopped := time.Now()
+	lost.Stop()
+	testutil.WaitFor(t, jobsWait, 20*time.Millisecond, func() error {
+		now := e.waitRunning(t, "keep", 3)
+		v := e.c.Leader().View()
+		for _, id := range now {
+			if tk, ok := v.Task(e.frameworkOf(t, id), id); !ok || tk.AgentID == lost.ID() {
+				return fmt.Errorf("task %s still counted on the lost agent", id)
+			}
+		}
+		return nil
+	})
+	t.Logf("instances replaced %v after the agent stopped (agent timeout %v)", time.Since(stopped).Round(time.Millisecond),
+		testcluster.DefaultAgentTimeout)
+
+	// Kill the leader: the same three run, nothing more.
+	before := e.waitRunning(t, "keep", 3)
+	e.c.KillLeader()
+	e.c.WaitForLeader()
+	// A version that changes only the count: the three stay, one joins.
+	e.submit(t, sleeper(4))
+	after := e.waitRunning(t, "keep", 4)
+	for _, id := range before {
+		if !slices.Contains(after, id) {
+			t.Errorf("task %s was replaced: before %v, after %v", id, before, after)
+		}
+	}
+}
+
+// frameworkOf is the framework of the runner's task id, from the leader.
+func (e *jobsEnv) frameworkOf(t *testing.T, id protocol.TaskID) protocol.FrameworkID {
+	t.Helper()
+	for _, tk := range e.c.WaitForLeader().View().Tasks() {
+		if tk.ID == id {
+			return tk.FrameworkID
+		}
+	}
+	t.Fatalf("no task %s", id)
+	return ""
 }

@@ -67,6 +67,9 @@ type liveInstance struct {
 	// Role and Tasks let a restarted runner find the instance's tasks.
 	Role  string            `json:"role,omitempty"`
 	Tasks []protocol.TaskID `json:"tasks"`
+	// Version is the job version it counts as: a later version that
+	// changed only its group's count keeps the instance as it is.
+	Version int `json:"version,omitempty"`
 }
 
 type liveRecord struct {

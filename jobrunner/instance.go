@@ -118,5 +118,5 @@ func (in *instance) live() liveInstance {
 		since = in.HealthySince
 	}
 	return liveInstance{ID: in.id, State: in.State, Healthy: in.Healthy, Agent: string(in.agent), Since: since,
-		Message: in.message, Role: in.role, Tasks: in.taskIDs}
+		Message: in.message, Role: in.role, Tasks: in.taskIDs, Version: in.Version}
 }

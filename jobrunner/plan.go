@@ -2,6 +2,7 @@ package jobrunner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,7 +77,7 @@ func (r *Runner) planJob(jr *jobRun, now time.Time) bool {
 		r.launch(jr, l, now)
 	}
 	for _, s := range d.Stop {
-		r.stop(jr, s.ID(jr.name), now)
+		r.stop(jr, s, now)
 	}
 	rec := jr.status
 	if rec.Version != jr.spec.Version {
@@ -127,8 +128,13 @@ func (r *Runner) launch(jr *jobRun, l jobs.Launch, now time.Time) {
 }
 
 // stop kills an instance's tasks, or drops it if it was never placed.
-func (r *Runner) stop(jr *jobRun, id string, now time.Time) {
-	in := jr.insts[id]
+func (r *Runner) stop(jr *jobRun, which jobs.Instance, now time.Time) {
+	var in *instance
+	for _, c := range jr.insts {
+		if c.Slot == which.Slot && c.Attempt == which.Attempt {
+			in = c
+		}
+	}
 	if in == nil || in.Stopping {
 		return
 	}
@@ -231,4 +237,33 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// keepInPlace makes the instances of groups that a new version changed
+// only in count count as that version: a new count starts or stops
+// instances, and replaces none.
+func keepInPlace(jr *jobRun, next *jobs.Job, version int) {
+	if jr.job.Role != next.Role || jr.job.Type != next.Type {
+		return
+	}
+	same := map[string]*jobs.Group{}
+	for i := range next.Groups {
+		g := &next.Groups[i]
+		if old := groupOf(jr.job, g.Name); old != nil && sameButCount(*old, *g) {
+			same[g.Name] = g
+		}
+	}
+	for _, in := range jr.insts {
+		if g := same[in.Group]; g != nil && in.Version == jr.spec.Version && !in.State.Ended() {
+			in.Version, in.group = version, g
+			jr.liveDirty = true
+		}
+	}
+}
+
+func sameButCount(a, b jobs.Group) bool {
+	a.Count, b.Count = 0, 0
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(x) == string(y)
 }

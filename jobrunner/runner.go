@@ -140,6 +140,9 @@ func (r *Runner) sync(ctx context.Context) error {
 			}
 		}
 		r.mu.Lock()
+		if jr.job != nil && spec.Version != jr.spec.Version {
+			keepInPlace(jr, job, spec.Version)
+		}
 		jr.spec, jr.specRev, jr.job = spec, rev, job
 		r.jobs[name] = jr
 		r.mu.Unlock()
@@ -175,6 +178,9 @@ func (r *Runner) load(ctx context.Context, name string) (*jobRun, error) {
 			continue
 		}
 		ji.State, ji.StartedAt = jobs.InstanceStarting, li.Since
+		if li.Version > 0 {
+			ji.Version = li.Version
+		}
 		jr.insts[li.ID] = &instance{Instance: ji, id: li.ID, job: name, role: li.Role, placed: true, adopted: true,
 			agent: protocol.AgentID(li.Agent), taskIDs: li.Tasks, tasks: map[protocol.TaskID]protocol.TaskStatus{}}
 		jr.adoptedAt = time.Now()

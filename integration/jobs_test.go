@@ -85,6 +85,11 @@ func (e *jobsEnv) submit(t *testing.T, src string) {
 // tasks are the job's tasks the leader holds, by state, ended ones
 // included.
 func (e *jobsEnv) tasks(job string) map[protocol.TaskState][]protocol.TaskID {
+	return e.tasksPrefixed(job + ".")
+}
+
+// tasksPrefixed are the tasks whose IDs start with prefix, by state.
+func (e *jobsEnv) tasksPrefixed(prefix string) map[protocol.TaskState][]protocol.TaskID {
 	out := map[protocol.TaskState][]protocol.TaskID{}
 	m := e.c.Leader()
 	if m == nil {
@@ -96,7 +101,7 @@ func (e *jobsEnv) tasks(job string) map[protocol.TaskState][]protocol.TaskID {
 		all = append(all, v.CompletedTasks(f.ID)...)
 	}
 	for _, tk := range all {
-		if strings.HasPrefix(string(tk.ID), job+".") {
+		if strings.HasPrefix(string(tk.ID), prefix) {
 			out[tk.State] = append(out[tk.State], tk.ID)
 		}
 	}
@@ -474,4 +479,75 @@ func (e *jobsEnv) frameworkOf(t *testing.T, id protocol.TaskID) protocol.Framewo
 	}
 	t.Fatalf("no task %s", id)
 	return ""
+}
+
+// TestJobs_periodic: a periodic job fires on its schedule, each run a
+// batch job of its own; told not to overlap itself, it skips a firing
+// while its last run still runs, so never two run at once.
+func TestJobs_periodic(t *testing.T) {
+	t.Parallel()
+	e := newJobsEnv(t, 1)
+	e.startRunner(t)
+	e.submit(t, `job "tick" {
+  type = "batch"
+  periodic {
+    cron             = "@every 1s"
+    prohibit_overlap = true
+  }
+  group "g" {
+    task "t" {
+      command = "sleep"
+      args    = ["2.5"]
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`)
+	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
+	defer cancel()
+	runs := map[string]bool{}
+	testutil.WaitFor(t, jobsWait, 20*time.Millisecond, func() error {
+		live := map[string]bool{}
+		byState := e.tasksPrefixed("tick-")
+		for st, ids := range byState {
+			for _, id := range ids {
+				run := strings.SplitN(string(id), ".", 2)[0]
+				runs[run] = true
+				if !st.Terminal() {
+					live[run] = true
+				}
+			}
+		}
+		if len(live) > 1 {
+			t.Fatalf("runs at once: %v", live)
+		}
+		if len(byState[protocol.TaskFinished]) < 2 {
+			return fmt.Errorf("%d runs finished (%d seen)", len(byState[protocol.TaskFinished]), len(runs))
+		}
+		return nil
+	})
+	v, _, err := jobrunner.Read(ctx, e.store, "tick")
+	if err != nil || v.Status.LastRun.IsZero() || v.Status.State != jobs.JobRunning {
+		t.Fatalf("the periodic job's status: %+v %v", v.Status, err)
+	}
+	for _, name := range sortedRuns(t, e) {
+		if name == "tick" {
+			continue
+		}
+		if r, _, err := jobrunner.Read(ctx, e.store, name); err != nil || r.Spec.Parent != "tick" {
+			t.Errorf("run %s: %+v %v", name, r.Spec, err)
+		}
+	}
+}
+
+func sortedRuns(t *testing.T, e *jobsEnv) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
+	defer cancel()
+	names, err := jobrunner.Names(ctx, e.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }

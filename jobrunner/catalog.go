@@ -41,7 +41,12 @@ type specRecord struct {
 	Stopped  bool  `json:"stopped,omitempty"`
 	// Revert marks Version as a copy of an earlier one made by a failed
 	// update's revert.
-	Revert    bool      `json:"revert,omitempty"`
+	Revert bool `json:"revert,omitempty"`
+	// Parent names the periodic job a run was made of, and ParentVersion
+	// its version: the run is that version's job, once, without the
+	// schedule.
+	Parent        string    `json:"parent,omitempty"`
+	ParentVersion int       `json:"parent_version,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
@@ -52,6 +57,8 @@ type statusRecord struct {
 	Message       string             `json:"message,omitempty"`
 	StableVersion int                `json:"stable_version,omitempty"`
 	UpdateFailed  bool               `json:"update_failed,omitempty"`
+	// LastRun is when a periodic job's schedule last fired.
+	LastRun time.Time `json:"last_run,omitzero"`
 	Restarts      map[string][]int64 `json:"restarts,omitempty"` // slot "group/index": Unix ns
 	UpdatedAt     time.Time          `json:"updated_at"`
 }

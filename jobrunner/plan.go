@@ -35,14 +35,8 @@ func (r *Runner) plan(ctx context.Context, now time.Time) {
 // planJob plans one job; it reports whether a failed update asks for a
 // revert.
 func (r *Runner) planJob(jr *jobRun, now time.Time) bool {
-	if jr.job.Periodic != nil && !jr.spec.Stopped {
-		// Schedules are checked at submission but not run yet: say so
-		// rather than run the job once.
-		rec := jr.status
-		rec.Version, rec.State, rec.Message = jr.spec.Version, jobs.JobStopped, "periodic jobs are not run by this runner yet"
-		if !statusEqual(rec, jr.status) {
-			jr.status, jr.statusDirty = rec, true
-		}
+	if jr.job.Periodic != nil {
+		r.schedule(jr, now)
 		return false
 	}
 	for _, in := range jr.insts {

@@ -25,8 +25,10 @@ type Runner struct {
 	jobs  map[string]*jobRun
 	roles map[string]*roleSched
 	wake  chan struct{}
-	// kills are the tasks to kill, gathered under mu, sent outside it.
+	// kills are the tasks to kill, gathered under mu, sent outside it;
+	// runs the periodic runs schedules fired, written to the store next.
 	kills []pendingKill
+	runs  []periodicRun
 }
 
 type pendingKill struct {
@@ -86,6 +88,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 		r.plan(ctx, time.Now())
 		r.persist(ctx)
+		r.startRuns(ctx)
 		r.flushKills(ctx)
 		r.declare(ctx)
 		select {
@@ -123,15 +126,22 @@ func (r *Runner) sync(ctx context.Context) error {
 		if same {
 			continue
 		}
-		item, ok, err := r.store.Get(ctx, versionKey(name, spec.Version))
+		src, v := name, spec.Version
+		if spec.Parent != "" {
+			src, v = spec.Parent, spec.ParentVersion
+		}
+		item, ok, err := r.store.Get(ctx, versionKey(src, v))
 		if err != nil || !ok {
-			r.log.Warn("job version missing", "job", name, "version", spec.Version, "error", err)
+			r.log.Warn("job version missing", "job", src, "version", v, "error", err)
 			continue
 		}
-		job, err := jobs.Parse(fmt.Sprintf("%s v%d", name, spec.Version), item.Value)
+		job, err := jobs.Parse(fmt.Sprintf("%s v%d", src, v), item.Value)
 		if err != nil {
-			r.log.Warn("job version does not parse", "job", name, "version", spec.Version, "error", err)
+			r.log.Warn("job version does not parse", "job", src, "version", v, "error", err)
 			continue
+		}
+		if spec.Parent != "" {
+			job.Name, job.Periodic = name, nil
 		}
 		if jr == nil {
 			if jr, err = r.load(ctx, name); err != nil {

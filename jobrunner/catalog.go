@@ -47,20 +47,20 @@ type specRecord struct {
 	// schedule.
 	Parent        string    `json:"parent,omitempty"`
 	ParentVersion int       `json:"parent_version,omitempty"`
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 }
 
 // statusRecord is the runner's account of a job.
 type statusRecord struct {
-	Version       int                `json:"version"`
-	State         jobs.JobState      `json:"state"`
-	Message       string             `json:"message,omitempty"`
-	StableVersion int                `json:"stable_version,omitempty"`
-	UpdateFailed  bool               `json:"update_failed,omitempty"`
+	Version       int           `json:"version"`
+	State         jobs.JobState `json:"state"`
+	Message       string        `json:"message,omitempty"`
+	StableVersion int           `json:"stable_version,omitempty"`
+	UpdateFailed  bool          `json:"update_failed,omitempty"`
 	// LastRun is when a periodic job's schedule last fired.
-	LastRun time.Time `json:"last_run,omitzero"`
-	Restarts      map[string][]int64 `json:"restarts,omitempty"` // slot "group/index": Unix ns
-	UpdatedAt     time.Time          `json:"updated_at"`
+	LastRun   time.Time          `json:"last_run,omitzero"`
+	Restarts  map[string][]int64 `json:"restarts,omitempty"` // slot "group/index": Unix ns
+	UpdatedAt time.Time          `json:"updated_at"`
 }
 
 // liveInstance is an instance the runner launched, as `jobs status` shows it.

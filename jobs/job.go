@@ -39,6 +39,8 @@ type Job struct {
 type Group struct {
 	Name  string
 	Count int
+	// Pos is where the group is defined, for errors found later.
+	Pos Position `json:"-"`
 	// Constraints hold for every instance (the job's and the group's).
 	Constraints []protocol.Constraint
 	// Spread names attributes whose values the instances are spread
@@ -46,6 +48,12 @@ type Group struct {
 	Spread  []string
 	Restart Restart
 	Tasks   []Task
+}
+
+// Position is a place in a job file.
+type Position struct {
+	File         string
+	Line, Column int
 }
 
 // Task is one command of a group.

@@ -100,7 +100,8 @@ func (p *problems) job(b jobBody) *Job {
 }
 
 func (p *problems) group(b groupBody, typ Type) Group {
-	g := Group{Name: p.name("group", b.Name, b.NameRange), Count: 1, Spread: b.Spread}
+	g := Group{Name: p.name("group", b.Name, b.NameRange), Count: 1, Spread: b.Spread,
+		Pos: Position{File: b.DefRange.Filename, Line: b.DefRange.Start.Line, Column: b.DefRange.Start.Column}}
 	if b.Count != nil {
 		g.Count = *b.Count
 		if g.Count < 0 || g.Count > MaxCount {

@@ -18,11 +18,14 @@ import (
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/jobrunner"
 	"github.com/allot-project/allot/jobs"
+	"github.com/allot-project/allot/master/api"
+	"github.com/allot-project/allot/protocol"
 )
 
 // jobsFlags reach the cluster as the jobs' principal.
 type jobsFlags struct {
 	nats, principal, secret string
+	masters                 string
 	logLevel                string
 }
 
@@ -31,6 +34,7 @@ func (f *jobsFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.nats, "nats", os.Getenv("ALLOT_NATS"), "the cluster's NATS URLs, comma-separated ($ALLOT_NATS)")
 	fl.StringVar(&f.principal, "principal", os.Getenv("ALLOT_PRINCIPAL"), "the jobs' principal ($ALLOT_PRINCIPAL)")
 	fl.StringVar(&f.secret, "secret", os.Getenv("ALLOT_SECRET"), "the principal's secret ($ALLOT_SECRET)")
+	fl.StringVar(&f.masters, "masters", os.Getenv("ALLOT_MASTERS"), "masters' HTTP addresses, to check job files against the agents ($ALLOT_MASTERS)")
 	fl.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr")
 }
 
@@ -114,11 +118,14 @@ func jobsRun(f *jobsFlags) *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			job, err := jobs.Parse(args[0], src)
+			if err != nil {
+				return err
+			}
+			if err := f.checkFits(cmd.Context(), job); err != nil {
+				return err
+			}
 			if check {
-				job, err := jobs.Parse(args[0], src)
-				if err != nil {
-					return err
-				}
 				printJobPlan(out, job)
 				return nil
 			}
@@ -241,4 +248,49 @@ func jobsStop(f *jobsFlags) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// checkFits refuses a job some group of which no agent could ever run,
+// where --masters names the cluster; without it the check is skipped.
+func (f *jobsFlags) checkFits(ctx context.Context, job *jobs.Job) error {
+	if f.masters == "" {
+		return nil
+	}
+	c, err := api.NewClient(strings.Split(f.masters, ","), api.WithPrincipal(f.principal, f.secret))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := c.State(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the agents from the masters (--masters): %w", err)
+	}
+	var agents []jobs.Agent
+	for _, a := range st.Agents {
+		if a.State == "active" {
+			agents = append(agents, jobs.Agent{Resources: a.Resources, Attributes: attributesOf(a.Attributes)})
+		}
+	}
+	return jobs.CheckFits(job, agents)
+}
+
+// attributesOf reads back the JSON form of agent attributes.
+func attributesOf(m map[string]any) protocol.Attributes {
+	out := protocol.Attributes{}
+	for k, v := range m {
+		switch x := v.(type) {
+		case float64:
+			out[k] = protocol.Number(x)
+		case []any:
+			var items []string
+			for _, it := range x {
+				items = append(items, fmt.Sprint(it))
+			}
+			out[k] = protocol.Set(items...)
+		default:
+			out[k] = protocol.Text(fmt.Sprint(x))
+		}
+	}
+	return out
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/internal/testutil"
+)
+
+// The jobs commands on allot dev: a bad file is refused with positions
+// and nothing submitted, whether HCL refuses it or no agent could run it;
+// a good one is run by `allot jobs serve`, shown by status, and stopped.
+func TestJobs_onDevCluster(t *testing.T) {
+	t.Parallel()
+	env := startDev(t)
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		file, src, want string
+	}{
+		{"syntax.hcl", "job \"a\" {\n  group \"g\" {\n    count = \n  }\n}\n", "syntax.hcl:3:13: Invalid expression"},
+		{"field.hcl", "job \"a\" {\n  colour = \"red\"\n}\n", "field.hcl:2:3: Unsupported argument"},
+		{"nowhere.hcl", "job \"a\" {\n  group \"g\" {\n    constraints = [\"rack == r9\"]\n    task \"t\" {\n      command = \"true\"\n    }\n  }\n}\n",
+			"nowhere.hcl:2:3: group \"g\": none of the 2 agents meets its constraints (rack == \"r9\")"},
+		{"huge.hcl", "job \"a\" {\n  group \"g\" {\n    task \"t\" {\n      command = \"true\"\n      resources {\n        cpus = 64\n      }\n    }\n  }\n}\n",
+			"huge.hcl:2:3: group \"g\": an instance needs cpus:64000"},
+	} {
+		_, errOut, code := runWithEnv(t, env, "jobs", "run", write(tc.file, tc.src))
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("jobs run %s: exit %d, stderr %q; want 1 and %q", tc.file, code, errOut, tc.want)
+		}
+	}
+	if out, errOut, code := runWithEnv(t, env, "jobs", "status"); code != 0 || strings.Contains(out, "\na ") {
+		t.Fatalf("status after refused files: exit %d %q %q", code, out, errOut)
+	}
+
+	serve := allotCommand(env, "jobs", "serve")
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Signal(syscall.SIGINT); _ = serve.Wait() })
+	job := write("web.hcl", `job "web" {
+  group "g" {
+    count = 2
+    task "t" {
+      command = "sleep"
+      args    = ["300"]
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`)
+	out, errOut, code := runWithEnv(t, env, "jobs", "run", job)
+	if code != 0 || !strings.Contains(out, "job web: version 1 submitted") {
+		t.Fatalf("jobs run: exit %d %q %q", code, out, errOut)
+	}
+	if out, _, _ := runWithEnv(t, env, "jobs", "run", job); !strings.Contains(out, "unchanged") {
+		t.Errorf("the same file again: %q", out)
+	}
+	testutil.WaitFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+		out, errOut, _ := runWithEnv(t, env, "jobs", "status")
+		if !strings.Contains(out, "web  1        running  2 running") {
+			return fmt.Errorf("status %q %q", out, errOut)
+		}
+		return nil
+	})
+	out, _, _ = runWithEnv(t, env, "jobs", "status", "web")
+	if strings.Count(out, " running ") != 2 || !strings.Contains(out, "web.g.0.v1.0") {
+		t.Errorf("status web: %q", out)
+	}
+	if _, errOut, code := runWithEnv(t, env, "jobs", "stop", "web"); code != 0 {
+		t.Fatalf("jobs stop: %d %q", code, errOut)
+	}
+	testutil.WaitFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+		out, _, _ := runWithEnv(t, env, "jobs", "status")
+		if !strings.Contains(out, "web  1        stopped") || strings.Contains(out, "running") {
+			return fmt.Errorf("status %q", out)
+		}
+		return nil
+	})
+}

@@ -27,7 +27,7 @@ FUZZPKGS ?= ./...
 # The packages that hold Fuzz targets, for the short CI run.
 FUZZSMOKEPKGS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 
-.PHONY: all help build examples demo real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-smoke fuzz fuzz-smoke test-long faults mutate ui-screenshots clean
+.PHONY: all help build examples demo real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-jobs bench-smoke fuzz fuzz-smoke test-long faults mutate ui-screenshots clean
 
 all: build
 
@@ -39,6 +39,7 @@ help:
 	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, references, go mod tidy'
 	@echo 'make bench      every benchmark (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME) BENCHPKGS=$(BENCHPKGS))'
 	@echo 'make bench-smoke every benchmark once, at small sizes (CI)'
+	@echo 'make bench-jobs the job runner: a service of N=1000 instances to RUNNING on allot dev'
 	@echo 'make fuzz-smoke every Fuzz target for 5 s (CI)'
 	@echo 'make test-long  the long property tests (ALLOT_LONG=1; CI)'
 	@echo 'make fuzz       every Fuzz target for FUZZTIME=$(FUZZTIME)'
@@ -114,6 +115,10 @@ bench:
 # target with "context deadline exceeded" when a duration ends while a
 # worker is busy, golang/go#75804); the property tests too long for make
 # test.
+# The job runner bringing a service of N instances (default 1,000) to RUNNING on allot dev.
+bench-jobs: build
+	@scripts/bench-jobs.sh
+
 bench-smoke:
 	$(GO) test -short -count=1 -run='^$$' -bench='.' -benchtime=1x ./...
 

@@ -28,12 +28,17 @@ type Config struct {
 	// frameworks and their tasks while no runner is connected (default
 	// one week): a runner that comes back within it adopts them.
 	FailoverTimeout time.Duration
-	Logger          hclog.Logger
+	// LeaseTTL is how long the active runner's lease lasts without
+	// renewal before a waiting runner takes over (default 10 s); it is
+	// renewed every LeaseTTL/4.
+	LeaseTTL time.Duration
+	Logger   hclog.Logger
 }
 
 // DefaultConfig is a Config with the defaults set.
 func DefaultConfig() Config {
-	return Config{Name: "allot-jobs", Interval: time.Second, FailoverTimeout: 7 * 24 * time.Hour, Logger: hclog.NewNullLogger()}
+	return Config{Name: "allot-jobs", Interval: time.Second, FailoverTimeout: 7 * 24 * time.Hour, LeaseTTL: 10 * time.Second,
+		Logger: hclog.NewNullLogger()}
 }
 
 // Validate checks the config.
@@ -41,8 +46,9 @@ func (c Config) Validate() error {
 	if c.Name == "" {
 		return fmt.Errorf("%w: empty name", ErrConfig)
 	}
-	if c.Interval <= 0 || c.FailoverTimeout <= 0 {
-		return fmt.Errorf("%w: interval %v and failover timeout %v must be positive", ErrConfig, c.Interval, c.FailoverTimeout)
+	if c.Interval <= 0 || c.FailoverTimeout <= 0 || c.LeaseTTL <= 0 {
+		return fmt.Errorf("%w: interval %v, failover timeout %v and lease TTL %v must be positive", ErrConfig,
+			c.Interval, c.FailoverTimeout, c.LeaseTTL)
 	}
 	if c.Logger == nil {
 		return fmt.Errorf("%w: no logger", ErrConfig)

@@ -3,6 +3,7 @@ package jobrunner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -17,7 +18,9 @@ import (
 
 // Runner runs the jobs in its principal's store.
 type Runner struct {
-	cfg   Config
+	cfg Config
+	// id names this runner in the lease.
+	id    string
 	log   hclog.Logger
 	store *framework.Store
 
@@ -65,13 +68,15 @@ func New(cfg Config) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Runner{cfg: cfg, log: cfg.Logger.Named("jobs"), jobs: map[string]*jobRun{}, roles: map[string]*roleSched{},
-		wake: make(chan struct{}, 1)}, nil
+	return &Runner{cfg: cfg, id: protocol.NewID("runner"), log: cfg.Logger.Named("jobs"), jobs: map[string]*jobRun{},
+		roles: map[string]*roleSched{}, wake: make(chan struct{}, 1)}, nil
 }
 
-// Run runs the jobs until ctx ends. The runner's frameworks stay
-// registered, and their tasks running, for the failover timeout: a runner
-// started again adopts them.
+// Run runs the jobs until ctx ends, while this runner holds the lease of
+// the active runner; a runner that loses it (another took over after it
+// went unheard for LeaseTTL) stops its frameworks and waits for the lease
+// again. The runner's frameworks stay registered, and their tasks running,
+// for the failover timeout: a runner started again adopts them.
 func (r *Runner) Run(ctx context.Context) error {
 	store, err := framework.OpenStore(append(slices.Clone(r.cfg.Connect), framework.WithLogger(r.log))...)
 	if err != nil {
@@ -79,10 +84,48 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	defer store.Close()
 	r.store = store
-	defer r.stopRoles()
+	for {
+		rev, err := r.acquire(ctx)
+		if err != nil {
+			return nil // ctx ended
+		}
+		r.log.Info("active: running the jobs", "runner", r.id)
+		rev = r.active(ctx, rev)
+		r.stopRoles()
+		if ctx.Err() != nil && rev != 0 {
+			// Stopped, not overtaken: a waiting runner need not wait.
+			release, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, _ = r.store.Delete(release, leaseKey, rev)
+			cancel()
+		}
+		r.mu.Lock()
+		r.jobs, r.roles, r.kills, r.runs = map[string]*jobRun{}, map[string]*roleSched{}, nil, nil
+		r.mu.Unlock()
+		if ctx.Err() != nil {
+			return nil
+		}
+		r.log.Warn("lost the lease to another runner: waiting")
+	}
+}
+
+// active runs the jobs until ctx ends or the lease is lost, and returns
+// the lease's last revision (0 when lost).
+func (r *Runner) active(ctx context.Context, rev uint64) uint64 {
 	tick := time.NewTicker(r.cfg.Interval)
 	defer tick.Stop()
+	renewed := time.Now()
 	for {
+		if time.Since(renewed) >= r.cfg.LeaseTTL/4 {
+			next, err := r.writeLease(ctx, rev)
+			switch {
+			case errors.Is(err, protocol.ErrConflict):
+				return 0
+			case err == nil:
+				rev, renewed = next, time.Now()
+			case ctx.Err() == nil:
+				r.log.Warn("renewing the lease", "error", err)
+			}
+		}
 		if err := r.sync(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("reading the jobs", "error", err)
 		}
@@ -93,7 +136,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		r.declare(ctx)
 		select {
 		case <-ctx.Done():
-			return nil
+			return rev
 		case <-tick.C:
 		case <-r.wake:
 		}

@@ -103,6 +103,7 @@ func jobsServe(f *jobsFlags) *cobra.Command {
 	cmd.Flags().StringVar(&cfg.Name, "name", cfg.Name, "the frameworks' name")
 	cmd.Flags().DurationVar(&cfg.Interval, "interval", cfg.Interval, "how often every job is planned again")
 	cmd.Flags().DurationVar(&cfg.FailoverTimeout, "failover-timeout", cfg.FailoverTimeout, "how long the master keeps the runner's tasks while no runner is connected")
+	cmd.Flags().DurationVar(&cfg.LeaseTTL, "lease-ttl", cfg.LeaseTTL, "how long a waiting runner waits for the active one's lease to lapse before it takes over")
 	return cmd
 }
 

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -91,4 +96,132 @@ func TestJobs_onDevCluster(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// The job runner as processes: the active one killed with SIGKILL, a
+// waiting one takes over once its lease lapses; that one killed too and a
+// new one started, it adopts the instances. Throughout, the same three
+// tasks run, checked against the leader's state: none launched twice.
+func TestJobs_runnersKilled(t *testing.T) {
+	t.Parallel()
+	env := startDev(t)
+	serve := func() (*exec.Cmd, *lockedBuffer) {
+		cmd := allotCommand(env, "jobs", "serve", "--lease-ttl", "2s", "--log-level", "info")
+		errb := &lockedBuffer{}
+		cmd.Stderr = errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd, errb
+	}
+	kill := func(cmd *exec.Cmd) {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+	}
+	running := func() []string {
+		out, _, _ := runWithEnv(t, env, "tasks", "list")
+		var ids []string
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 3 && strings.HasPrefix(f[1], "keep.") && f[3] == "RUNNING" {
+				ids = append(ids, f[1])
+			}
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	live := func() int {
+		out, _, _ := runWithEnv(t, env, "tasks", "list")
+		n := 0
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 3 && strings.HasPrefix(f[1], "keep.") &&
+				(f[3] == "STAGING" || f[3] == "STARTING" || f[3] == "RUNNING") {
+				n++
+			}
+		}
+		return n
+	}
+	first, _ := serve()
+	job := filepath.Join(t.TempDir(), "keep.hcl")
+	if err := os.WriteFile(job, []byte(`job "keep" {
+  group "g" {
+    count = 3
+    task "t" {
+      command = "sleep"
+      args    = ["300"]
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runWithEnv(t, env, "jobs", "run", job); code != 0 {
+		t.Fatalf("jobs run: %q", errOut)
+	}
+	var before []string
+	testutil.WaitFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+		if before = running(); len(before) != 3 {
+			return fmt.Errorf("running %v", before)
+		}
+		return nil
+	})
+	second, secondErr := serve()
+	testutil.WaitFor(t, 30*time.Second, 100*time.Millisecond, func() error {
+		if !strings.Contains(secondErr.String(), "waiting for its lease to lapse") {
+			return fmt.Errorf("the second runner is not waiting: %q", secondErr.String())
+		}
+		return nil
+	})
+	kill(first)
+	testutil.WaitFor(t, 30*time.Second, 100*time.Millisecond, func() error {
+		if !strings.Contains(secondErr.String(), "taking over") {
+			return errors.New("the second runner has not taken over")
+		}
+		return nil
+	})
+	// Once it has planned (the master confirmed the adopted instances),
+	// the same three run and nothing more.
+	testutil.WaitFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+		out, _, _ := runWithEnv(t, env, "jobs", "status", "keep")
+		if strings.Count(out, " running ") != 3 {
+			return fmt.Errorf("status %q", out)
+		}
+		return nil
+	})
+	if now := running(); !slices.Equal(now, before) || live() != 3 {
+		t.Fatalf("after the takeover %v run (%d live), before %v", now, live(), before)
+	}
+	kill(second)
+	serve()
+	testutil.WaitFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+		out, _, _ := runWithEnv(t, env, "jobs", "status", "keep")
+		if !strings.Contains(out, "running") || strings.Count(out, " running ") != 3 {
+			return fmt.Errorf("status %q", out)
+		}
+		return nil
+	})
+	if now := running(); !slices.Equal(now, before) || live() != 3 {
+		t.Fatalf("after a restart %v run (%d live), before %v", now, live(), before)
+	}
+}
+
+// lockedBuffer is a buffer a process writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -265,3 +265,21 @@ func (v JobView) Counts() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Revert makes a kept version's job file the job's next version.
+func Revert(ctx context.Context, s *framework.Store, name string, version int, now time.Time) (Submitted, error) {
+	item, ok, err := s.Get(ctx, versionKey(name, version))
+	if err != nil {
+		return Submitted{}, err
+	}
+	if !ok {
+		return Submitted{}, fmt.Errorf("%w: job %q keeps no version %d", protocol.ErrInvalidArgument, name, version)
+	}
+	return Submit(ctx, s, fmt.Sprintf("%s v%d", name, version), item.Value, now)
+}
+
+// Source returns a kept version's job file.
+func Source(ctx context.Context, s *framework.Store, name string, version int) ([]byte, bool, error) {
+	item, ok, err := s.Get(ctx, versionKey(name, version))
+	return item.Value, ok, err
+}

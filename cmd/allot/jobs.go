@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -72,10 +73,12 @@ principal's store at the masters, so they survive the loss of a master and of th
   allot jobs serve             run the job runner (a framework per role its jobs use)
   allot jobs run FILE          submit a job file as the job's next version (--check: only check it)
   allot jobs status [NAME]     the jobs, or one job's versions and instances
-  allot jobs stop NAME         stop a job: its instances are killed`,
+  allot jobs stop NAME         stop a job: its instances are killed
+  allot jobs history NAME      the versions kept, which runs, which was last healthy (-p: their files)
+  allot jobs revert NAME N     make version N's file the job's next version`,
 	}
 	f.register(cmd)
-	cmd.AddCommand(jobsServe(f), jobsRun(f), jobsStatus(f), jobsStop(f))
+	cmd.AddCommand(jobsServe(f), jobsRun(f), jobsStatus(f), jobsStop(f), jobsHistory(f), jobsRevert(f))
 	return cmd
 }
 
@@ -294,4 +297,91 @@ func attributesOf(m map[string]any) protocol.Attributes {
 		}
 	}
 	return out
+}
+
+func jobsHistory(f *jobsFlags) *cobra.Command {
+	files := false
+	cmd := &cobra.Command{
+		Use:   "history NAME",
+		Short: "The versions of a job the store keeps",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.store(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			v, ok, err := jobrunner.Read(ctx, s, args[0])
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("no job %q", args[0])
+			}
+			out := cmd.OutOrStdout()
+			for i := len(v.Spec.Versions) - 1; i >= 0; i-- {
+				n := v.Spec.Versions[i]
+				var notes []string
+				if n == v.Spec.Version {
+					notes = append(notes, "current: "+v.State())
+					if v.Spec.Revert {
+						notes = append(notes, "a revert")
+					}
+				}
+				if n == v.Status.StableVersion {
+					notes = append(notes, "last healthy throughout")
+				}
+				fmt.Fprintf(out, "version %d", n)
+				if len(notes) > 0 {
+					fmt.Fprintf(out, " (%s)", strings.Join(notes, ", "))
+				}
+				fmt.Fprintln(out)
+				if files {
+					src, _, err := jobrunner.Source(ctx, s, args[0], n)
+					if err != nil {
+						return err
+					}
+					for _, line := range strings.Split(strings.TrimRight(string(src), "\n"), "\n") {
+						fmt.Fprintln(out, "  | "+line)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&files, "files", "p", false, "print each version's job file")
+	return cmd
+}
+
+func jobsRevert(f *jobsFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revert NAME VERSION",
+		Short: "Make a kept version's job file the job's next version",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			version, err := strconv.Atoi(args[1])
+			if err != nil || version < 1 {
+				return fmt.Errorf("version %q: want a version number", args[1])
+			}
+			s, err := f.store(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			sub, err := jobrunner.Revert(ctx, s, args[0], version, time.Now())
+			if err != nil {
+				return err
+			}
+			if sub.Unchanged {
+				fmt.Fprintf(cmd.OutOrStdout(), "job %s: version %d already runs that file\n", args[0], sub.Version)
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "job %s: version %d is version %d's file\n", args[0], sub.Version, version)
+			return nil
+		},
+	}
 }

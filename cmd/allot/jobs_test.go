@@ -86,12 +86,37 @@ func TestJobs_onDevCluster(t *testing.T) {
 	if strings.Count(out, " running ") != 2 || !strings.Contains(out, "web.g.0.v1.0") {
 		t.Errorf("status web: %q", out)
 	}
+	// A second version, its history, and a revert to the first.
+	src, _ := os.ReadFile(job)
+	write("web.hcl", strings.Replace(string(src), `args    = ["300"]`, `args    = ["301"]`, 1))
+	if out, errOut, code := runWithEnv(t, env, "jobs", "run", job); code != 0 || !strings.Contains(out, "version 2 submitted") {
+		t.Fatalf("jobs run v2: %d %q %q", code, out, errOut)
+	}
+	out, _, _ = runWithEnv(t, env, "jobs", "history", "-p", "web")
+	if !strings.HasPrefix(out, "version 2 (current") || !strings.Contains(out, "\nversion 1") ||
+		!strings.Contains(out, `  |       args    = ["301"]`) || !strings.Contains(out, `  |       args    = ["300"]`) {
+		t.Errorf("history: %q", out)
+	}
+	if out, errOut, code := runWithEnv(t, env, "jobs", "revert", "web", "1"); code != 0 || !strings.Contains(out, "version 3 is version 1's file") {
+		t.Fatalf("revert: %d %q %q", code, out, errOut)
+	}
+	if _, errOut, code := runWithEnv(t, env, "jobs", "revert", "web", "9"); code != 1 || !strings.Contains(errOut, "keeps no version 9") {
+		t.Errorf("revert to a version not kept: %d %q", code, errOut)
+	}
+	testutil.WaitFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+		out, _, _ := runWithEnv(t, env, "jobs", "status", "web")
+		// Version 3 is version 1's file: instances of either count as it.
+		if !strings.Contains(out, "version 3, running") || strings.Count(out, ".v2.") != 0 || strings.Count(out, " running ") != 2 {
+			return fmt.Errorf("status %q", out)
+		}
+		return nil
+	})
 	if _, errOut, code := runWithEnv(t, env, "jobs", "stop", "web"); code != 0 {
 		t.Fatalf("jobs stop: %d %q", code, errOut)
 	}
 	testutil.WaitFor(t, 60*time.Second, 100*time.Millisecond, func() error {
 		out, _, _ := runWithEnv(t, env, "jobs", "status")
-		if !strings.Contains(out, "web  1        stopped") || strings.Contains(out, "running") {
+		if !strings.Contains(out, "web  3        stopped") || strings.Contains(out, "running") {
 			return fmt.Errorf("status %q", out)
 		}
 		return nil

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,73 +14,12 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// The store's layout, under the principal's store:
+// The store's layout is package jobs' (jobs.SpecKey, ...), and
 //
-//	jobs/<name>/spec        specRecord: the version to run, the versions kept, stopped
-//	jobs/<name>/v/<n>       a version's job file, as submitted
-//	jobs/<name>/status      statusRecord: the runner's account of the job
-//	jobs/<name>/live        liveRecord: the instances the runner launched and has not seen end
 //	runner/framework/<role> the framework ID the runner uses for the role
-const (
-	jobsPrefix = "jobs/"
-	// keepVersions is how many versions of a job the store keeps.
-	keepVersions = 10
-)
+//	runner/lease            the active runner's lease
 
-func specKey(name string) string           { return jobsPrefix + name + "/spec" }
-func versionKey(name string, v int) string { return jobsPrefix + name + "/v/" + strconv.Itoa(v) }
-func statusKey(name string) string         { return jobsPrefix + name + "/status" }
-func liveKey(name string) string           { return jobsPrefix + name + "/live" }
-func frameworkKey(role string) string      { return "runner/framework/" + role }
-
-// specRecord is what the job's owner asked for.
-type specRecord struct {
-	Version  int   `json:"version"`
-	Versions []int `json:"versions"`
-	Stopped  bool  `json:"stopped,omitempty"`
-	// Revert marks Version as a copy of an earlier one made by a failed
-	// update's revert.
-	Revert bool `json:"revert,omitempty"`
-	// Parent names the periodic job a run was made of, and ParentVersion
-	// its version: the run is that version's job, once, without the
-	// schedule.
-	Parent        string    `json:"parent,omitempty"`
-	ParentVersion int       `json:"parent_version,omitempty"`
-	UpdatedAt     time.Time `json:"updated_at"`
-}
-
-// statusRecord is the runner's account of a job.
-type statusRecord struct {
-	Version       int           `json:"version"`
-	State         jobs.JobState `json:"state"`
-	Message       string        `json:"message,omitempty"`
-	StableVersion int           `json:"stable_version,omitempty"`
-	UpdateFailed  bool          `json:"update_failed,omitempty"`
-	// LastRun is when a periodic job's schedule last fired.
-	LastRun   time.Time          `json:"last_run,omitzero"`
-	Restarts  map[string][]int64 `json:"restarts,omitempty"` // slot "group/index": Unix ns
-	UpdatedAt time.Time          `json:"updated_at"`
-}
-
-// liveInstance is an instance the runner launched, as `jobs status` shows it.
-type liveInstance struct {
-	ID      string             `json:"id"`
-	State   jobs.InstanceState `json:"state"`
-	Healthy bool               `json:"healthy,omitempty"`
-	Agent   string             `json:"agent,omitempty"`
-	Since   time.Time          `json:"since"`
-	Message string             `json:"message,omitempty"`
-	// Role and Tasks let a restarted runner find the instance's tasks.
-	Role  string            `json:"role,omitempty"`
-	Tasks []protocol.TaskID `json:"tasks"`
-	// Version is the job version it counts as: a later version that
-	// changed only its group's count keeps the instance as it is.
-	Version int `json:"version,omitempty"`
-}
-
-type liveRecord struct {
-	Instances []liveInstance `json:"instances"`
-}
+func frameworkKey(role string) string { return "runner/framework/" + role }
 
 // Submitted is what Submit did.
 type Submitted struct {
@@ -104,7 +42,7 @@ func Submit(ctx context.Context, s *framework.Store, file string, src []byte, no
 			return Submitted{}, err
 		}
 		if spec.Version > 0 && !spec.Stopped {
-			if cur, ok, err := s.Get(ctx, versionKey(job.Name, spec.Version)); err != nil {
+			if cur, ok, err := s.Get(ctx, jobs.VersionKey(job.Name, spec.Version)); err != nil {
 				return Submitted{}, err
 			} else if ok && string(cur.Value) == string(src) {
 				return Submitted{Job: job, Version: spec.Version, Unchanged: true}, nil
@@ -114,25 +52,25 @@ func Submit(ctx context.Context, s *framework.Store, file string, src []byte, no
 		if len(spec.Versions) > 0 {
 			next = slices.Max(spec.Versions) + 1
 		}
-		if _, err := s.Put(ctx, versionKey(job.Name, next), src); err != nil {
+		if _, err := s.Put(ctx, jobs.VersionKey(job.Name, next), src); err != nil {
 			return Submitted{}, err
 		}
 		old := spec.Versions
 		spec.Versions = append(spec.Versions, next)
 		spec.Version, spec.Stopped, spec.Revert, spec.UpdatedAt = next, false, false, now
 		var dropped []int
-		if n := len(spec.Versions); n > keepVersions {
-			dropped, spec.Versions = spec.Versions[:n-keepVersions], spec.Versions[n-keepVersions:]
+		if n := len(spec.Versions); n > jobs.KeepVersions {
+			dropped, spec.Versions = spec.Versions[:n-jobs.KeepVersions], spec.Versions[n-jobs.KeepVersions:]
 		}
 		if err := writeSpec(ctx, s, job.Name, spec, rev); errors.Is(err, protocol.ErrConflict) {
-			_, _ = s.Delete(ctx, versionKey(job.Name, next), 0)
+			_, _ = s.Delete(ctx, jobs.VersionKey(job.Name, next), 0)
 			spec.Versions = old
 			continue // someone else wrote the spec: read it again
 		} else if err != nil {
 			return Submitted{}, err
 		}
 		for _, v := range dropped {
-			_, _ = s.Delete(ctx, versionKey(job.Name, v), 0)
+			_, _ = s.Delete(ctx, jobs.VersionKey(job.Name, v), 0)
 		}
 		return Submitted{Job: job, Version: next}, nil
 	}
@@ -156,9 +94,9 @@ func Stop(ctx context.Context, s *framework.Store, name string, now time.Time) e
 }
 
 // readSpec returns a job's spec record and its revision (0: no job).
-func readSpec(ctx context.Context, s *framework.Store, name string) (specRecord, uint64, error) {
-	var spec specRecord
-	item, ok, err := s.Get(ctx, specKey(name))
+func readSpec(ctx context.Context, s *framework.Store, name string) (jobs.SpecRecord, uint64, error) {
+	var spec jobs.SpecRecord
+	item, ok, err := s.Get(ctx, jobs.SpecKey(name))
 	if err != nil || !ok {
 		return spec, 0, err
 	}
@@ -170,15 +108,15 @@ func readSpec(ctx context.Context, s *framework.Store, name string) (specRecord,
 
 // writeSpec writes a spec record: created when rev is 0, else only over
 // revision rev.
-func writeSpec(ctx context.Context, s *framework.Store, name string, spec specRecord, rev uint64) error {
+func writeSpec(ctx context.Context, s *framework.Store, name string, spec jobs.SpecRecord, rev uint64) error {
 	data, err := json.Marshal(spec)
 	if err != nil {
 		return err
 	}
 	if rev == 0 {
-		_, err = s.Create(ctx, specKey(name), data)
+		_, err = s.Create(ctx, jobs.SpecKey(name), data)
 	} else {
-		_, err = s.Update(ctx, specKey(name), data, rev)
+		_, err = s.Update(ctx, jobs.SpecKey(name), data, rev)
 	}
 	return err
 }
@@ -186,9 +124,9 @@ func writeSpec(ctx context.Context, s *framework.Store, name string, spec specRe
 // JobView is a job as `allot jobs status` shows it.
 type JobView struct {
 	Name      string
-	Spec      specRecord
-	Status    statusRecord
-	Instances []liveInstance
+	Spec      jobs.SpecRecord
+	Status    jobs.StatusRecord
+	Instances []jobs.LiveInstance
 }
 
 // Read returns what the store holds of a job.
@@ -199,15 +137,15 @@ func Read(ctx context.Context, s *framework.Store, name string) (JobView, bool, 
 		return v, false, err
 	}
 	v.Spec = spec
-	if item, ok, err := s.Get(ctx, statusKey(name)); err != nil {
+	if item, ok, err := s.Get(ctx, jobs.StatusKey(name)); err != nil {
 		return v, true, err
 	} else if ok {
 		_ = json.Unmarshal(item.Value, &v.Status)
 	}
-	if item, ok, err := s.Get(ctx, liveKey(name)); err != nil {
+	if item, ok, err := s.Get(ctx, jobs.LiveKey(name)); err != nil {
 		return v, true, err
 	} else if ok {
-		var live liveRecord
+		var live jobs.LiveRecord
 		_ = json.Unmarshal(item.Value, &live)
 		v.Instances = live.Instances
 	}
@@ -216,25 +154,17 @@ func Read(ctx context.Context, s *framework.Store, name string) (JobView, bool, 
 
 // Names lists the jobs in the store.
 func Names(ctx context.Context, s *framework.Store) ([]string, error) {
-	items, err := s.List(ctx, jobsPrefix)
+	items, err := s.List(ctx, jobs.KeyPrefix)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
 	for _, it := range items {
-		rest := it.Key[len(jobsPrefix):]
-		if name, ok := cutSuffix(rest, "/spec"); ok {
+		if name, ok := jobs.NameOfSpecKey(it.Key); ok {
 			names = append(names, name)
 		}
 	}
 	return names, nil
-}
-
-func cutSuffix(s, suffix string) (string, bool) {
-	if len(s) > len(suffix) && s[len(s)-len(suffix):] == suffix {
-		return s[:len(s)-len(suffix)], true
-	}
-	return "", false
 }
 
 // State is the job's state as the runner last recorded it.
@@ -268,7 +198,7 @@ func (v JobView) Counts() string {
 
 // Revert makes a kept version's job file the job's next version.
 func Revert(ctx context.Context, s *framework.Store, name string, version int, now time.Time) (Submitted, error) {
-	item, ok, err := s.Get(ctx, versionKey(name, version))
+	item, ok, err := s.Get(ctx, jobs.VersionKey(name, version))
 	if err != nil {
 		return Submitted{}, err
 	}
@@ -280,6 +210,6 @@ func Revert(ctx context.Context, s *framework.Store, name string, version int, n
 
 // Source returns a kept version's job file.
 func Source(ctx context.Context, s *framework.Store, name string, version int) ([]byte, bool, error) {
-	item, ok, err := s.Get(ctx, versionKey(name, version))
+	item, ok, err := s.Get(ctx, jobs.VersionKey(name, version))
 	return item.Value, ok, err
 }

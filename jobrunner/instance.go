@@ -110,13 +110,13 @@ func (in *instance) observe(st protocol.TaskStatus, now time.Time) (killRest []p
 	return killRest
 }
 
-func (in *instance) live() liveInstance {
+func (in *instance) live() jobs.LiveInstance {
 	since := in.StartedAt
 	if in.State.Ended() {
 		since = in.EndedAt
 	} else if in.Healthy {
 		since = in.HealthySince
 	}
-	return liveInstance{ID: in.id, State: in.State, Healthy: in.Healthy, Agent: string(in.agent), Since: since,
+	return jobs.LiveInstance{ID: in.id, State: in.State, Healthy: in.Healthy, Agent: string(in.agent), Since: since,
 		Message: in.message, Role: in.role, Tasks: in.taskIDs, Version: in.Version}
 }

@@ -129,7 +129,7 @@ func TestKeepInPlace_onlyCountChanged(t *testing.T) {
 	}
 	v1 := &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(3, "serve")}}
 	run := &instance{Instance: jobs.Instance{Slot: jobs.Slot{Group: "g"}, Version: 1, State: jobs.InstanceRunning}}
-	jr := &jobRun{job: v1, spec: specRecord{Version: 1}, insts: map[string]*instance{"web.g.0.v1.0": run}}
+	jr := &jobRun{job: v1, spec: jobs.SpecRecord{Version: 1}, insts: map[string]*instance{"web.g.0.v1.0": run}}
 	keepInPlace(jr, &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve")}}, 2)
 	if run.Version != 2 || !jr.liveDirty {
 		t.Fatalf("a count change: instance at v%d", run.Version)

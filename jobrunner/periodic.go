@@ -84,7 +84,7 @@ func (r *Runner) startRuns(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	for _, run := range runs {
-		spec := specRecord{Version: 1, Versions: []int{1}, Parent: run.parent, ParentVersion: run.version, UpdatedAt: run.at}
+		spec := jobs.SpecRecord{Version: 1, Versions: []int{1}, Parent: run.parent, ParentVersion: run.version, UpdatedAt: run.at}
 		if err := writeSpec(ctx, r.store, run.name, spec, 0); err != nil {
 			r.log.Warn("cannot start a periodic run", "job", run.parent, "run", run.name, "error", err)
 			continue
@@ -101,7 +101,7 @@ func (r *Runner) startRuns(ctx context.Context) {
 
 // forget deletes an ended run from the store and from the runner.
 func (r *Runner) forget(ctx context.Context, name string) {
-	for _, k := range []string{specKey(name), statusKey(name), liveKey(name)} {
+	for _, k := range []string{jobs.SpecKey(name), jobs.StatusKey(name), jobs.LiveKey(name)} {
 		if _, err := r.store.Delete(ctx, k, 0); err != nil {
 			r.log.Warn("cannot delete an old run", "run", name, "error", err)
 			return

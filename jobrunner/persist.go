@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/jobs"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -27,11 +28,11 @@ func (r *Runner) persist(ctx context.Context) {
 		if jr.statusDirty {
 			jr.status.UpdatedAt = time.Now()
 			data, _ := json.Marshal(jr.status)
-			writes = append(writes, write{jr: jr, key: statusKey(name), value: data, status: true})
+			writes = append(writes, write{jr: jr, key: jobs.StatusKey(name), value: data, status: true})
 			jr.statusDirty = false
 		}
 		if jr.liveDirty {
-			var rec liveRecord
+			var rec jobs.LiveRecord
 			var marks []*instance
 			for _, id := range sortedKeys(jr.insts) {
 				in := jr.insts[id]
@@ -39,7 +40,7 @@ func (r *Runner) persist(ctx context.Context) {
 				marks = append(marks, in)
 			}
 			data, _ := json.Marshal(rec)
-			writes = append(writes, write{jr: jr, key: liveKey(name), value: data, marks: marks})
+			writes = append(writes, write{jr: jr, key: jobs.LiveKey(name), value: data, marks: marks})
 			jr.liveDirty = false
 		}
 	}

@@ -163,7 +163,7 @@ func (r *Runner) revert(ctx context.Context, jr *jobRun) {
 	r.mu.Lock()
 	name, to := jr.name, jr.revertTo
 	r.mu.Unlock()
-	item, ok, err := r.store.Get(ctx, versionKey(name, to))
+	item, ok, err := r.store.Get(ctx, jobs.VersionKey(name, to))
 	if err != nil || !ok {
 		r.log.Warn("cannot revert: the stable version is gone", "job", name, "version", to, "error", err)
 		return
@@ -173,7 +173,7 @@ func (r *Runner) revert(ctx context.Context, jr *jobRun) {
 		return
 	}
 	next := slices.Max(spec.Versions) + 1
-	if _, err := r.store.Put(ctx, versionKey(name, next), item.Value); err != nil {
+	if _, err := r.store.Put(ctx, jobs.VersionKey(name, next), item.Value); err != nil {
 		r.log.Warn("cannot revert", "job", name, "error", err)
 		return
 	}
@@ -203,7 +203,7 @@ func parseSlot(s string) jobs.Slot {
 	return jobs.Slot{Group: s[:max(i, 0)], Index: idx}
 }
 
-func statusEqual(a, b statusRecord) bool {
+func statusEqual(a, b jobs.StatusRecord) bool {
 	if a.Version != b.Version || a.State != b.State || a.Message != b.Message || a.StableVersion != b.StableVersion ||
 		a.UpdateFailed != b.UpdateFailed || len(a.Restarts) != len(b.Restarts) {
 		return false

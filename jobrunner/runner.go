@@ -43,12 +43,12 @@ type pendingKill struct {
 // jobRun is the runner's state of one job.
 type jobRun struct {
 	name    string
-	spec    specRecord
+	spec    jobs.SpecRecord
 	specRev uint64
 	job     *jobs.Job
 	// status is the runner's account; statusDirty and liveDirty say what
 	// to write back to the store.
-	status      statusRecord
+	status      jobs.StatusRecord
 	statusDirty bool
 	insts       map[string]*instance
 	liveDirty   bool
@@ -173,7 +173,7 @@ func (r *Runner) sync(ctx context.Context) error {
 		if spec.Parent != "" {
 			src, v = spec.Parent, spec.ParentVersion
 		}
-		item, ok, err := r.store.Get(ctx, versionKey(src, v))
+		item, ok, err := r.store.Get(ctx, jobs.VersionKey(src, v))
 		if err != nil || !ok {
 			r.log.Warn("job version missing", "job", src, "version", v, "error", err)
 			continue
@@ -210,18 +210,18 @@ func (r *Runner) sync(ctx context.Context) error {
 // role's framework is subscribed.
 func (r *Runner) load(ctx context.Context, name string) (*jobRun, error) {
 	jr := &jobRun{name: name, insts: map[string]*instance{}}
-	if item, ok, err := r.store.Get(ctx, statusKey(name)); err != nil {
+	if item, ok, err := r.store.Get(ctx, jobs.StatusKey(name)); err != nil {
 		return nil, err
 	} else if ok {
 		if err := json.Unmarshal(item.Value, &jr.status); err != nil {
 			return nil, err
 		}
 	}
-	item, ok, err := r.store.Get(ctx, liveKey(name))
+	item, ok, err := r.store.Get(ctx, jobs.LiveKey(name))
 	if err != nil || !ok {
 		return jr, err
 	}
-	var live liveRecord
+	var live jobs.LiveRecord
 	if err := json.Unmarshal(item.Value, &live); err != nil {
 		return nil, err
 	}

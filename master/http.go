@@ -25,6 +25,7 @@ import (
 //	                 Node.Ready); else 503 with the reason.
 //	GET /v1/leader   who leads, answered by every master itself (api.Leader).
 //	GET /v1/state    the cluster's state (api.State), as far as the reader may see it
+//	GET /v1/jobs     the job runners' jobs the reader may see (http_jobs.go)
 //	                 (http_viewer.go); served by the leader only: a
 //	                 follower redirects (307) to the leader's HTTP address, or answers
 //	                 503 when it does not know it.
@@ -218,6 +219,10 @@ func (m *Master) httpHandler() http.Handler {
 	mux.HandleFunc("GET /ui/frameworks/{id}/tasks/{task}", m.viewingLeader(m.serveUITask))
 	mux.HandleFunc("GET /ui/frameworks/{id}/tasks/{task}/{file}", m.viewingLeader(m.serveUILog))
 	mux.HandleFunc("GET /ui/roles/{path...}", m.viewingLeader(m.serveUIRole))
+	mux.HandleFunc("GET /v1/jobs", m.viewing(m.serveJobs))
+	mux.HandleFunc("GET /v1/jobs/{principal}/{name}", m.viewing(m.serveJob))
+	mux.HandleFunc("GET /ui/jobs", m.viewing(m.serveUIJobs))
+	mux.HandleFunc("GET /ui/jobs/{principal}/{name}", m.viewing(m.serveUIJob))
 	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
 	mux.HandleFunc("GET /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotSave)))
 	mux.HandleFunc("PUT /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotRestore)))

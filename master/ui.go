@@ -45,8 +45,9 @@ var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
 		}
 		return api.FormatResources(*r)
 	},
-	"depth": func(path string) int { return strings.Count(path, "/") },
-	"join":  func(dir, name string) string { return path.Join(dir, name) },
+	"depth":          func(path string) int { return strings.Count(path, "/") },
+	"principalToken": protocol.PrincipalToken,
+	"join":           func(dir, name string) string { return path.Join(dir, name) },
 	"health": func(h *bool) string {
 		switch {
 		case h == nil:

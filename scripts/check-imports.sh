@@ -42,7 +42,7 @@ only-ours        | sim                               | offers coflow framework/a
 only-ours        | natsclient                        | protocol
 only-ours        | internal/testlog                  | -
 only-ours        | internal/testutil                 | -
-only-ours        | master                            | coflow natsauth natsclient offers protocol raftstore
+only-ours        | master                            | coflow jobs natsauth natsclient offers protocol raftstore
 only-ours        | master/api                        | protocol
 only-ours        | framework                         | natsclient protocol
 only-ours        | executor                          | natsclient protocol

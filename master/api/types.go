@@ -313,3 +313,32 @@ type Coflow struct {
 	EstimatedBytes float64 `json:"estimated_bytes"`
 	RegisteredAt   int64   `json:"registered_at"`
 }
+
+// Job is a job of a principal's job runner, as the runner recorded it in
+// the principal's store (docs/jobs.md).
+type Job struct {
+	Principal string `json:"principal"`
+	Name      string `json:"name"`
+	// Version is the version to run; State what the runner last
+	// recorded of it ("pending" before it did, "stopped" once asked to).
+	Version       int    `json:"version"`
+	State         string `json:"state"`
+	Message       string `json:"message,omitempty"`
+	StableVersion int    `json:"stable_version,omitempty"`
+	Versions      []int  `json:"versions"`
+	// Parent names the periodic job a run was made of.
+	Parent    string        `json:"parent,omitempty"`
+	Instances []JobInstance `json:"instances"`
+	// Source is the current version's job file (a job's own page only).
+	Source string `json:"source,omitempty"`
+}
+
+// JobInstance is one instance of a job.
+type JobInstance struct {
+	ID      string           `json:"id"`
+	State   string           `json:"state"`
+	Healthy bool             `json:"healthy"`
+	Agent   protocol.AgentID `json:"agent,omitempty"`
+	Since   string           `json:"since"`
+	Message string           `json:"message,omitempty"`
+}

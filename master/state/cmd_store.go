@@ -201,3 +201,14 @@ func (v *View) StoreList(principal, prefix, after string, limit int) (entries []
 	})
 	return entries, more
 }
+
+// StorePrincipals returns the principals whose store holds anything, in
+// order.
+func (v *View) StorePrincipals() []string {
+	var out []string
+	v.storeUse.ascend("", "", func(p string, _ StoreUsage) bool {
+		out = append(out, p)
+		return true
+	})
+	return out
+}

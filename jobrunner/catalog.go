@@ -118,8 +118,16 @@ func writeSpec(ctx context.Context, s *framework.Store, name string, spec jobs.S
 	} else {
 		_, err = s.Update(ctx, jobs.SpecKey(name), data, rev)
 	}
+	if err == nil {
+		// Its new revision tells the runner to read the specs again.
+		_, err = s.Put(ctx, changedKey, []byte(name))
+	}
 	return err
 }
+
+// changedKey is written after every change of a spec, so the runner
+// reads every spec again only when its revision moved.
+const changedKey = "runner/changed"
 
 // JobView is a job as `allot jobs status` shows it.
 type JobView struct {

@@ -28,6 +28,10 @@ type Runner struct {
 	jobs  map[string]*jobRun
 	roles map[string]*roleSched
 	wake  chan struct{}
+	// changedRev is the revision of changedKey at the last scan of the
+	// specs, scanned its time.
+	changedRev uint64
+	scanned    time.Time
 	// kills are the tasks to kill, gathered under mu, sent outside it;
 	// runs the periodic runs schedules fired, written to the store next.
 	kills []pendingKill
@@ -58,6 +62,10 @@ type jobRun struct {
 	// revertTo is a version a failed update asked to go back to.
 	revertTo int
 }
+
+// rescan is how often the runner reads every spec even when none was
+// marked changed.
+const rescan = 30 * time.Second
 
 // adoptTimeout bounds the wait for the master's word on instances read
 // from the store; one it never confirms counts as lost.
@@ -100,6 +108,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 		r.mu.Lock()
 		r.jobs, r.roles, r.kills, r.runs = map[string]*jobRun{}, map[string]*roleSched{}, nil, nil
+		r.changedRev, r.scanned = 0, time.Time{}
 		r.mu.Unlock()
 		if ctx.Err() != nil {
 			return nil
@@ -153,10 +162,20 @@ func (r *Runner) poke() {
 // sync reads the jobs' specs from the store: new jobs, new versions,
 // stops.
 func (r *Runner) sync(ctx context.Context) error {
+	// The specs are read again when one changed, and every rescan anyway
+	// (a writer that crashed before it marked its change).
+	item, _, err := r.store.Get(ctx, changedKey)
+	if err != nil {
+		return err
+	}
+	if item.Revision == r.changedRev && time.Since(r.scanned) < rescan {
+		return nil
+	}
 	names, err := Names(ctx, r.store)
 	if err != nil {
 		return err
 	}
+	r.changedRev, r.scanned = item.Revision, time.Now()
 	for _, name := range names {
 		spec, rev, err := readSpec(ctx, r.store, name)
 		if err != nil || rev == 0 {

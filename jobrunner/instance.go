@@ -76,6 +76,9 @@ func (in *instance) observe(st protocol.TaskStatus, now time.Time) (killRest []p
 			} else if in.message == "" {
 				in.message = string(t.State) + " " + t.Reason + ": " + t.Message
 			}
+			if t.State == protocol.TaskLost || t.State == protocol.TaskDropped {
+				in.Lost = true
+			}
 		case t.State == protocol.TaskRunning:
 			running++
 			// A task with a check is healthy once the check said so.

@@ -48,6 +48,10 @@ type Instance struct {
 	EndedAt      time.Time
 	// Stopping: the runner asked for it to be killed.
 	Stopping bool
+	// Lost: it ended because its agent was lost or its launch never
+	// reached one, not by anything it did: it is replaced at once, and
+	// that is no restart.
+	Lost bool
 }
 
 // ID is the instance's identity and the prefix of its tasks' IDs:

@@ -146,9 +146,9 @@ func (p *planner) slot(g Group, s Slot) {
 		p.checkSettled(cur)
 	case cur.State == InstanceFinished && p.st.Job.Type == Batch:
 		p.done++
-	case cur.Stopping || cur.Version != p.st.Version:
-		// Stopped by the runner (an update, a new count), or of a version
-		// no longer run: replaced, not restarted.
+	case cur.Stopping || cur.Lost || cur.Version != p.st.Version:
+		// Stopped by the runner (an update, a new count), lost with its
+		// agent, or of a version no longer run: replaced, not restarted.
 		p.launch(s, cur.Attempt+1, false)
 	default:
 		if p.updating() {

@@ -251,3 +251,16 @@ func TestInstanceID_roundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestPlan_lostIsReplacedAtOnce: an instance lost with its agent is
+// replaced at once and uses no restart, even when its restarts are used up.
+func TestPlan_lostIsReplacedAtOnce(t *testing.T) {
+	t.Parallel()
+	lost := Instance{Slot: Slot{"g", 0}, Version: 1, Attempt: 4, State: InstanceFailed, Lost: true, EndedAt: t0}
+	st := Status{Job: serviceJob(1), Version: 1, State: JobRunning, StableVersion: 1,
+		Restarts: map[Slot][]time.Time{{"g", 0}: {t0.Add(-2 * time.Minute), t0.Add(-time.Minute)}}}
+	d := Plan(st, []Instance{lost}, t0)
+	if got := launches(d); !reflect.DeepEqual(got, []string{"web.g.0.v1.5"}) || len(d.Restarted) != 0 || d.State != JobRunning {
+		t.Fatalf("lost: %+v", d)
+	}
+}

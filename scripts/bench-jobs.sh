@@ -65,3 +65,12 @@ if ((running < n)); then
 	exit 1
 fi
 awk -v s="$start" -v e="$end" -v n="$n" 'BEGIN { printf "%d instances RUNNING %.1f s after submission\n", n, e - s }'
+
+# allot dev leaves its agents' tasks running when it stops (a restart resumes them): stop the job
+# and wait for its tasks to end first.
+bin/allot jobs stop bench >/dev/null
+for _ in $(seq 1 600); do
+	live=$(bin/allot tasks list 2>/dev/null | awk '$2 ~ /^bench\./ && ($4 == "RUNNING" || $4 == "STARTING" || $4 == "STAGING" || $4 == "KILLING")' | wc -l)
+	((live == 0)) && break
+	sleep 0.1
+done

@@ -231,6 +231,16 @@ func TestJobs_runnersKilled(t *testing.T) {
 	if now := running(); !slices.Equal(now, before) || live() != 3 {
 		t.Fatalf("after a restart %v run (%d live), before %v", now, live(), before)
 	}
+	// allot dev leaves tasks running when it stops: end them first.
+	if _, errOut, code := runWithEnv(t, env, "jobs", "stop", "keep"); code != 0 {
+		t.Fatalf("jobs stop: %q", errOut)
+	}
+	testutil.WaitFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+		if n := live(); n != 0 {
+			return fmt.Errorf("%d tasks live", n)
+		}
+		return nil
+	})
 }
 
 // lockedBuffer is a buffer a process writes while the test reads it.

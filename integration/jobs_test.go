@@ -338,7 +338,7 @@ func TestJobs_rollingUpdateAndRevert(t *testing.T) {
 			if in.Healthy {
 				healthy++
 			}
-			if !strings.Contains(in.ID, fmt.Sprintf(".v%d.", v.Spec.Version)) {
+			if versionOf(in) != v.Spec.Version {
 				continue
 			}
 			if !in.Healthy || time.Since(in.Since) < time.Second {
@@ -364,9 +364,11 @@ func TestJobs_rollingUpdateAndRevert(t *testing.T) {
 	if !v.Spec.Revert || v.Spec.Version != 4 {
 		t.Fatalf("after the failed update: spec %+v", v.Spec)
 	}
+	// Version 4 is version 2's file: the instances of version 2 stay,
+	// counted as 4; none of version 3 is left.
 	for _, in := range v.Instances {
-		if !in.State.Ended() && !strings.Contains(in.ID, ".v4.") {
-			t.Errorf("instance %s of another version runs", in.ID)
+		if !in.State.Ended() && (versionOf(in) != 4 || strings.Contains(in.ID, ".v3.")) {
+			t.Errorf("instance %s (version %d) runs", in.ID, versionOf(in))
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
@@ -390,7 +392,7 @@ func (e *jobsEnv) waitStable(t *testing.T, job string, version int, check func(j
 		}
 		healthy := 0
 		for _, in := range v.Instances {
-			if in.Healthy && !in.State.Ended() && strings.Contains(in.ID, fmt.Sprintf(".v%d.", version)) {
+			if in.Healthy && !in.State.Ended() && versionOf(in) == version {
 				healthy++
 			}
 		}
@@ -550,4 +552,13 @@ func sortedRuns(t *testing.T, e *jobsEnv) []string {
 		t.Fatal(err)
 	}
 	return names
+}
+
+// versionOf is the version an instance counts as.
+func versionOf(in jobs.LiveInstance) int {
+	if in.Version > 0 {
+		return in.Version
+	}
+	_, ji, _ := jobs.ParseInstanceID(in.ID)
+	return ji.Version
 }

@@ -130,13 +130,24 @@ func TestKeepInPlace_onlyCountChanged(t *testing.T) {
 	v1 := &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(3, "serve")}}
 	run := &instance{Instance: jobs.Instance{Slot: jobs.Slot{Group: "g"}, Version: 1, State: jobs.InstanceRunning}}
 	jr := &jobRun{job: v1, spec: jobs.SpecRecord{Version: 1}, insts: map[string]*instance{"web.g.0.v1.0": run}}
-	keepInPlace(jr, &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve")}}, 2)
+	keepInPlace(jr, &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve")}}, 2, map[int]*jobs.Job{1: v1})
 	if run.Version != 2 || !jr.liveDirty {
 		t.Fatalf("a count change: instance at v%d", run.Version)
 	}
-	jr.job, jr.spec.Version = &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve")}}, 2
-	keepInPlace(jr, &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve --fast")}}, 3)
+	v2 := &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve")}}
+	jr.job, jr.spec.Version = v2, 2
+	keepInPlace(jr, &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve --fast")}}, 3, map[int]*jobs.Job{2: v2})
 	if run.Version != 2 {
 		t.Fatalf("a command change kept the instance: v%d", run.Version)
+	}
+	// A revert to the file the instance runs (v4 = v2) keeps it.
+	keepInPlace(jr, &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve")}}, 4, map[int]*jobs.Job{2: v2})
+	if run.Version != 4 {
+		t.Fatalf("a revert to its own file replaced the instance: v%d", run.Version)
+	}
+	// A version no longer kept (nil in olds): replaced.
+	keepInPlace(jr, &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve")}}, 5, map[int]*jobs.Job{})
+	if run.Version != 4 {
+		t.Fatalf("an instance of an unknown version kept: v%d", run.Version)
 	}
 }

@@ -233,23 +233,19 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// keepInPlace makes the instances of groups that a new version changed
-// only in count count as that version: a new count starts or stops
-// instances, and replaces none.
-func keepInPlace(jr *jobRun, next *jobs.Job, version int) {
-	if jr.job.Role != next.Role || jr.job.Type != next.Type {
-		return
-	}
-	same := map[string]*jobs.Group{}
-	for i := range next.Groups {
-		g := &next.Groups[i]
-		if old := groupOf(jr.job, g.Name); old != nil && sameButCount(*old, *g) {
-			same[g.Name] = g
-		}
-	}
+// keepInPlace makes the live instances whose version's group the new
+// version changed at most in count (olds holds those versions' jobs) count
+// as the new version: a new count starts or stops instances, and a
+// version equal to an older one (a revert) replaces none of that one's.
+func keepInPlace(jr *jobRun, next *jobs.Job, version int, olds map[int]*jobs.Job) {
 	for _, in := range jr.insts {
-		if g := same[in.Group]; g != nil && in.Version == jr.spec.Version && !in.State.Ended() {
-			in.Version, in.group = version, g
+		old := olds[in.Version]
+		if in.State.Ended() || in.Stopping || old == nil || old.Role != next.Role || old.Type != next.Type {
+			continue
+		}
+		was, now := groupOf(old, in.Group), groupOf(next, in.Group)
+		if was != nil && now != nil && sameButCount(*was, *now) {
+			in.Version, in.group = version, now
 			jr.liveDirty = true
 		}
 	}

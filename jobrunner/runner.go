@@ -211,9 +211,10 @@ func (r *Runner) sync(ctx context.Context) error {
 				continue
 			}
 		}
+		olds := r.versionsRunning(ctx, jr, spec.Version)
 		r.mu.Lock()
 		if jr.job != nil && spec.Version != jr.spec.Version {
-			keepInPlace(jr, job, spec.Version)
+			keepInPlace(jr, job, spec.Version, olds)
 		}
 		jr.spec, jr.specRev, jr.job = spec, rev, job
 		r.jobs[name] = jr
@@ -258,4 +259,33 @@ func (r *Runner) load(ctx context.Context, name string) (*jobRun, error) {
 		jr.adoptedAt = time.Now()
 	}
 	return jr, nil
+}
+
+// versionsRunning reads the jobs of the versions jr's live instances run,
+// other than version, from the store.
+func (r *Runner) versionsRunning(ctx context.Context, jr *jobRun, version int) map[int]*jobs.Job {
+	r.mu.Lock()
+	want := map[int]bool{}
+	for _, in := range jr.insts {
+		if !in.State.Ended() && in.Version != version {
+			want[in.Version] = true
+		}
+	}
+	current, currentJob := jr.spec.Version, jr.job
+	r.mu.Unlock()
+	out := map[int]*jobs.Job{}
+	for v := range want {
+		if v == current && currentJob != nil {
+			out[v] = currentJob
+			continue
+		}
+		item, ok, err := r.store.Get(ctx, jobs.VersionKey(jr.name, v))
+		if err != nil || !ok {
+			continue // no longer kept: its instances are replaced
+		}
+		if job, err := jobs.Parse(jr.name, item.Value); err == nil {
+			out[v] = job
+		}
+	}
+	return out
 }

@@ -123,10 +123,18 @@ func (r *Runner) declare(ctx context.Context) {
 			continue // the first subscribe comes first
 		}
 		var err error
-		if len(shapes) == 0 {
-			err = rs.d.Suppress(ctx)
-		} else if err = rs.d.Demand(ctx, shapes...); err == nil {
-			err = rs.d.Revive(ctx)
+		switch {
+		case len(shapes) == 0:
+			if err = rs.d.Suppress(ctx); err == nil {
+				rs.suppressed = true
+			}
+		default:
+			// Demand alone brings offers unless they were suppressed.
+			if err = rs.d.Demand(ctx, shapes...); err == nil && rs.suppressed {
+				if err = rs.d.Revive(ctx); err == nil {
+					rs.suppressed = false
+				}
+			}
 		}
 		if err != nil {
 			if ctx.Err() == nil {

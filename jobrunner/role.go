@@ -20,8 +20,10 @@ type roleSched struct {
 	d    *framework.Driver
 	stop context.CancelFunc
 	done chan struct{}
-	// declared is the demand last declared, to declare only changes.
-	declared []protocol.TaskShape
+	// declared is the demand last declared, to declare only changes;
+	// suppressed, whether offers are suppressed.
+	declared   []protocol.TaskShape
+	suppressed bool
 }
 
 // ensureRole starts the role's framework if it is not running: with the

@@ -61,18 +61,6 @@ func (r StatusUpdateRequest) ForAgent() AgentID { return r.AgentID }
 // ForAgent implements AgentCall.
 func (r CoflowReportRequest) ForAgent() AgentID { return r.AgentID }
 
-// verbOf is the verb of each request type.
-var verbOf = func() map[MsgType]string {
-	m := map[MsgType]string{}
-	for v, t := range frameworkVerbTypes {
-		m[t] = string(v)
-	}
-	for v, t := range agentVerbTypes {
-		m[t] = string(v)
-	}
-	return m
-}()
-
 // RequestSubject is the subject a request is sent on by principal: the
 // verb of the body's type, for the framework or agent the body names.
 func (s Subjects) RequestSubject(principal string, body any) (string, error) {

@@ -89,47 +89,6 @@ const (
 	MsgStoreReply        MsgType = 165
 )
 
-var msgTypeNames = map[MsgType]string{
-	MsgSubscribeRequest:         "subscribe_request",
-	MsgTeardownRequest:          "teardown_request",
-	MsgAcceptRequest:            "accept_request",
-	MsgDeclineRequest:           "decline_request",
-	MsgSuppressRequest:          "suppress_request",
-	MsgReviveRequest:            "revive_request",
-	MsgKillRequest:              "kill_request",
-	MsgReconcileRequest:         "reconcile_request",
-	MsgAcknowledgeRequest:       "acknowledge_request",
-	MsgDemandRequest:            "demand_request",
-	MsgCoflowRegisterRequest:    "coflow_register_request",
-	MsgStoreRequest:             "store_request",
-	MsgRegisterRequest:          "register_request",
-	MsgReregisterRequest:        "reregister_request",
-	MsgHeartbeatRequest:         "heartbeat_request",
-	MsgStatusUpdateRequest:      "status_update_request",
-	MsgCoflowReportRequest:      "coflow_report_request",
-	MsgOffersEvent:              "offers_event",
-	MsgRescindEvent:             "rescind_event",
-	MsgStatusUpdateEvent:        "status_update_event",
-	MsgShareUpdateEvent:         "share_update_event",
-	MsgErrorEvent:               "error_event",
-	MsgHeartbeatEvent:           "heartbeat_event",
-	MsgPreemptionEvent:          "preemption_event",
-	MsgLaunchCommand:            "launch_command",
-	MsgLaunchGroupCommand:       "launch_group_command",
-	MsgKillCommand:              "kill_command",
-	MsgShutdownFrameworkCommand: "shutdown_framework_command",
-	MsgCoflowPrioritiesCommand:  "coflow_priorities_command",
-	MsgAckCommand:               "ack_command",
-	MsgLeaderAnnouncement:       "leader_announcement",
-	MsgClusterEvent:             "cluster_event",
-	MsgReply:                    "reply",
-	MsgSubscribeReply:           "subscribe_reply",
-	MsgRegisterReply:            "register_reply",
-	MsgStatusUpdateReply:        "status_update_reply",
-	MsgAcknowledgeReply:         "acknowledge_reply",
-	MsgStoreReply:               "store_reply",
-}
-
 // String returns the snake_case name of the type, or "msg_type(N)" for an
 // unknown one.
 func (t MsgType) String() string {

@@ -39,41 +39,11 @@ const (
 	VerbCoflowReport AgentVerb = "coflow_report"
 )
 
-var frameworkVerbTypes = map[FrameworkVerb]MsgType{
-	VerbSubscribe:      MsgSubscribeRequest,
-	VerbTeardown:       MsgTeardownRequest,
-	VerbAccept:         MsgAcceptRequest,
-	VerbDecline:        MsgDeclineRequest,
-	VerbSuppress:       MsgSuppressRequest,
-	VerbRevive:         MsgReviveRequest,
-	VerbKill:           MsgKillRequest,
-	VerbReconcile:      MsgReconcileRequest,
-	VerbAcknowledge:    MsgAcknowledgeRequest,
-	VerbDemand:         MsgDemandRequest,
-	VerbCoflowRegister: MsgCoflowRegisterRequest,
-	VerbStore:          MsgStoreRequest,
-}
-
-var agentVerbTypes = map[AgentVerb]MsgType{
-	VerbRegister:     MsgRegisterRequest,
-	VerbReregister:   MsgReregisterRequest,
-	VerbHeartbeat:    MsgHeartbeatRequest,
-	VerbStatus:       MsgStatusUpdateRequest,
-	VerbCoflowReport: MsgCoflowReportRequest,
-}
-
 // FrameworkVerbs returns every framework verb, in a stable order.
-func FrameworkVerbs() []FrameworkVerb {
-	return []FrameworkVerb{
-		VerbSubscribe, VerbTeardown, VerbAccept, VerbDecline, VerbSuppress, VerbRevive,
-		VerbKill, VerbReconcile, VerbAcknowledge, VerbDemand, VerbCoflowRegister, VerbStore,
-	}
-}
+func FrameworkVerbs() []FrameworkVerb { return append([]FrameworkVerb(nil), frameworkVerbs...) }
 
 // AgentVerbs returns every agent verb, in a stable order.
-func AgentVerbs() []AgentVerb {
-	return []AgentVerb{VerbRegister, VerbReregister, VerbHeartbeat, VerbStatus, VerbCoflowReport}
-}
+func AgentVerbs() []AgentVerb { return append([]AgentVerb(nil), agentVerbs...) }
 
 // RequestType returns the message type a request on this verb must carry,
 // or false for an unknown verb.

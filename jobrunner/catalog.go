@@ -176,15 +176,7 @@ func Names(ctx context.Context, s *framework.Store) ([]string, error) {
 }
 
 // State is the job's state as the runner last recorded it.
-func (v JobView) State() string {
-	switch {
-	case v.Spec.Stopped:
-		return "stopped"
-	case v.Status.Version != v.Spec.Version || v.Status.State == "":
-		return "pending"
-	}
-	return string(v.Status.State)
-}
+func (v JobView) State() string { return jobs.Shown(v.Spec, v.Status) }
 
 // Counts sums the instances by state, e.g. "3 running".
 func (v JobView) Counts() string {

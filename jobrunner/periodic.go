@@ -41,7 +41,7 @@ func (r *Runner) schedule(jr *jobRun, now time.Time) {
 			rec.Message = "launched " + run
 		}
 	}
-	if !statusEqual(rec, jr.status) || !rec.LastRun.Equal(jr.status.LastRun) {
+	if !statusEqual(rec, jr.status) {
 		jr.status, jr.statusDirty = rec, true
 	}
 }

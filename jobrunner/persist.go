@@ -148,12 +148,7 @@ func (r *Runner) declare(ctx context.Context) {
 
 // shapeOf is the demand of count instances like in: its tasks together.
 func shapeOf(in *instance, count int64) protocol.TaskShape {
-	sum := protocol.Resources{}
-	ports := 0
-	for _, t := range in.group.Tasks {
-		sum = sum.Add(resourcesOf(t.Resources))
-		ports += t.Resources.Ports
-	}
+	sum, ports := in.group.Need()
 	s := framework.ShapeOf(protocol.TaskInfo{Resources: sum, Constraints: in.group.Constraints}, count)
 	s.Ports = ports
 	return s

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/allot-project/allot/framework"
-	"github.com/allot-project/allot/jobs"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -16,7 +15,7 @@ func tasksFor(in *instance, agent protocol.AgentID, avail protocol.Resources) ([
 	left := avail.Clone()
 	var out []protocol.TaskInfo
 	for _, t := range in.group.Tasks {
-		res := resourcesOf(t.Resources)
+		res := t.Resources.Scalars()
 		if !framework.Fits(left, res) {
 			return nil, avail, false
 		}
@@ -54,21 +53,6 @@ func tasksFor(in *instance, agent protocol.AgentID, avail protocol.Resources) ([
 		out = append(out, b.Build())
 	}
 	return out, left, true
-}
-
-// resourcesOf is a task's scalar resources.
-func resourcesOf(r jobs.Resources) protocol.Resources {
-	s := map[string]int64{protocol.ResCPUs: r.CPUMilli, protocol.ResMem: r.MemMiB}
-	if r.DiskMiB > 0 {
-		s[protocol.ResDisk] = r.DiskMiB
-	}
-	if r.GPUs > 0 {
-		s[protocol.ResGPUs] = int64(r.GPUs) * protocol.DeviceMilli
-	}
-	if r.GPUMilli > 0 {
-		s[protocol.ResGPUs] = r.GPUMilli
-	}
-	return protocol.Resources{Scalars: s}
 }
 
 // admits reports whether an instance may run on an agent with attrs: the

@@ -205,7 +205,7 @@ func parseSlot(s string) jobs.Slot {
 
 func statusEqual(a, b jobs.StatusRecord) bool {
 	if a.Version != b.Version || a.State != b.State || a.Message != b.Message || a.StableVersion != b.StableVersion ||
-		a.UpdateFailed != b.UpdateFailed || len(a.Restarts) != len(b.Restarts) {
+		a.UpdateFailed != b.UpdateFailed || !a.LastRun.Equal(b.LastRun) || len(a.Restarts) != len(b.Restarts) {
 		return false
 	}
 	for k, v := range a.Restarts {

@@ -24,19 +24,7 @@ func CheckFits(j *Job, agents []Agent) error {
 		if g.Count == 0 {
 			continue
 		}
-		need := protocol.Resources{Scalars: map[string]int64{}}
-		ports := 0
-		for _, t := range g.Tasks {
-			need.Scalars[protocol.ResCPUs] += t.Resources.CPUMilli
-			need.Scalars[protocol.ResMem] += t.Resources.MemMiB
-			if t.Resources.DiskMiB > 0 {
-				need.Scalars[protocol.ResDisk] += t.Resources.DiskMiB
-			}
-			if n := int64(t.Resources.GPUs)*protocol.DeviceMilli + t.Resources.GPUMilli; n > 0 {
-				need.Scalars[protocol.ResGPUs] += n
-			}
-			ports += t.Resources.Ports
-		}
+		need, ports := g.Need()
 		meets, fits := 0, 0
 		for _, a := range agents {
 			if !holdsAll(g.Constraints, a.Attributes) {
@@ -80,4 +68,27 @@ func constraintsText(cs []protocol.Constraint) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Scalars is what the task asks for as allot resources (ports apart).
+func (r Resources) Scalars() protocol.Resources {
+	s := map[string]int64{protocol.ResCPUs: r.CPUMilli, protocol.ResMem: r.MemMiB}
+	if r.DiskMiB > 0 {
+		s[protocol.ResDisk] = r.DiskMiB
+	}
+	if n := int64(r.GPUs)*protocol.DeviceMilli + r.GPUMilli; n > 0 {
+		s[protocol.ResGPUs] = n
+	}
+	return protocol.Resources{Scalars: s}
+}
+
+// Need is what one instance of the group asks for: its tasks' resources
+// together, and their ports.
+func (g Group) Need() (protocol.Resources, int) {
+	need, ports := protocol.Resources{}, 0
+	for _, t := range g.Tasks {
+		need = need.Add(t.Resources.Scalars())
+		ports += t.Resources.Ports
+	}
+	return need, ports
 }

@@ -88,3 +88,16 @@ type LiveInstance struct {
 type LiveRecord struct {
 	Instances []LiveInstance `json:"instances"`
 }
+
+// Shown is a job's state as people read it: stopped once asked to,
+// pending until the runner recorded the version to run, else what the
+// runner recorded.
+func Shown(spec SpecRecord, status StatusRecord) string {
+	switch {
+	case spec.Stopped:
+		return string(JobStopped)
+	case status.Version != spec.Version || status.State == "":
+		return "pending"
+	}
+	return string(status.State)
+}

@@ -73,21 +73,16 @@ func (m *Master) jobFor(v viewer, principalToken, name string) (api.Job, bool) {
 
 // readJob puts together what the store holds of a job.
 func readJob(view *state.View, principal, name string, source bool) api.Job {
-	j := api.Job{Principal: principal, Name: name, State: "pending", Versions: []int{}, Instances: []api.JobInstance{}}
+	j := api.Job{Principal: principal, Name: name, Versions: []int{}, Instances: []api.JobInstance{}}
 	var spec jobs.SpecRecord
 	if e, ok := view.StoreGet(principal, jobs.SpecKey(name)); ok && json.Unmarshal(e.Value, &spec) == nil {
 		j.Version, j.Versions, j.Parent = spec.Version, spec.Versions, spec.Parent
 	}
 	var status jobs.StatusRecord
 	if e, ok := view.StoreGet(principal, jobs.StatusKey(name)); ok && json.Unmarshal(e.Value, &status) == nil {
-		if status.Version == spec.Version && status.State != "" {
-			j.State = string(status.State)
-		}
 		j.Message, j.StableVersion = status.Message, status.StableVersion
 	}
-	if spec.Stopped {
-		j.State = string(jobs.JobStopped)
-	}
+	j.State = jobs.Shown(spec, status)
 	var live jobs.LiveRecord
 	if e, ok := view.StoreGet(principal, jobs.LiveKey(name)); ok && json.Unmarshal(e.Value, &live) == nil {
 		for _, in := range live.Instances {

@@ -63,6 +63,20 @@ type StoreReply struct {
 	More     bool        `msgpack:"more,omitempty"`
 }
 
+// CheckStoreKey requires a store key (or a prefix or page mark, what names
+// which) of 1 to MaxStoreKeyLen bytes without control characters.
+func CheckStoreKey(what, k string) error {
+	if k == "" || len(k) > MaxStoreKeyLen {
+		return Errorf(ErrInvalidArgument, "store %s of %d bytes: want 1 to %d", what, len(k), MaxStoreKeyLen)
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c == 0x7f {
+			return Errorf(ErrInvalidArgument, "store %s %q holds a control character", what, truncate(k))
+		}
+	}
+	return nil
+}
+
 // ForFramework implements FrameworkCall.
 func (r StoreRequest) ForFramework() FrameworkID { return r.FrameworkID }
 
@@ -73,15 +87,7 @@ func (r StoreRequest) Validate() error {
 		if k == "" && !required {
 			return nil
 		}
-		if k == "" || len(k) > MaxStoreKeyLen {
-			return Errorf(ErrInvalidArgument, "store %s of %d bytes: want 1 to %d", what, len(k), MaxStoreKeyLen)
-		}
-		for i := 0; i < len(k); i++ {
-			if c := k[i]; c < 0x20 || c == 0x7f {
-				return Errorf(ErrInvalidArgument, "store %s %q holds a control character", what, truncate(k))
-			}
-		}
-		return nil
+		return CheckStoreKey(what, k)
 	}
 	if r.FrameworkID != "" {
 		if err := checkID("framework_id", r.FrameworkID); err != nil {

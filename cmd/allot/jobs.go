@@ -51,12 +51,19 @@ func (f *jobsFlags) options(stderr io.Writer) ([]framework.Option, hclog.Logger,
 	return opts, logger, nil
 }
 
-func (f *jobsFlags) store(stderr io.Writer) (*framework.Store, error) {
-	opts, _, err := f.options(stderr)
+// open connects to the principal's store for one command, with the
+// command's time limit; done releases both.
+func (f *jobsFlags) open(cmd *cobra.Command) (context.Context, *framework.Store, func(), error) {
+	opts, _, err := f.options(cmd.ErrOrStderr())
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return framework.OpenStore(opts...)
+	s, err := framework.OpenStore(opts...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+	return ctx, s, func() { cancel(); s.Close() }, nil
 }
 
 // jobsCommand is `allot jobs`: the job runner and what operates it.
@@ -133,13 +140,11 @@ func jobsRun(f *jobsFlags) *cobra.Command {
 				printJobPlan(out, job)
 				return nil
 			}
-			s, err := f.store(cmd.ErrOrStderr())
+			ctx, s, done, err := f.open(cmd)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
+			defer done()
 			sub, err := jobrunner.Submit(ctx, s, args[0], src, time.Now())
 			if err != nil {
 				return err
@@ -186,13 +191,11 @@ func jobsStatus(f *jobsFlags) *cobra.Command {
 		Short: "The jobs, or one job's versions and instances",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.store(cmd.ErrOrStderr())
+			ctx, s, done, err := f.open(cmd)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
+			defer done()
 			out := cmd.OutOrStdout()
 			if len(args) == 0 {
 				names, err := jobrunner.Names(ctx, s)
@@ -238,13 +241,11 @@ func jobsStop(f *jobsFlags) *cobra.Command {
 		Short: "Stop a job: the runner kills its instances",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.store(cmd.ErrOrStderr())
+			ctx, s, done, err := f.open(cmd)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
+			defer done()
 			if err := jobrunner.Stop(ctx, s, args[0], time.Now()); err != nil {
 				return err
 			}
@@ -306,13 +307,11 @@ func jobsHistory(f *jobsFlags) *cobra.Command {
 		Short: "The versions of a job the store keeps",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.store(cmd.ErrOrStderr())
+			ctx, s, done, err := f.open(cmd)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
+			defer done()
 			v, ok, err := jobrunner.Read(ctx, s, args[0])
 			if err != nil {
 				return err
@@ -365,13 +364,11 @@ func jobsRevert(f *jobsFlags) *cobra.Command {
 			if err != nil || version < 1 {
 				return fmt.Errorf("version %q: want a version number", args[1])
 			}
-			s, err := f.store(cmd.ErrOrStderr())
+			ctx, s, done, err := f.open(cmd)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
+			defer done()
 			sub, err := jobrunner.Revert(ctx, s, args[0], version, time.Now())
 			if err != nil {
 				return err

@@ -15,8 +15,8 @@ import (
 
 // Limits of the store.
 const (
-	MaxStoreKeyLen     = 256
-	MaxStoreValueSize  = 256 << 10
+	MaxStoreKeyLen     = protocol.MaxStoreKeyLen
+	MaxStoreValueSize  = protocol.MaxStoreValueSize
 	MaxStoreKeys       = 10_000   // per principal
 	MaxStoreBytes      = 32 << 20 // keys and values, per principal
 	MaxStoreListResult = 1 << 20  // bytes of values one list returns
@@ -52,19 +52,6 @@ type StoreDelete struct {
 	IfRevision uint64 `msgpack:"if,omitempty"`
 }
 
-// CheckStoreKey requires a key of 1 to MaxStoreKeyLen printable bytes.
-func CheckStoreKey(key string) error {
-	if key == "" || len(key) > MaxStoreKeyLen {
-		return errorf(protocol.ErrInvalidArgument, "store key of %d bytes: want 1 to %d", len(key), MaxStoreKeyLen)
-	}
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c == 0x7f {
-			return errorf(protocol.ErrInvalidArgument, "store key %q holds a control character", clip(key))
-		}
-	}
-	return nil
-}
-
 func checkStorePrincipal(p string) error {
 	if p != "" && !protocol.ValidPrincipal(p) {
 		return errorf(protocol.ErrInvalidArgument, "principal %q", clip(p))
@@ -76,7 +63,7 @@ func (c *StorePut) validate() error {
 	if err := checkStorePrincipal(c.Principal); err != nil {
 		return err
 	}
-	if err := CheckStoreKey(c.Key); err != nil {
+	if err := protocol.CheckStoreKey("key", c.Key); err != nil {
 		return err
 	}
 	if len(c.Value) > MaxStoreValueSize {
@@ -92,7 +79,7 @@ func (c *StoreDelete) validate() error {
 	if err := checkStorePrincipal(c.Principal); err != nil {
 		return err
 	}
-	return CheckStoreKey(c.Key)
+	return protocol.CheckStoreKey("key", c.Key)
 }
 
 // storeKey is a store entry's key in the state: principal, then key.

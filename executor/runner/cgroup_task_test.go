@@ -76,7 +76,7 @@ func limitFiles(r *Runner, group string) map[string]string {
 func TestTask_Limits_Cgroups(t *testing.T) {
 	t.Parallel()
 	r := cgroupRunner(t)
-	s := shellSpec("limited", `cat /proc/self/cgroup > cgroup; sleep 60`)
+	s := shellSpec("limited", `cat /proc/self/cgroup > cgroup.tmp && mv cgroup.tmp cgroup; sleep 60`)
 	s.Limits = Limits{MemMiB: 96, CPUMilli: 500}
 	task := start(t, r, s)
 	group := path.Join(r.cfg.CgroupParent, s.Name)
@@ -129,7 +129,7 @@ func TestTask_Cgroups_ShimKilled(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	r := cgroupRunnerAt(t, dir)
-	old := start(t, r, shellSpec("orphan", `setsid sleep 60 & echo $! > escaped; exec sleep 60`))
+	old := start(t, r, shellSpec("orphan", `setsid sleep 60 & echo $! > escaped.tmp && mv escaped.tmp escaped; exec sleep 60`))
 	waitFile(t, old, "escaped")
 	data, err := os.ReadFile(filepath.Join(old.Sandbox(), "escaped"))
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/jobrunner"
 	"github.com/allot-project/allot/jobs"
+	"github.com/allot-project/allot/master"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -32,7 +33,12 @@ type jobsEnv struct {
 }
 
 func newJobsEnv(t *testing.T, agents int) *jobsEnv {
-	c := testcluster.New(t, testcluster.Options{Masters: 3})
+	return newJobsEnvWith(t, agents, testcluster.Options{Masters: 3})
+}
+
+// newJobsEnvWith is newJobsEnv on a cluster of opts.
+func newJobsEnvWith(t *testing.T, agents int, opts testcluster.Options) *jobsEnv {
+	c := testcluster.New(t, opts)
 	var execs []*executors.Executor
 	for range agents {
 		execs = append(execs, executors.New(t, c, executors.Options{}))
@@ -77,7 +83,7 @@ func (e *jobsEnv) submit(t *testing.T, src string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
 	defer cancel()
-	if _, err := jobrunner.Submit(ctx, e.store, "job.hcl", []byte(src), time.Now()); err != nil {
+	if _, err := jobs.Submit(ctx, e.store, "job.hcl", []byte(src), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -212,7 +218,7 @@ func TestJobs_serviceKeepsCount(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), jobsWait)
 	defer cancel()
-	if err := jobrunner.Stop(ctx, e.store, "web", time.Now()); err != nil {
+	if err := jobs.Stop(ctx, e.store, "web", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	e.waitRunning(t, "web", 0)
@@ -426,17 +432,20 @@ func sleeper(count int) string {
 
 // TestJobs_serviceThroughFaults: a service keeps its count when an agent
 // holding some of its instances is lost (they are replaced on the other
-// agent once the master gives the agent up) and when the leader is
-// killed (nothing launched twice: the same tasks run); a version that
+// agent within the agent timeout and one allocation interval of the
+// agent's end, the shipped allocation interval here) and when the leader
+// is killed (nothing launched twice: the same tasks run); a version that
 // changes only the count keeps the instances that run and adds one.
 func TestJobs_serviceThroughFaults(t *testing.T) {
 	t.Parallel()
-	e := newJobsEnv(t, 2)
+	interval := master.DefaultConfig().AllocationInterval
+	e := newJobsEnvWith(t, 2, testcluster.Options{Masters: 3, AllocationInterval: interval})
 	e.startRunner(t)
 	e.submit(t, sleeper(3))
 	running := e.waitRunning(t, "keep", 3)
 
-	// Lose an agent that holds an instance.
+	// Lose an agent that holds an instance: it stops without a word to
+	// the masters, as a killed one would.
 	lost := e.agents[0]
 	m := e.c.WaitForLeader()
 	if tk, ok := m.View().Task(e.frameworkOf(t, running[0]), running[0]); ok && tk.AgentID != lost.ID() {
@@ -444,18 +453,33 @@ func TestJobs_serviceThroughFaults(t *testing.T) {
 	}
 	stopped := time.Now()
 	lost.Stop()
-	testutil.WaitFor(t, jobsWait, 20*time.Millisecond, func() error {
-		now := e.waitRunning(t, "keep", 3)
+	bound := testcluster.DefaultAgentTimeout + interval
+	replaced := func(states ...protocol.TaskState) error {
 		v := e.c.Leader().View()
-		for _, id := range now {
-			if tk, ok := v.Task(e.frameworkOf(t, id), id); !ok || tk.AgentID == lost.ID() {
-				return fmt.Errorf("task %s still counted on the lost agent", id)
+		placed := 0
+		for _, tk := range v.Tasks() {
+			if strings.HasPrefix(string(tk.ID), "keep.") && slices.Contains(states, tk.State) {
+				if tk.AgentID == lost.ID() {
+					return fmt.Errorf("task %s still counted on the lost agent", tk.ID)
+				}
+				placed++
 			}
 		}
+		if placed < 3 {
+			return fmt.Errorf("%d instances placed off the lost agent, want 3", placed)
+		}
 		return nil
+	}
+	testutil.WaitFor(t, jobsWait, 2*time.Millisecond, func() error {
+		return replaced(protocol.TaskStaging, protocol.TaskStarting, protocol.TaskRunning)
 	})
-	t.Logf("instances replaced %v after the agent stopped (agent timeout %v)", time.Since(stopped).Round(time.Millisecond),
-		testcluster.DefaultAgentTimeout)
+	launched := time.Since(stopped)
+	testutil.WaitFor(t, jobsWait, 2*time.Millisecond, func() error { return replaced(protocol.TaskRunning) })
+	t.Logf("instances launched again %v and running %v after the agent stopped (agent timeout %v, allocation interval %v)",
+		launched.Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond), testcluster.DefaultAgentTimeout, interval)
+	if launched > bound {
+		t.Errorf("lost instances launched again %v after the agent stopped, want within %v", launched, bound)
+	}
 
 	// Kill the leader: the same three run, nothing more.
 	before := e.waitRunning(t, "keep", 3)

@@ -93,25 +93,9 @@ func TestUI_Browser(t *testing.T) {
 	task := ag.Tasks()[0].Info.TaskID
 	base := "http://" + c.HTTPAddrs()[0]
 	shots := os.Getenv("ALLOT_UI_SCREENSHOTS")
-	// do runs steps, again if a navigation was cut short or stalled: the
-	// pages reload themselves every few seconds and after an action, and a
-	// navigation a reload overtakes may never finish. Each try has its own
-	// time limit (a context derived from one that has run, as chromedp
-	// asks).
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		for try := 0; ; try++ {
-			tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err := chromedp.Do(tctx, steps...)
-			cancel()
-			if err == nil {
-				return
-			}
-			retry := strings.Contains(err.Error(), "ERR_ABORTED") || errors.Is(err, context.DeadlineExceeded)
-			if try == 3 || !retry {
-				t.Fatalf("%s: %v", what, err)
-			}
-		}
+		browse(t, ctx, what, steps...)
 	}
 	visit := func(name string, steps ...chromedp.Action[chromedp.Void]) string {
 		t.Helper()
@@ -200,4 +184,24 @@ func stateOf(base string) (api.State, error) {
 	}
 	defer resp.Body.Close()
 	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// browse runs steps, again if a navigation was cut short or stalled: the
+// pages reload themselves every few seconds and after an action, and a
+// navigation a reload overtakes may never finish. Each try has its own
+// time limit (a context derived from one that has run, as chromedp asks).
+func browse(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	for try := 0; ; try++ {
+		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := chromedp.Do(tctx, steps...)
+		cancel()
+		if err == nil {
+			return
+		}
+		retry := strings.Contains(err.Error(), "ERR_ABORTED") || errors.Is(err, context.DeadlineExceeded)
+		if try == 3 || !retry {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
 }

@@ -85,7 +85,7 @@ func (r *Runner) startRuns(ctx context.Context) {
 	r.mu.Unlock()
 	for _, run := range runs {
 		spec := jobs.SpecRecord{Version: 1, Versions: []int{1}, Parent: run.parent, ParentVersion: run.version, UpdatedAt: run.at}
-		if err := writeSpec(ctx, r.store, run.name, spec, 0); err != nil {
+		if err := jobs.WriteSpec(ctx, r.store, run.name, spec, 0); err != nil {
 			r.log.Warn("cannot start a periodic run", "job", run.parent, "run", run.name, "error", err)
 			continue
 		}

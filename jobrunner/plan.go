@@ -2,7 +2,6 @@ package jobrunner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -163,24 +162,9 @@ func (r *Runner) revert(ctx context.Context, jr *jobRun) {
 	r.mu.Lock()
 	name, to := jr.name, jr.revertTo
 	r.mu.Unlock()
-	item, ok, err := r.store.Get(ctx, jobs.VersionKey(name, to))
-	if err != nil || !ok {
-		r.log.Warn("cannot revert: the stable version is gone", "job", name, "version", to, "error", err)
-		return
-	}
-	spec, rev, err := readSpec(ctx, r.store, name)
-	if err != nil || rev == 0 {
-		return
-	}
-	next := slices.Max(spec.Versions) + 1
-	if _, err := r.store.Put(ctx, jobs.VersionKey(name, next), item.Value); err != nil {
-		r.log.Warn("cannot revert", "job", name, "error", err)
-		return
-	}
-	spec.Versions = append(spec.Versions, next)
-	spec.Version, spec.Revert, spec.UpdatedAt = next, true, time.Now()
-	if err := writeSpec(ctx, r.store, name, spec, rev); err != nil {
-		r.log.Warn("cannot revert", "job", name, "error", err)
+	next, err := jobs.AutoRevert(ctx, r.store, name, to, time.Now())
+	if err != nil {
+		r.log.Warn("cannot revert", "job", name, "version", to, "error", err)
 		return
 	}
 	r.log.Info("update failed: reverted", "job", name, "to", to, "as_version", next)
@@ -244,16 +228,9 @@ func keepInPlace(jr *jobRun, next *jobs.Job, version int, olds map[int]*jobs.Job
 			continue
 		}
 		was, now := groupOf(old, in.Group), groupOf(next, in.Group)
-		if was != nil && now != nil && sameButCount(*was, *now) {
+		if was != nil && now != nil && jobs.SameButCount(*was, *now) {
 			in.Version, in.group = version, now
 			jr.liveDirty = true
 		}
 	}
-}
-
-func sameButCount(a, b jobs.Group) bool {
-	a.Count, b.Count = 0, 0
-	x, errA := json.Marshal(a)
-	y, errB := json.Marshal(b)
-	return errA == nil && errB == nil && string(x) == string(y)
 }

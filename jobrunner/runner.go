@@ -28,7 +28,7 @@ type Runner struct {
 	jobs  map[string]*jobRun
 	roles map[string]*roleSched
 	wake  chan struct{}
-	// changedRev is the revision of changedKey at the last scan of the
+	// changedRev is the revision of jobs.ChangedKey at the last scan of the
 	// specs, scanned its time.
 	changedRev uint64
 	scanned    time.Time
@@ -164,7 +164,7 @@ func (r *Runner) poke() {
 func (r *Runner) sync(ctx context.Context) error {
 	// The specs are read again when one changed, and every rescan anyway
 	// (a writer that crashed before it marked its change).
-	item, _, err := r.store.Get(ctx, changedKey)
+	item, _, err := r.store.Get(ctx, jobs.ChangedKey)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (r *Runner) sync(ctx context.Context) error {
 	}
 	r.changedRev, r.scanned = item.Revision, time.Now()
 	for _, name := range names {
-		spec, rev, err := readSpec(ctx, r.store, name)
+		spec, rev, err := jobs.ReadSpec(ctx, r.store, name)
 		if err != nil || rev == 0 {
 			continue
 		}

@@ -288,6 +288,8 @@ func (l *leader) loop() {
 	defer alloc.Stop()
 	health := time.NewTicker(l.m.cfg.AgentHeartbeat)
 	defer health.Stop()
+	agentDue := time.NewTimer(l.m.cfg.AgentTimeout)
+	defer agentDue.Stop()
 	coflowRefresh := time.NewTicker(coflowRepeat)
 	defer coflowRefresh.Stop()
 	retry := time.NewTicker(statusRetryScan(l.retries.first))
@@ -302,8 +304,10 @@ func (l *leader) loop() {
 			l.allocate(time.Now())
 		case <-l.trigger:
 			l.allocate(time.Now())
+		case now := <-agentDue.C:
+			agentDue.Reset(l.checkAgents(now))
 		case now := <-health.C:
-			l.checkAgents(now)
+			agentDue.Reset(l.checkAgents(now))
 			l.runAlone(&l.marking, func() { l.markSilence(now) })
 			l.checkDrains(now)
 			l.runAlone(&l.checking, func() { l.checkFrameworks(now) })
@@ -395,53 +399,6 @@ func (l *leader) sendRescinds(rs []offers.Rescind) {
 	for _, r := range rs {
 		l.publishFramework(r.FrameworkID, protocol.MsgRescindEvent, protocol.RescindEvent{OfferID: r.OfferID, Reason: r.Reason})
 	}
-}
-
-// checkAgents marks agents that missed their heartbeats unreachable,
-// unless more of them did than Config.AgentRemovalLimit allows. Agents
-// that fell silent together do not all cross the timeout at the same
-// check (their heartbeats had different phases), so the limit counts
-// every agent silent for half the timeout: the first of them to be late
-// does not go alone.
-func (l *leader) checkAgents(now time.Time) {
-	l.mu.Lock()
-	var late []protocol.AgentID
-	silent := 0
-	for id, seen := range l.lastSeen {
-		if now.Sub(seen) > l.m.cfg.AgentTimeout {
-			late = append(late, id)
-		}
-		if now.Sub(seen) > l.m.cfg.AgentTimeout/2 {
-			silent++
-		}
-	}
-	tracked := len(l.lastSeen)
-	l.mu.Unlock()
-	if len(late) > 0 && tooManyLate(silent, tracked, l.m.cfg.AgentRemovalLimit) {
-		if !l.removalHeld {
-			l.logger.Error("agents missed their heartbeats all at once, beyond the agent removal limit: none is marked unreachable until fewer are late (is this master cut off from them?)",
-				"late", len(late), "agents", tracked, "limit", l.m.cfg.AgentRemovalLimit)
-		}
-		l.removalHeld = true
-		l.m.metrics.removalHeld(true)
-		return
-	}
-	if l.removalHeld {
-		l.logger.Info("agent removals resume", "late", len(late), "agents", tracked)
-		l.removalHeld = false
-		l.m.metrics.removalHeld(false)
-	}
-	for _, id := range late {
-		if err := l.agentUnreachable(id, now); err != nil {
-			l.logger.Warn("could not mark agent unreachable", "agent_id", id, "error", err)
-		}
-	}
-}
-
-// tooManyLate reports whether late of tracked agents exceed the removal
-// limit (0 or 1: none does).
-func tooManyLate(late, tracked int, limit float64) bool {
-	return limit > 0 && limit < 1 && late > 0 && float64(late) > limit*float64(tracked)
 }
 
 // publish encodes and sends one message; failures are logged, since the

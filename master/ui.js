@@ -1,9 +1,11 @@
-// The web UI's operator actions (master/ui.go): kill a task, tear a
-// framework down, drain an agent (with an optional deadline) or activate
-// it. Each is a POST to the operator API; it carries the operator token as
-// "Authorization: Bearer <token>" once one was given. A 401 asks for the
-// token (window.prompt) and keeps it in sessionStorage, for this tab only.
-// The page reloads every 5 s, except while an action or an input is busy.
+// The web UI's actions (master/ui.go): kill a task, tear a framework down,
+// drain an agent (with an optional deadline) or activate it; check, submit,
+// stop or revert a job. Each is a POST of JSON to the API; it carries the
+// operator token as "Authorization: Bearer <token>" once one was given (a
+// principal's own jobs need only the credentials the browser already
+// sends). A 401 asks for the token (window.prompt) and keeps it in
+// sessionStorage, for this tab only. The page reloads every 5 s, except
+// while an action or an input is busy or a job file is being written.
 (function () {
   "use strict";
 
@@ -133,7 +135,67 @@
     act("/v1/agents/" + esc(b.getAttribute("data-agent")) + "/activate", {});
   }
 
-  var actions = { kill: kill, teardown: teardown, drain: drain, activate: activate };
+  function jobPath(b) {
+    return "/v1/jobs/" + esc(b.getAttribute("data-principal")) + "/" + esc(b.getAttribute("data-job"));
+  }
+
+  function stopJob(b) {
+    if (window.confirm("Stop job " + b.getAttribute("data-job") + "? The runner kills its instances.")) {
+      act(jobPath(b) + "/stop", {});
+    }
+  }
+
+  function revertJob(b) {
+    var v = parseInt(document.getElementById("revert-version").value, 10);
+    if (window.confirm("Make version " + v + "'s file job " + b.getAttribute("data-job") + "'s next version?")) {
+      act(jobPath(b) + "/revert", { version: v });
+    }
+  }
+
+  // planText says what a submission did or would do, as allot jobs run.
+  function planText(j) {
+    var head = "job " + j.name + ": ";
+    if (j.unchanged) {
+      return head + "unchanged (version " + j.version + " runs)";
+    }
+    head += j.checked ? "would be version " + j.version + " (nothing submitted)" : "version " + j.version + " submitted";
+    return [head].concat((j.groups || []).map(function (g) {
+      var parts = [];
+      [[g.keep, "kept"], [g.replace, "replaced"], [g.start, "started"], [g.stop, "stopped"]].forEach(function (p) {
+        if (p[0]) {
+          parts.push(p[0] + " " + p[1]);
+        }
+      });
+      return "  group " + g.group + ": " + (parts.length ? parts.join(", ") : "nothing");
+    })).join("\n");
+  }
+
+  function sendJob(check) {
+    var principal = document.getElementById("job-principal").value.trim();
+    var plan = document.getElementById("job-plan");
+    busy = true;
+    status("working...");
+    plan.textContent = "";
+    post("/v1/jobs/" + esc(principal), { source: document.getElementById("job-source").value, check: check },
+      storedToken(), false).then(function (j) {
+      busy = false;
+      status("");
+      plan.textContent = planText(j);
+      if (!check) {
+        document.getElementById("job-source").value = "";
+      }
+    }, function (err) {
+      busy = false;
+      holdUntil = Date.now() + 3 * RELOAD_MS;
+      status(err.message);
+    });
+  }
+
+  var actions = {
+    kill: kill, teardown: teardown, drain: drain, activate: activate,
+    "stop-job": stopJob, "revert-job": revertJob,
+    "check-job": function () { sendJob(true); }, "submit-job": function () { sendJob(false); }
+  };
 
   document.addEventListener("click", function (e) {
     var b = e.target.closest ? e.target.closest("button[data-action]") : null;
@@ -150,7 +212,10 @@
   function scheduleReload() {
     window.setTimeout(function () {
       var el = document.activeElement;
-      if (busy || Date.now() < holdUntil || (el && el.tagName === "INPUT")) {
+      var source = document.getElementById("job-source");
+      var plan = document.getElementById("job-plan");
+      if (busy || Date.now() < holdUntil || (el && /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName)) ||
+          (source && source.value !== "") || (plan && plan.textContent !== "")) {
         scheduleReload();
         return;
       }

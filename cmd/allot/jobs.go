@@ -136,8 +136,9 @@ func jobsRun(f *jobsFlags) *cobra.Command {
 			if err := f.checkFits(cmd.Context(), job); err != nil {
 				return err
 			}
-			if check {
+			if check && f.nats == "" {
 				printJobPlan(out, job)
+				fmt.Fprintln(out, "(not compared with the version that runs: no --nats)")
 				return nil
 			}
 			ctx, s, done, err := f.open(cmd)
@@ -145,20 +146,33 @@ func jobsRun(f *jobsFlags) *cobra.Command {
 				return err
 			}
 			defer done()
-			sub, err := jobrunner.Submit(ctx, s, args[0], src, time.Now())
+			submit := func(ctx context.Context, s jobs.Store, file string, src []byte) (jobs.Submitted, error) {
+				return jobs.Submit(ctx, s, file, src, time.Now())
+			}
+			if check {
+				submit = jobs.Preview
+			}
+			sub, err := submit(ctx, s, args[0], src)
 			if err != nil {
 				return err
 			}
-			if sub.Unchanged {
+			switch {
+			case sub.Unchanged:
 				fmt.Fprintf(out, "job %s: unchanged (version %d runs)\n", sub.Job.Name, sub.Version)
 				return nil
+			case check:
+				fmt.Fprintf(out, "job %s: would be version %d (nothing submitted)\n", sub.Job.Name, sub.Version)
+			default:
+				fmt.Fprintf(out, "job %s: version %d submitted\n", sub.Job.Name, sub.Version)
 			}
-			fmt.Fprintf(out, "job %s: version %d submitted\n", sub.Job.Name, sub.Version)
+			for _, c := range sub.Changes {
+				fmt.Fprintf(out, "  %s\n", c)
+			}
 			printJobPlan(out, sub.Job)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&check, "check", false, "only check the file and print what it runs")
+	cmd.Flags().BoolVar(&check, "check", false, "only check the file and print what it would start, stop and replace")
 	return cmd
 }
 
@@ -246,7 +260,7 @@ func jobsStop(f *jobsFlags) *cobra.Command {
 				return err
 			}
 			defer done()
-			if err := jobrunner.Stop(ctx, s, args[0], time.Now()); err != nil {
+			if err := jobs.Stop(ctx, s, args[0], time.Now()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "job %s: stopping\n", args[0])
@@ -369,7 +383,7 @@ func jobsRevert(f *jobsFlags) *cobra.Command {
 				return err
 			}
 			defer done()
-			sub, err := jobrunner.Revert(ctx, s, args[0], version, time.Now())
+			sub, err := jobs.Revert(ctx, s, args[0], version, time.Now())
 			if err != nil {
 				return err
 			}
@@ -378,6 +392,9 @@ func jobsRevert(f *jobsFlags) *cobra.Command {
 				return nil
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "job %s: version %d is version %d's file\n", args[0], sub.Version, version)
+			for _, c := range sub.Changes {
+				fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", c)
+			}
 			return nil
 		},
 	}

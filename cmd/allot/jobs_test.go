@@ -88,8 +88,17 @@ func TestJobs_onDevCluster(t *testing.T) {
 	}
 	// A second version, its history, and a revert to the first.
 	src, _ := os.ReadFile(job)
-	write("web.hcl", strings.Replace(string(src), `args    = ["300"]`, `args    = ["301"]`, 1))
-	if out, errOut, code := runWithEnv(t, env, "jobs", "run", job); code != 0 || !strings.Contains(out, "version 2 submitted") {
+	write("web.hcl", strings.Replace(strings.Replace(string(src), `args    = ["300"]`, `args    = ["301"]`, 1), "count = 2", "count = 3", 1))
+	// Checked first: the plan is printed and nothing submitted.
+	if out, errOut, code := runWithEnv(t, env, "jobs", "run", "--check", job); code != 0 ||
+		!strings.Contains(out, "job web: would be version 2 (nothing submitted)\n  group g: 2 replaced, 1 started\n") {
+		t.Fatalf("jobs run --check v2: %d %q %q", code, out, errOut)
+	}
+	if out, _, _ := runWithEnv(t, env, "jobs", "status", "web"); !strings.Contains(out, "versions kept: [1]") {
+		t.Fatalf("status after a check: %q", out)
+	}
+	if out, errOut, code := runWithEnv(t, env, "jobs", "run", job); code != 0 ||
+		!strings.Contains(out, "version 2 submitted\n  group g: 2 replaced, 1 started\n") {
 		t.Fatalf("jobs run v2: %d %q %q", code, out, errOut)
 	}
 	out, _, _ = runWithEnv(t, env, "jobs", "history", "-p", "web")
@@ -97,7 +106,8 @@ func TestJobs_onDevCluster(t *testing.T) {
 		!strings.Contains(out, `  |       args    = ["301"]`) || !strings.Contains(out, `  |       args    = ["300"]`) {
 		t.Errorf("history: %q", out)
 	}
-	if out, errOut, code := runWithEnv(t, env, "jobs", "revert", "web", "1"); code != 0 || !strings.Contains(out, "version 3 is version 1's file") {
+	if out, errOut, code := runWithEnv(t, env, "jobs", "revert", "web", "1"); code != 0 ||
+		!strings.Contains(out, "version 3 is version 1's file\n  group g: 2 replaced, 1 stopped\n") {
 		t.Fatalf("revert: %d %q %q", code, out, errOut)
 	}
 	if _, errOut, code := runWithEnv(t, env, "jobs", "revert", "web", "9"); code != 1 || !strings.Contains(errOut, "keeps no version 9") {

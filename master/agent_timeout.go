@@ -1,0 +1,70 @@
+package master
+
+import (
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// checkAgents marks agents that missed their heartbeats unreachable,
+// unless more of them did than Config.AgentRemovalLimit allows. Agents
+// that fell silent together do not all cross the timeout at the same
+// check (their heartbeats had different phases), so the limit counts
+// every agent silent for half the timeout: the first of them to be late
+// does not go alone.
+//
+// It returns how long until the next agent heard from would cross the
+// timeout, so that the leader looks again then rather than up to a
+// heartbeat later: a lost agent's tasks are reported lost, and replaced,
+// as soon as the timeout allows.
+func (l *leader) checkAgents(now time.Time) (next time.Duration) {
+	timeout := l.m.cfg.AgentTimeout
+	next = timeout
+	l.mu.Lock()
+	var late []protocol.AgentID
+	silent := 0
+	for id, seen := range l.lastSeen {
+		quiet := now.Sub(seen)
+		if quiet > timeout {
+			late = append(late, id)
+			continue
+		}
+		if quiet > timeout/2 {
+			silent++
+		}
+		next = min(next, timeout-quiet)
+	}
+	silent += len(late)
+	tracked := len(l.lastSeen)
+	l.mu.Unlock()
+	// Just past the deadline (the timeout is crossed, not reached), and
+	// not so soon that agents whose deadlines crowd together make a check
+	// after every one.
+	next = max(next+time.Millisecond, l.m.cfg.AllocationInterval/4)
+	if len(late) > 0 && tooManyLate(silent, tracked, l.m.cfg.AgentRemovalLimit) {
+		if !l.removalHeld {
+			l.logger.Error("agents missed their heartbeats all at once, beyond the agent removal limit: none is marked unreachable until fewer are late (is this master cut off from them?)",
+				"late", len(late), "agents", tracked, "limit", l.m.cfg.AgentRemovalLimit)
+		}
+		l.removalHeld = true
+		l.m.metrics.removalHeld(true)
+		return next
+	}
+	if l.removalHeld {
+		l.logger.Info("agent removals resume", "late", len(late), "agents", tracked)
+		l.removalHeld = false
+		l.m.metrics.removalHeld(false)
+	}
+	for _, id := range late {
+		if err := l.agentUnreachable(id, now); err != nil {
+			l.logger.Warn("could not mark agent unreachable", "agent_id", id, "error", err)
+		}
+	}
+	return next
+}
+
+// tooManyLate reports whether late of tracked agents exceed the removal
+// limit (0 or 1: none does).
+func tooManyLate(late, tracked int, limit float64) bool {
+	return limit > 0 && limit < 1 && late > 0 && float64(late) > limit*float64(tracked)
+}

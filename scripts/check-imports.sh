@@ -38,9 +38,10 @@ only-ours        | raftstore                         | -
 only-ours        | master/state                      | protocol
 only-ours        | examples/*                        | framework framework/altruism protocol
 only-ours        | offers/scenario                   | offers protocol
-only-ours        | sim                               | offers coflow framework/altruism protocol
+only-ours        | sim                               | offers coflow framework/altruism protocol internal/heapq
 only-ours        | natsclient                        | protocol
 only-ours        | internal/testlog                  | -
+only-ours        | internal/heapq                    | -
 only-ours        | internal/testutil                 | -
 only-ours        | master                            | coflow jobs natsauth natsclient offers protocol raftstore
 only-ours        | master/api                        | protocol

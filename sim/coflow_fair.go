@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/allot-project/allot/coflow"
+	"github.com/allot-project/allot/internal/heapq"
 )
 
 // fairFluid is the engine's fast path for the fair and fair-split
@@ -33,8 +34,8 @@ type fairFluid struct {
 	mm       maxMinFill
 	nE, nI   []int32 // unfinished flows per egress, ingress
 	links    []fairLink
-	out, in  [][]int32 // active links per egress, ingress port
-	heap     idHeap    // active links by the time their next flow ends
+	out, in  [][]int32    // active links per egress, ingress port
+	heap     heapq.IDHeap // active links by the time their next flow ends
 	touchE   []bool
 	touchI   []bool
 	touched  []int32 // port sides to refresh: egress p is p, ingress p is ports+p
@@ -61,7 +62,7 @@ func newFairFluid(ports int, capacity float64, maxMin bool) *fairFluid {
 		nE: make([]int32, ports), nI: make([]int32, ports),
 		links: make([]fairLink, ports*ports), out: make([][]int32, ports), in: make([][]int32, ports),
 		touchE: make([]bool, ports), touchI: make([]bool, ports)}
-	ff.heap.reset(len(ff.links))
+	ff.heap.Reset(len(ff.links))
 	return ff
 }
 
@@ -134,18 +135,18 @@ func (ff *fairFluid) refresh(now float64) {
 
 // next is the time of the next completion (+Inf when none).
 func (ff *fairFluid) next(inf float64) float64 {
-	if ff.heap.len() == 0 {
+	if ff.heap.Len() == 0 {
 		return inf
 	}
-	return ff.heap.min().key
+	return ff.heap.Min().Key
 }
 
 // advance finishes every flow that ends by next (within sameTime) and
 // returns them; the rates of the ports they leave wait for refresh.
 func (ff *fairFluid) advance(next float64) []flowAt {
 	ff.finished = ff.finished[:0]
-	for ff.heap.len() > 0 {
-		id := ff.heap.min().id
+	for ff.heap.Len() > 0 {
+		id := ff.heap.Min().ID
 		l := &ff.links[id]
 		if l.end > next+sameTime {
 			break
@@ -181,7 +182,7 @@ func (ff *fairFluid) advance(next float64) []flowAt {
 // drop takes an empty link out of the heap and its ports' lists.
 func (ff *fairFluid) drop(id int32, src, dst int) {
 	l := &ff.links[id]
-	ff.heap.remove(id)
+	ff.heap.Remove(id)
 	o := ff.out[src]
 	moved := o[len(o)-1]
 	o[l.opos] = moved
@@ -230,7 +231,7 @@ func entryDown(h []fairEntry, i int) {
 }
 
 // fix re-keys link id in the heap by its end (inserting it if absent).
-func (ff *fairFluid) fix(id int32) { ff.heap.set(id, ff.links[id].end) }
+func (ff *fairFluid) fix(id int32) { ff.heap.Set(id, ff.links[id].end) }
 
 // checkFair compares the fast path's rates with coflow.Rates (tests):
 // exactly for the equal split, up to 10^-9 of a port for max-min, whose

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/allot-project/allot/internal/heapq"
 )
 
 // maxMinFill is fairFluid's rate rule for the fair scheduler: per-flow
@@ -63,11 +65,11 @@ type maxMinFill struct {
 	first []int32  // its refill links: adj[first[s]:first[s]+deg[s]]
 	deg   []int32
 
-	sides []int32    // the sides of the refill links
-	links []int32    // the refill links
-	rl    []fillLink // and what the fill needs of them, by refill index
-	adj   []int32    // refill indices by side
-	heap  idHeap     // refill sides by share (a lower bound); empty between fills
+	sides []int32      // the sides of the refill links
+	links []int32      // the refill links
+	rl    []fillLink   // and what the fill needs of them, by refill index
+	adj   []int32      // refill indices by side
+	heap  heapq.IDHeap // refill sides by share (a lower bound); empty between fills
 	sort  []satLink
 }
 
@@ -99,7 +101,7 @@ func newMaxMinFill(ports int, on bool) maxMinFill {
 		seenL: make([]uint32, links), joined: make([]bool, links), sat: make([]float64, n), load: make([]float64, n), rem: make([]float64, n),
 		share: make([]float64, n), n: make([]int32, n), seen: make([]uint32, n), first: make([]int32, n),
 		deg: make([]int32, n)}
-	mm.heap.reset(n)
+	mm.heap.Reset(n)
 	for i := range mm.sat {
 		mm.sat[i] = math.Inf(1)
 	}
@@ -264,20 +266,20 @@ func (mm *maxMinFill) fill(ff *fairFluid, floor float64) {
 		mm.sat[s] = math.Inf(1)
 		mm.rem[s] = max(0, ff.cap-mm.load[s])
 		mm.share[s] = mm.rem[s] / float64(mm.n[s])
-		mm.heap.set(s, mm.share[s])
+		mm.heap.Set(s, mm.share[s])
 	}
-	for mm.heap.len() > 0 {
-		s := mm.heap.min().id
+	for mm.heap.Len() > 0 {
+		s := mm.heap.Min().ID
 		if mm.n[s] == 0 {
-			mm.heap.remove(s)
+			mm.heap.Remove(s)
 			continue
 		}
 		if cur := mm.rem[s] / float64(mm.n[s]); cur > mm.share[s] {
 			mm.share[s] = cur
-			mm.heap.set(s, cur)
+			mm.heap.Set(s, cur)
 			continue
 		}
-		mm.heap.remove(s)
+		mm.heap.Remove(s)
 		x := max(mm.share[s], floor)
 		floor, mm.sat[s] = x, x
 		for _, k := range mm.adj[mm.first[s] : mm.first[s]+mm.deg[s]] {

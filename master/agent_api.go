@@ -189,7 +189,7 @@ func (l *leader) recoverFinished(agent protocol.AgentID, applied []protocol.Task
 // become UNREACHABLE (partition-aware frameworks) or LOST, frameworks are
 // told, and its offers are rescinded.
 func (l *leader) agentUnreachable(id protocol.AgentID, now time.Time) error {
-	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+	ctx, cancel := l.timed()
 	defer cancel()
 	_, err := l.agentOut(ctx, id, now, state.MarkAgentTasks{
 		AgentID: id, State: protocol.TaskUnreachable, Reason: "agent_unreachable",

@@ -1,7 +1,6 @@
 package master
 
 import (
-	"context"
 	"time"
 
 	"github.com/allot-project/allot/master/state"
@@ -54,7 +53,7 @@ func (l *leader) markSilence(now time.Time) {
 	if len(cmd.Silent)+len(cmd.Heard) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+	ctx, cancel := l.timed()
 	defer cancel()
 	// Flagged, so that a master of an earlier version skips it during a
 	// rolling upgrade.

@@ -101,7 +101,7 @@ func (l *leader) serve(msg *nats.Msg) (result any, err error) {
 		l.logger.Warn("call refused", "subject", msg.Subject, "error", err)
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+	ctx, cancel := l.timed()
 	defer cancel()
 	result, err = l.handle(ctx, c, body)
 	if err != nil {

@@ -1,7 +1,6 @@
 package master
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -30,7 +29,7 @@ func (l *leader) checkFrameworks(now time.Time) {
 			if time.Duration(now.UnixNano()-f.DisconnectedAt) >= f.FailoverTimeout {
 				l.logger.Info("framework failover timeout expired", "framework_id", f.ID,
 					"failover_timeout", f.FailoverTimeout)
-				ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+				ctx, cancel := l.timed()
 				if err := l.removeFramework(ctx, f.ID); err != nil {
 					l.logger.Warn("could not remove framework", "framework_id", f.ID, "error", err)
 				} else {
@@ -77,7 +76,7 @@ func (l *leader) listening(id protocol.FrameworkID) bool {
 // disconnected records that a framework stopped listening and withdraws
 // its offers; its tasks keep running until the failover timeout.
 func (l *leader) disconnected(id protocol.FrameworkID, now time.Time) {
-	ctx, cancel := context.WithTimeout(context.Background(), l.m.cfg.RequestTimeout)
+	ctx, cancel := l.timed()
 	defer cancel()
 	if _, err := l.apply(ctx, state.CmdSetFrameworkConnected, state.SetFrameworkConnected{
 		FrameworkID: id, Connected: false, Time: now.UnixNano(),

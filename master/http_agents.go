@@ -86,7 +86,7 @@ func (m *Master) serveAgentAction(act func(context.Context, *leader, protocol.Ag
 			writeJSON(w, http.StatusBadRequest, api.Error{Error: "not an agent id"})
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
+		ctx, cancel := l.requestContext(r.Context())
 		defer cancel()
 		a, err := act(ctx, l, id)
 		switch {

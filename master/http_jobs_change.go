@@ -1,7 +1,6 @@
 package master
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -51,7 +50,7 @@ func (m *Master) serveSubmitJob(w http.ResponseWriter, r *http.Request, l *leade
 		writeJobError(w, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
+	ctx, cancel := l.requestContext(r.Context())
 	defer cancel()
 	s := principalStore{l: l, principal: p}
 	var sub jobs.Submitted
@@ -79,7 +78,7 @@ func (m *Master) serveStopJob(w http.ResponseWriter, r *http.Request, l *leader,
 		writeError(w, http.StatusNotFound, protocol.Errorf(protocol.ErrInvalidArgument, "no job %q", clipText(name)))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
+	ctx, cancel := l.requestContext(r.Context())
 	defer cancel()
 	if err := jobs.Stop(ctx, principalStore{l: l, principal: p}, name, time.Now()); err != nil {
 		writeJobError(w, err)
@@ -100,7 +99,7 @@ func (m *Master) serveRevertJob(w http.ResponseWriter, r *http.Request, l *leade
 		writeError(w, http.StatusNotFound, protocol.Errorf(protocol.ErrInvalidArgument, "job %q keeps no version %d", clipText(name), req.Version))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
+	ctx, cancel := l.requestContext(r.Context())
 	defer cancel()
 	sub, err := jobs.Revert(ctx, principalStore{l: l, principal: p}, name, req.Version, time.Now())
 	if err != nil {

@@ -1,7 +1,6 @@
 package master
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -69,7 +68,7 @@ func (m *Master) serveTeardown(w http.ResponseWriter, r *http.Request, l *leader
 		writeError(w, http.StatusBadRequest, protocol.Errorf(protocol.ErrInvalidArgument, "not a framework id"))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
+	ctx, cancel := l.requestContext(r.Context())
 	defer cancel()
 	if err := l.operatorTeardown(ctx, fw); err != nil {
 		writeError(w, errorStatus(err), err)

@@ -1,7 +1,6 @@
 package master
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,7 +54,7 @@ func (m *Master) serveSetRole(w http.ResponseWriter, r *http.Request, l *leader)
 		writeJSON(w, http.StatusBadRequest, api.Error{Error: "guarantee: " + err.Error()})
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), m.cfg.RequestTimeout)
+	ctx, cancel := l.requestContext(r.Context())
 	defer cancel()
 	cmd := state.SetRole{Path: path, Weight: weight, OfferConstraints: req.OfferConstraints, Preemption: req.Preemption}
 	if !quota.Limit.IsEmpty() || !quota.Guarantee.IsEmpty() {

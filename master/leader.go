@@ -23,6 +23,10 @@ type leader struct {
 	m      *Master
 	logger hclog.Logger
 	subj   protocol.Subjects
+	// ctx ends when this leader stops: what it started (Raft applies,
+	// requests it serves) stops waiting then.
+	ctx    context.Context
+	cancel context.CancelFunc
 	// term is the Raft term this leader was elected in; every agent
 	// command carries it (protocol.TermHeader).
 	term uint64
@@ -108,7 +112,10 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	l := &leader{
+		ctx:          ctx,
+		cancel:       cancel,
 		term:         term,
 		coflows:      cb,
 		m:            m,
@@ -200,66 +207,6 @@ func (l *leader) start() error {
 	return nil
 }
 
-// resendStagingLaunches sends again every launch that was committed but may
-// never have reached its agent (the previous leader, or this one, lost
-// leadership between the commit and the send). Agents ignore a launch of a
-// task they already know.
-func (l *leader) resendStagingLaunches() {
-	var staging []*state.Task
-	for _, t := range l.m.View().Tasks() {
-		if t.State == protocol.TaskStaging {
-			staging = append(staging, t)
-		}
-	}
-	l.resendLaunches(staging)
-}
-
-// resendLaunches sends the launches of tasks again, per agent and
-// framework (see sendLaunches).
-func (l *leader) resendLaunches(tasks []*state.Task) {
-	type target struct {
-		agent protocol.AgentID
-		fw    protocol.FrameworkID
-	}
-	var order []target
-	byTarget := map[target][]protocol.TaskInfo{}
-	for _, t := range tasks {
-		k := target{t.AgentID, t.FrameworkID}
-		if _, ok := byTarget[k]; !ok {
-			order = append(order, k)
-		}
-		byTarget[k] = append(byTarget[k], t.Info)
-	}
-	for _, k := range order {
-		l.sendLaunches(k.agent, k.fw, byTarget[k])
-	}
-}
-
-// sendLaunches sends committed launches of one framework to an agent:
-// tasks of a task group (TaskInfo.GroupID) go together as a group, which
-// the agent starts all or nothing, the others as one launch.
-func (l *leader) sendLaunches(agent protocol.AgentID, fw protocol.FrameworkID, tasks []protocol.TaskInfo) {
-	var plain []protocol.TaskInfo
-	var groups []string
-	byGroup := map[string][]protocol.TaskInfo{}
-	for _, t := range tasks {
-		if t.GroupID == "" {
-			plain = append(plain, t)
-			continue
-		}
-		if _, ok := byGroup[t.GroupID]; !ok {
-			groups = append(groups, t.GroupID)
-		}
-		byGroup[t.GroupID] = append(byGroup[t.GroupID], t)
-	}
-	for _, g := range groups {
-		l.sendAgent(agent, protocol.MsgLaunchGroupCommand, protocol.LaunchGroupCommand{FrameworkID: fw, GroupID: g, Tasks: byGroup[g]})
-	}
-	if len(plain) > 0 {
-		l.sendAgent(agent, protocol.MsgLaunchCommand, protocol.LaunchCommand{FrameworkID: fw, Tasks: plain})
-	}
-}
-
 func (l *leader) stop() {
 	if l.sub != nil {
 		if err := l.sub.Unsubscribe(); err != nil {
@@ -270,8 +217,26 @@ func (l *leader) stop() {
 	l.stopping = true
 	l.stopMu.Unlock()
 	close(l.done)
+	l.cancel()
 	l.stopCoflowTimer()
 	l.wg.Wait()
+}
+
+// timed is the context of one thing the leader does on its own (a Raft
+// apply, a check): it ends after the request timeout or when this leader
+// stops.
+func (l *leader) timed() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(l.ctx, l.m.cfg.RequestTimeout)
+}
+
+// requestContext is the context an HTTP request is served in on this
+// leader: it ends after the request timeout, with the request, or when
+// this leader stops, so that nothing a deposed leader took on goes on
+// waiting for Raft.
+func (l *leader) requestContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(parent, l.m.cfg.RequestTimeout)
+	stop := context.AfterFunc(l.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // announce tells everyone on the leader subject who leads now.
@@ -348,56 +313,6 @@ func (l *leader) kick() {
 	select {
 	case l.trigger <- struct{}{}:
 	default:
-	}
-}
-
-// allocate runs one round and sends its offers and rescinds.
-func (l *leader) allocate(now time.Time) {
-	l.mu.Lock()
-	d := l.alloc.Allocate(now)
-	l.mu.Unlock()
-	// Offers are counted before they go out, so that anyone who received
-	// one finds it counted.
-	l.m.metrics.offered(len(d.Offers))
-	defer func() { l.m.metrics.round(time.Since(now)) }()
-	l.sendRescinds(d.Rescinds)
-	// Shares go out before the offers, so a planner sees its new share
-	// before it decides what to do with them.
-	l.sendShareUpdates(now)
-	byFramework := map[protocol.FrameworkID][]protocol.Offer{}
-	var order []protocol.FrameworkID
-	view := l.m.View()
-	for _, o := range d.Offers {
-		if _, ok := byFramework[o.FrameworkID]; !ok {
-			order = append(order, o.FrameworkID)
-		}
-		w := wireOffer(o)
-		if ag, ok := view.Agent(o.AgentID); ok {
-			w.Addresses.HTTP = ag.HTTPAddr
-		}
-		byFramework[o.FrameworkID] = append(byFramework[o.FrameworkID], w)
-	}
-	for _, fw := range order {
-		l.publishFramework(fw, protocol.MsgOffersEvent, protocol.OffersEvent{Offers: byFramework[fw]})
-	}
-}
-
-func wireOffer(o offers.Offer) protocol.Offer {
-	w := protocol.Offer{
-		ID: o.ID, FrameworkID: o.FrameworkID, AgentID: o.AgentID, Hostname: o.Hostname,
-		Resources: o.Resources, Attributes: o.Attributes, Kind: protocol.OfferKind(o.Kind),
-		Revocable: o.Kind == offers.KindLeftover,
-	}
-	if !o.Expires.IsZero() {
-		w.ExpiresAt = o.Expires.UnixNano()
-	}
-	return w
-}
-
-func (l *leader) sendRescinds(rs []offers.Rescind) {
-	l.m.metrics.rescinds(len(rs))
-	for _, r := range rs {
-		l.publishFramework(r.FrameworkID, protocol.MsgRescindEvent, protocol.RescindEvent{OfferID: r.OfferID, Reason: r.Reason})
 	}
 }
 

@@ -3,7 +3,7 @@
 // Philae (sampling-based size learning) as the default and Aalo, Varys
 // (SEBF), shortest-coflow-first, FIFO and per-flow fair sharing (max-min,
 // and the reference simulator's equal split) as
-// baselines (spec/philae.md). The master runs it for live shuffles and
+// baselines (docs/coflow.md). The master runs it for live shuffles and
 // sim drives it with traces; both use the same code.
 //
 // The package is pure: a Coordinator takes events stamped with the caller's

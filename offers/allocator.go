@@ -10,7 +10,9 @@ import (
 // Allocator is the allocation state machine. Create it with New and feed it
 // events; every method is deterministic in its inputs.
 type Allocator struct {
-	cfg  Config
+	cfg Config
+	// rules are cfg.Policy's (policy.go).
+	rules *policyRules
 	reg  *registry
 	tree *tree
 	// limits counts the roles with a quota limit (quota.go).
@@ -87,6 +89,7 @@ func New(cfg Config) (*Allocator, error) {
 	cfg.Preemption = cfg.Preemption.withDefaults()
 	a := &Allocator{
 		cfg:        cfg,
+		rules:      rulesOf(cfg.Policy),
 		reg:        newRegistry(),
 		tree:       newTree(),
 		frameworks: map[protocol.FrameworkID]*framework{},

@@ -13,7 +13,7 @@ const tieTolerance = 1e-9
 // Mesos's framework sorter has no weights, so under PolicyMesos frameworks
 // within a role compare unweighted.
 func (a *Allocator) weightOf(n *node) float64 {
-	if a.cfg.Policy == PolicyMesos && n.isLeaf() {
+	if a.rules.unweightedLeaves && n.isLeaf() {
 		return 1
 	}
 	return n.weight
@@ -71,7 +71,7 @@ func (a *Allocator) eval(n *node) {
 		clear(n.v)
 	}
 	n.spare = prev
-	mode := a.cfg.Policy.rescale()
+	mode := a.rules.rescale
 	if n.isLeaf() {
 		f := n.fw
 		for j := range n.v {

@@ -43,11 +43,8 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 	}
 	a.viewHolds()
 	defer func() { a.preempt.view.active = false }()
-	if a.cfg.Policy == PolicyStatic {
-		a.static.refresh(a)
-	}
-	if a.cfg.Policy == PolicyCollapsed {
-		a.collapsed.refresh(a)
+	if a.rules.refresh != nil {
+		a.rules.refresh(a)
 	}
 	n := len(a.agentList)
 	start := a.cursor % n
@@ -130,9 +127,7 @@ func (a *Allocator) turnFair(t *turn) {
 	}
 	t.phase = phaseFair
 	passes := []bool{false}
-	if a.cfg.Policy == PolicyStatic {
-		// Toward the static targets first; then, so that fragmentation
-		// across agents never idles a usable resource, by plain shares.
+	if a.rules.targetsFirst {
 		passes = []bool{true, false}
 	}
 	for _, targets := range passes {
@@ -182,11 +177,11 @@ func (a *Allocator) turnRemainder(t *turn) {
 }
 
 func (a *Allocator) pickNext(t *turn) *node {
-	if a.cfg.Policy.rescale() != rescalePlain {
+	if a.rules.rescale != rescalePlain {
 		a.syncAvail()
 	}
-	if a.cfg.Policy == PolicyCollapsed {
-		return a.pickFlat(t)
+	if a.rules.pick != nil {
+		return a.rules.pick(a, t)
 	}
 	return a.pick(a.tree.root, t)
 }

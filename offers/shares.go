@@ -24,7 +24,7 @@ type NodeShare struct {
 // Shares reports every node of the role tree, parents before children,
 // siblings in creation order. The root is reported with Path "".
 func (a *Allocator) Shares() []NodeShare {
-	if a.cfg.Policy.rescale() != rescalePlain {
+	if a.rules.rescale != rescalePlain {
 		a.syncAvail()
 	}
 	a.eval(a.tree.root)

@@ -52,6 +52,8 @@ never            | jobs                              | $NATS $RAFT
 only-ours        | jobrunner                         | framework jobs natsclient protocol
 only-ours        | internal/testcluster              | internal executor master natsauth natsclient protocol raftstore
 only-ours        | internal/devcluster               | executor master natsauth protocol raftstore
+only-ours        | cmd/allot                         | coflow executor framework internal/devcluster jobrunner jobs master natsauth offers protocol sim
+only-ours        | integration                       | -
 never-imported   | cmd/* examples/* integration      |
 "
 

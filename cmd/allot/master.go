@@ -131,7 +131,7 @@ Example, first of three:
 	fl.BoolVar(&f.NATSTLSVerify, "nats-tls-verify", false, "accept only NATS clients with a certificate --nats-tls-ca signed; a certificate naming an identity (URI allot:framework.NAME, allot:agent.NAME, allot:master.NAME) is that identity")
 	fl.StringVar(&f.HTTPAddr, "http", f.HTTPAddr, "HTTP operator API listen address (empty disables)")
 	fl.StringVar(&f.RolesFile, "roles", "", `JSON file of role weights, e.g. {"eng": 2, "eng/prod": 3}`)
-	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: "+offers.PolicyNames())
+	fl.StringVar(&f.Policy, "policy", f.Policy, "allocation policy: "+offers.PolicyHelp())
 	fl.StringVar(&f.LeftoverOrder, "leftover-order", f.LeftoverOrder, "how the leftover pool is shared: jct-first or efficiency-first")
 	fl.StringVar(&f.Placement, "placement", f.Placement, "which agents offers are built from: spread, first-fit or pack (docs/placement.md)")
 	fl.StringVar(&f.CoflowScheduler, "coflow-scheduler", f.CoflowScheduler, "how the agents order shuffle transfers: philae, aalo, sebf, scf, fifo or fair")

@@ -13,8 +13,8 @@ type Allocator struct {
 	cfg Config
 	// rules are cfg.Policy's (policy.go).
 	rules *policyRules
-	reg  *registry
-	tree *tree
+	reg   *registry
+	tree  *tree
 	// limits counts the roles with a quota limit (quota.go).
 	limits int
 	// guaranteedRoles are the roles with a quota guarantee (guarantee.go).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/allot-project/allot/master/coflowbook"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -23,7 +24,7 @@ func (l *leader) coflowRegister(r *protocol.CoflowRegisterRequest) error {
 		}
 	}
 	now := time.Now()
-	if err := l.coflows.register(now, r); err != nil {
+	if err := l.coflows.Register(now, r); err != nil {
 		return err
 	}
 	if r.Withdraw {
@@ -41,7 +42,7 @@ func (l *leader) coflowReport(r *protocol.CoflowReportRequest) error {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownAgent, r.AgentID)
 	}
 	now := time.Now()
-	if skipped := l.coflows.report(now, r); skipped > 0 {
+	if skipped := l.coflows.Report(now, r); skipped > 0 {
 		l.logger.Debug("coflow report entries skipped", "agent_id", r.AgentID, "skipped", skipped, "entries", len(r.Flows))
 	}
 	l.pushCoflows(now)
@@ -51,7 +52,7 @@ func (l *leader) coflowReport(r *protocol.CoflowReportRequest) error {
 // pushCoflows sends every agent whose order changed its new priorities,
 // and arms the timer for the coordinator's next slot change.
 func (l *leader) pushCoflows(now time.Time) {
-	pushes, next := l.coflows.schedule(now)
+	pushes, next := l.coflows.Schedule(now)
 	l.sendCoflowPriorities(pushes)
 	if next.IsZero() {
 		return
@@ -70,9 +71,9 @@ func (l *leader) pushCoflows(now time.Time) {
 	})
 }
 
-func (l *leader) sendCoflowPriorities(pushes []coflowPush) {
+func (l *leader) sendCoflowPriorities(pushes []coflowbook.Push) {
 	for _, p := range pushes {
-		l.sendAgent(p.agent, protocol.MsgCoflowPrioritiesCommand, p.cmd)
+		l.sendAgent(p.Agent, protocol.MsgCoflowPrioritiesCommand, p.Cmd)
 	}
 }
 

@@ -25,14 +25,14 @@ func (m *Master) Coflows() (api.Coflows, bool) {
 }
 
 func (l *leader) coflowsJSON() api.Coflows {
-	views := l.coflows.views()
-	_, completed := l.coflows.stats()
+	views := l.coflows.Views()
+	_, completed := l.coflows.Stats()
 	out := api.Coflows{Coflows: make([]api.Coflow, 0, len(views)), Completed: completed}
 	for _, v := range views {
 		out.Coflows = append(out.Coflows, api.Coflow{
-			FrameworkID: string(v.key.fw), CoflowID: v.key.id, Phase: v.phase, Queue: v.queue,
-			Flows: v.flows, FlowsLeft: v.left, BytesSent: v.bytesSent, EstimatedBytes: v.estimatedSize,
-			RegisteredAt: v.registered.UnixNano(),
+			FrameworkID: string(v.FrameworkID), CoflowID: v.CoflowID, Phase: v.Phase, Queue: v.Queue,
+			Flows: v.Flows, FlowsLeft: v.Left, BytesSent: v.BytesSent, EstimatedBytes: v.EstimatedSize,
+			RegisteredAt: v.Registered.UnixNano(),
 		})
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/master/coflowbook"
 	"github.com/allot-project/allot/master/state"
 	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
@@ -59,7 +60,7 @@ type leader struct {
 	shares shareUpdates
 	// coflows is the shuffles' schedule (its own lock); the timer asks it
 	// again when its slot rotation moves on.
-	coflows       *coflowBook
+	coflows       *coflowbook.Book
 	coflowTimerMu sync.Mutex
 	coflowTimer   *time.Timer
 
@@ -108,7 +109,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		return nil, err
 	}
 	term := m.node.Term()
-	cb, err := newCoflowBook(m.cfg.CoflowScheduler, term)
+	cb, err := coflowbook.New(m.cfg.CoflowScheduler, term)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +256,7 @@ func (l *leader) loop() {
 	defer health.Stop()
 	agentDue := time.NewTimer(l.m.cfg.AgentTimeout)
 	defer agentDue.Stop()
-	coflowRefresh := time.NewTicker(coflowRepeat)
+	coflowRefresh := time.NewTicker(coflowbook.Repeat)
 	defer coflowRefresh.Stop()
 	retry := time.NewTicker(statusRetryScan(l.retries.first))
 	defer retry.Stop()
@@ -278,7 +279,7 @@ func (l *leader) loop() {
 			l.runAlone(&l.checking, func() { l.checkFrameworks(now) })
 			l.announce() // periodic, as protocol.LeaderAnnouncement promises
 		case <-coflowRefresh.C:
-			l.sendCoflowPriorities(l.coflows.current())
+			l.sendCoflowPriorities(l.coflows.Current())
 		case now := <-retry.C:
 			l.runAlone(&l.retrying, func() { l.retryStatuses(now) })
 		case now := <-preempt.C:

@@ -319,7 +319,7 @@ func (m *Master) coflowCounts() (int, uint64, bool) {
 	if l == nil {
 		return 0, 0, false
 	}
-	active, completed := l.coflows.stats()
+	active, completed := l.coflows.Stats()
 	return active, completed, true
 }
 

@@ -95,7 +95,7 @@ func (l *leader) removeFramework(ctx context.Context, id protocol.FrameworkID) e
 	l.mu.Unlock()
 	l.sendRescinds(rescinds)
 	now := time.Now()
-	l.coflows.removeFramework(now, id)
+	l.coflows.RemoveFramework(now, id)
 	l.pushCoflows(now)
 	l.logger.Info("framework removed", "framework_id", id)
 	l.publishClusterEvent(protocol.ClusterEvent{Type: protocol.ClusterEventFramework,

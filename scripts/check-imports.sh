@@ -45,6 +45,8 @@ only-ours        | internal/heapq                    | -
 only-ours        | internal/testutil                 | -
 only-ours        | master                            | coflow jobs natsauth natsclient offers protocol raftstore
 only-ours        | master/api                        | protocol
+only-ours        | master/coflowbook                 | coflow protocol
+never            | master/coflowbook                 | $NATS $RAFT
 only-ours        | framework                         | natsclient protocol
 only-ours        | executor                          | natsclient protocol
 only-ours        | jobs                              | protocol

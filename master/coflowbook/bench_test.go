@@ -1,4 +1,4 @@
-package master
+package coflowbook
 
 import (
 	"fmt"
@@ -19,13 +19,13 @@ func BenchmarkCoflowReport(b *testing.B) {
 	flowOf := func(c, f int) (protocol.AgentID, protocol.AgentID) {
 		return agent(c*7 + f/10), agent(c*13 + 500 + f%10)
 	}
-	register := func(b *testing.B, book *coflowBook, now time.Time, c int) {
+	register := func(b *testing.B, book *Book, now time.Time, c int) {
 		flows := make([]protocol.FlowSpec, 200)
 		for f := range flows {
 			src, dst := flowOf(c, f)
 			flows[f] = protocol.FlowSpec{Src: src, Dst: dst, Transfers: 1 << 30}
 		}
-		if err := book.register(now, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: fmt.Sprint("c", c), Flows: flows}); err != nil {
+		if err := book.Register(now, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: fmt.Sprint("c", c), Flows: flows}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -33,7 +33,7 @@ func BenchmarkCoflowReport(b *testing.B) {
 		for _, active := range []int{100, 500} {
 			kind := map[bool]string{false: "progress", true: "finish"}[finish]
 			b.Run(fmt.Sprintf("%s/active=%d", kind, active), func(b *testing.B) {
-				book, err := newCoflowBook("philae", 1)
+				book, err := New("philae", 1)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -41,20 +41,20 @@ func BenchmarkCoflowReport(b *testing.B) {
 				for c := range active {
 					register(b, book, now, c)
 				}
-				book.schedule(now)
+				book.Schedule(now)
 				i := 0
 				for b.Loop() {
 					c, f := i%active, (i/active)%200
 					i++
 					src, dst := flowOf(c, f)
 					now = now.Add(time.Millisecond)
-					book.report(now, &protocol.CoflowReportRequest{AgentID: src, Flows: []protocol.FlowProgress{{
+					book.Report(now, &protocol.CoflowReportRequest{AgentID: src, Flows: []protocol.FlowProgress{{
 						FrameworkID: "fw", CoflowID: fmt.Sprint("c", c), Src: src, Dst: dst,
 						BytesSent: int64(i) << 10, Transfers: i, Done: finish}}})
 					if finish && f == 199 {
 						register(b, book, now, c)
 					}
-					book.schedule(now)
+					book.Schedule(now)
 				}
 			})
 		}

@@ -1,4 +1,4 @@
-package master
+package coflowbook
 
 import (
 	"fmt"
@@ -33,11 +33,11 @@ type orphanProgress struct {
 	at        time.Time
 }
 
-// coflowRepeat is how often the leader sends every agent its current
+// Repeat is how often the leader sends every agent its current
 // list again: commands are fire-and-forget, and an agent that restarted
 // or lost its connection has missed the last one. A list that changes is
 // sent at once.
-const coflowRepeat = 10 * time.Second
+const Repeat = 10 * time.Second
 
 // coflowSlot is δ, the length of a slot of the coordinator's weighted
 // rotation between queues. The paper's 8 ms suits flows paced by a
@@ -70,11 +70,11 @@ type coflowRec struct {
 	registered time.Time
 }
 
-// coflowBook is the leader's coflow state (leader memory only, like
+// Book is the leader's coflow state (leader memory only, like
 // offers): the coordinator of package coflow with agents mapped to its
 // ports, every registered coflow, and the priorities last sent to each
 // agent. Its methods are safe for concurrent use.
-type coflowBook struct {
+type Book struct {
 	mu   sync.Mutex
 	co   *coflow.Coordinator
 	last time.Time // the coordinator's clock never goes back
@@ -116,10 +116,10 @@ type finishedFlow struct {
 	dst protocol.AgentID
 }
 
-// newCoflowBook returns the coflow state of a leader elected in term:
+// New returns the coflow state of a leader elected in term:
 // its commands' epochs start above every earlier leader's, since agents
 // drop a command older than the last they applied.
-func newCoflowBook(scheduler string, term uint64) (*coflowBook, error) {
+func New(scheduler string, term uint64) (*Book, error) {
 	cfg := coflow.DefaultConfig(coflowPorts)
 	cfg.Slot = coflowSlot
 	if scheduler != "" {
@@ -133,7 +133,7 @@ func newCoflowBook(scheduler string, term uint64) (*coflowBook, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &coflowBook{
+	b := &Book{
 		co: co, ports: map[protocol.AgentID]coflow.Port{},
 		coflows: map[coflowKey]*coflowRec{}, byID: map[coflow.CoflowID]*coflowRec{},
 		perFramework: map[protocol.FrameworkID]int{}, sent: map[protocol.AgentID]protocol.CoflowPrioritiesCommand{},
@@ -149,7 +149,7 @@ func newCoflowBook(scheduler string, term uint64) (*coflowBook, error) {
 }
 
 // clock returns now, or the coordinator's last time if now is earlier.
-func (b *coflowBook) clock(now time.Time) time.Time {
+func (b *Book) clock(now time.Time) time.Time {
 	if now.Before(b.last) {
 		return b.last
 	}
@@ -159,7 +159,7 @@ func (b *coflowBook) clock(now time.Time) time.Time {
 
 // register adds a coflow or merges flows into a registered one (see
 // protocol.CoflowRegisterRequest), or withdraws it.
-func (b *coflowBook) register(now time.Time, r *protocol.CoflowRegisterRequest) error {
+func (b *Book) Register(now time.Time, r *protocol.CoflowRegisterRequest) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now = b.clock(now)
@@ -210,7 +210,7 @@ func (b *coflowBook) register(now time.Time, r *protocol.CoflowRegisterRequest) 
 
 // acquirePorts takes a port for every agent rec names that old (being
 // replaced, may be nil) does not already hold, all or none.
-func (b *coflowBook) acquirePorts(rec, old *coflowRec) error {
+func (b *Book) acquirePorts(rec, old *coflowRec) error {
 	held := map[protocol.AgentID]bool{}
 	if old != nil {
 		for _, f := range old.flows {
@@ -236,7 +236,7 @@ func (b *coflowBook) acquirePorts(rec, old *coflowRec) error {
 	return nil
 }
 
-func (b *coflowBook) ref(a protocol.AgentID) {
+func (b *Book) ref(a protocol.AgentID) {
 	p, ok := b.ports[a]
 	if !ok {
 		p = b.free[len(b.free)-1]
@@ -248,7 +248,7 @@ func (b *coflowBook) ref(a protocol.AgentID) {
 
 // releasePorts drops rec's references to its agents' ports, freeing the
 // ports no flow names any more.
-func (b *coflowBook) releasePorts(rec *coflowRec) {
+func (b *Book) releasePorts(rec *coflowRec) {
 	for _, f := range rec.flows {
 		for _, a := range []protocol.AgentID{f.spec.Src, f.spec.Dst} {
 			p := b.ports[a]
@@ -263,7 +263,7 @@ func (b *coflowBook) releasePorts(rec *coflowRec) {
 
 // enter registers rec with the coordinator and replays the flows that
 // have already finished.
-func (b *coflowBook) enter(now time.Time, rec *coflowRec) error {
+func (b *Book) enter(now time.Time, rec *coflowRec) error {
 	spec := coflow.CoflowSpec{ID: rec.cid, Flows: make([]coflow.FlowSpec, len(rec.flows))}
 	for i, f := range rec.flows {
 		spec.Flows[i] = coflow.FlowSpec{Src: b.ports[f.spec.Src], Dst: b.ports[f.spec.Dst], Size: f.spec.Bytes}
@@ -295,7 +295,7 @@ func reached(f flowRec) bool {
 }
 
 // complete tells the coordinator that flow i of rec has finished.
-func (b *coflowBook) complete(now time.Time, rec *coflowRec, i int) {
+func (b *Book) complete(now time.Time, rec *coflowRec, i int) {
 	b.finished = append(b.finished, finishedFlow{src: rec.flows[i].spec.Src, key: rec.key, dst: rec.flows[i].spec.Dst})
 	rec.flows[i].done = true
 	rec.left--
@@ -310,13 +310,13 @@ func (b *coflowBook) complete(now time.Time, rec *coflowRec, i int) {
 }
 
 // finish forgets a coflow whose flows have all finished.
-func (b *coflowBook) finish(now time.Time, rec *coflowRec) {
+func (b *Book) finish(now time.Time, rec *coflowRec) {
 	b.drop(now, rec)
 	b.completed++
 }
 
 // drop forgets rec.
-func (b *coflowBook) drop(now time.Time, rec *coflowRec) {
+func (b *Book) drop(now time.Time, rec *coflowRec) {
 	b.rebuild = true
 	_ = b.co.Deregister(now, rec.cid)
 	delete(b.coflows, rec.key)
@@ -331,7 +331,7 @@ func (b *coflowBook) drop(now time.Time, rec *coflowRec) {
 // the leader does not know (registered with an earlier leader, or already
 // finished) and entries about flows another agent sends are skipped and
 // counted.
-func (b *coflowBook) report(now time.Time, r *protocol.CoflowReportRequest) (skipped int) {
+func (b *Book) Report(now time.Time, r *protocol.CoflowReportRequest) (skipped int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now = b.clock(now)
@@ -370,7 +370,7 @@ func (b *coflowBook) report(now time.Time, r *protocol.CoflowReportRequest) (ski
 }
 
 // removeFramework forgets every coflow of fw.
-func (b *coflowBook) removeFramework(now time.Time, fw protocol.FrameworkID) {
+func (b *Book) RemoveFramework(now time.Time, fw protocol.FrameworkID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now = b.clock(now)

@@ -1,4 +1,4 @@
-package master
+package coflowbook
 
 import (
 	"cmp"
@@ -10,10 +10,10 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// coflowPush is a priorities command for one agent.
-type coflowPush struct {
-	agent protocol.AgentID
-	cmd   protocol.CoflowPrioritiesCommand
+// Push is a priorities command for one agent.
+type Push struct {
+	Agent protocol.AgentID
+	Cmd   protocol.CoflowPrioritiesCommand
 }
 
 // schedule asks the coordinator for its decision and returns the commands
@@ -21,7 +21,7 @@ type coflowPush struct {
 // gets an empty one), and when to ask again even if nothing happens (the
 // slot rotation; zero for never). Each agent's list is its egress: the
 // unfinished flows it sends, highest priority first.
-func (b *coflowBook) schedule(now time.Time) ([]coflowPush, time.Time) {
+func (b *Book) Schedule(now time.Time) ([]Push, time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now = b.clock(now)
@@ -36,7 +36,7 @@ func (b *coflowBook) schedule(now time.Time) ([]coflowPush, time.Time) {
 	}
 	b.decided, b.rebuild, b.finished = d.Epoch, false, b.finished[:0]
 	lists := b.egressLists(d)
-	var pushes []coflowPush
+	var pushes []Push
 	b.epoch++
 	for p, l := range lists {
 		if len(l) == 0 {
@@ -48,12 +48,12 @@ func (b *coflowBook) schedule(now time.Time) ([]coflowPush, time.Time) {
 		}
 		cmd := protocol.CoflowPrioritiesCommand{Epoch: b.epoch, Priorities: l}
 		b.sent[a] = cmd
-		pushes = append(pushes, coflowPush{agent: a, cmd: cmd})
+		pushes = append(pushes, Push{Agent: a, Cmd: cmd})
 	}
 	for a := range b.sent {
 		if p, ok := b.ports[a]; !ok || len(lists[p]) == 0 {
 			delete(b.sent, a)
-			pushes = append(pushes, coflowPush{agent: a, cmd: protocol.CoflowPrioritiesCommand{Epoch: b.epoch}})
+			pushes = append(pushes, Push{Agent: a, Cmd: protocol.CoflowPrioritiesCommand{Epoch: b.epoch}})
 		}
 	}
 	return byAgent(pushes), d.NextChange
@@ -62,7 +62,7 @@ func (b *coflowBook) schedule(now time.Time) ([]coflowPush, time.Time) {
 // egressLists returns every port's list under decision d: the unfinished
 // flows it sends, in the decision's order, ranked. Two passes, so that
 // each list is allocated once at its size.
-func (b *coflowBook) egressLists(d *coflow.Decision) [][]protocol.CoflowPriority {
+func (b *Book) egressLists(d *coflow.Decision) [][]protocol.CoflowPriority {
 	n := make([]int, coflowPorts)
 	each := func(visit func(rec *coflowRec, g *coflow.Grant, f int)) {
 		for gi := range d.Grants {
@@ -95,7 +95,7 @@ func (b *coflowBook) egressLists(d *coflow.Decision) [][]protocol.CoflowPriority
 // their senders' lists and returns the commands of the agents whose list
 // changed. Lists that were sent are never modified: a command may still be
 // on its way out.
-func (b *coflowBook) dropFinished() []coflowPush {
+func (b *Book) dropFinished() []Push {
 	if len(b.finished) == 0 {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (b *coflowBook) dropFinished() []coflowPush {
 		return nil
 	}
 	b.epoch++
-	pushes := make([]coflowPush, 0, len(changed))
+	pushes := make([]Push, 0, len(changed))
 	for a := range changed {
 		cmd := b.sent[a]
 		cmd.Epoch = b.epoch
@@ -133,7 +133,7 @@ func (b *coflowBook) dropFinished() []coflowPush {
 		} else {
 			b.sent[a] = cmd
 		}
-		pushes = append(pushes, coflowPush{agent: a, cmd: cmd})
+		pushes = append(pushes, Push{Agent: a, Cmd: cmd})
 	}
 	return byAgent(pushes)
 }
@@ -141,59 +141,60 @@ func (b *coflowBook) dropFinished() []coflowPush {
 // current returns the commands last sent to agents that have flows to
 // send, to repeat them: a command is fire-and-forget, and an agent that
 // restarted has lost it.
-func (b *coflowBook) current() []coflowPush {
+func (b *Book) Current() []Push {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]coflowPush, 0, len(b.sent))
+	out := make([]Push, 0, len(b.sent))
 	for a, cmd := range b.sent {
-		out = append(out, coflowPush{agent: a, cmd: cmd})
+		out = append(out, Push{Agent: a, Cmd: cmd})
 	}
 	return byAgent(out)
 }
 
 // byAgent sorts pushes by agent, so agents are told in a fixed order.
-func byAgent(pushes []coflowPush) []coflowPush {
-	slices.SortFunc(pushes, func(a, b coflowPush) int { return cmp.Compare(a.agent, b.agent) })
+func byAgent(pushes []Push) []Push {
+	slices.SortFunc(pushes, func(a, b Push) int { return cmp.Compare(a.Agent, b.Agent) })
 	return pushes
 }
 
-// coflowView is one coflow as the HTTP API shows it.
-type coflowView struct {
-	key           coflowKey
-	registered    time.Time
-	phase         string
-	queue         int
-	flows, left   int
-	bytesSent     int64
-	estimatedSize float64
+// View is one coflow as the HTTP API shows it.
+type View struct {
+	FrameworkID   protocol.FrameworkID
+	CoflowID      string
+	Registered    time.Time
+	Phase         string
+	Queue         int
+	Flows, Left   int
+	BytesSent     int64
+	EstimatedSize float64
 }
 
 // views returns every registered coflow, by framework and ID.
-func (b *coflowBook) views() []coflowView {
+func (b *Book) Views() []View {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]coflowView, 0, len(b.coflows))
+	out := make([]View, 0, len(b.coflows))
 	for _, rec := range b.coflows {
-		v := coflowView{key: rec.key, registered: rec.registered, flows: len(rec.flows), left: rec.left, queue: -1}
+		v := View{FrameworkID: rec.key.fw, CoflowID: rec.key.id, Registered: rec.registered, Flows: len(rec.flows), Left: rec.left, Queue: -1}
 		if info, err := b.co.Info(rec.cid); err == nil {
-			v.phase, v.queue, v.estimatedSize = info.Phase.String(), info.Queue, info.EstimatedSize
+			v.Phase, v.Queue, v.EstimatedSize = info.Phase.String(), info.Queue, info.EstimatedSize
 		}
 		for _, f := range rec.flows {
-			v.bytesSent += f.bytes
+			v.BytesSent += f.bytes
 		}
 		out = append(out, v)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].key.fw != out[j].key.fw {
-			return out[i].key.fw < out[j].key.fw
+		if out[i].FrameworkID != out[j].FrameworkID {
+			return out[i].FrameworkID < out[j].FrameworkID
 		}
-		return out[i].key.id < out[j].key.id
+		return out[i].CoflowID < out[j].CoflowID
 	})
 	return out
 }
 
 // stats returns the coflows registered and completed.
-func (b *coflowBook) stats() (active int, completed uint64) {
+func (b *Book) Stats() (active int, completed uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.coflows), b.completed

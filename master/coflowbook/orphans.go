@@ -1,4 +1,4 @@
-package master
+package coflowbook
 
 import (
 	"time"
@@ -8,7 +8,7 @@ import (
 
 // keepOrphan holds a report on a flow of a coflow the leader does not
 // know, for orphanTTL, within maxOrphans flows.
-func (b *coflowBook) keepOrphan(now time.Time, p protocol.FlowProgress) {
+func (b *Book) keepOrphan(now time.Time, p protocol.FlowProgress) {
 	if now.Sub(b.orphanPrune) >= orphanTTL/4 {
 		b.pruneOrphans(now)
 	}
@@ -32,7 +32,7 @@ func (b *coflowBook) keepOrphan(now time.Time, p protocol.FlowProgress) {
 
 // adoptOrphans applies what was reported of rec's flows before it was
 // registered, and forgets it.
-func (b *coflowBook) adoptOrphans(rec *coflowRec) {
+func (b *Book) adoptOrphans(rec *coflowRec) {
 	flows, ok := b.orphans[rec.key]
 	if !ok {
 		return
@@ -51,7 +51,7 @@ func (b *coflowBook) adoptOrphans(rec *coflowRec) {
 }
 
 // pruneOrphans forgets reports older than orphanTTL.
-func (b *coflowBook) pruneOrphans(now time.Time) {
+func (b *Book) pruneOrphans(now time.Time) {
 	b.orphanPrune = now
 	for k, flows := range b.orphans {
 		for pair, o := range flows {

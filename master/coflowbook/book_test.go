@@ -1,4 +1,4 @@
-package master
+package coflowbook
 
 import (
 	"errors"
@@ -15,18 +15,18 @@ import (
 
 var coflowT0 = time.Unix(1_700_000_000, 0)
 
-func newTestCoflowBook(t *testing.T, scheduler string) *coflowBook {
+func newTestCoflowBook(t *testing.T, scheduler string) *Book {
 	t.Helper()
-	b, err := newCoflowBook(scheduler, 7)
+	b, err := New(scheduler, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-func mustRegisterCoflow(t *testing.T, b *coflowBook, fw, id string, flows ...protocol.FlowSpec) {
+func mustRegisterCoflow(t *testing.T, b *Book, fw, id string, flows ...protocol.FlowSpec) {
 	t.Helper()
-	if err := b.register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: protocol.FrameworkID(fw), CoflowID: id, Flows: flows}); err != nil {
+	if err := b.Register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: protocol.FrameworkID(fw), CoflowID: id, Flows: flows}); err != nil {
 		t.Fatalf("register %s/%s: %v", fw, id, err)
 	}
 }
@@ -36,16 +36,16 @@ func flow(src, dst string, transfers int) protocol.FlowSpec {
 }
 
 // pushesByAgent renders a schedule's commands as agent -> "fw/coflow>dst@queue" in rank order.
-func pushesByAgent(t *testing.T, pushes []coflowPush) map[protocol.AgentID][]string {
+func pushesByAgent(t *testing.T, pushes []Push) map[protocol.AgentID][]string {
 	t.Helper()
 	out := map[protocol.AgentID][]string{}
 	for _, p := range pushes {
-		out[p.agent] = []string{}
-		for i, e := range p.cmd.Priorities {
+		out[p.Agent] = []string{}
+		for i, e := range p.Cmd.Priorities {
 			if e.Rank != i {
-				t.Fatalf("agent %s entry %d has rank %d", p.agent, i, e.Rank)
+				t.Fatalf("agent %s entry %d has rank %d", p.Agent, i, e.Rank)
 			}
-			out[p.agent] = append(out[p.agent], fmt.Sprintf("%s/%s>%s@%d", e.FrameworkID, e.CoflowID, e.Dst, e.Queue))
+			out[p.Agent] = append(out[p.Agent], fmt.Sprintf("%s/%s>%s@%d", e.FrameworkID, e.CoflowID, e.Dst, e.Queue))
 		}
 	}
 	return out
@@ -56,7 +56,7 @@ func TestCoflowBook_FIFOOrder(t *testing.T) {
 	b := newTestCoflowBook(t, "fifo")
 	mustRegisterCoflow(t, b, "fw1", "c1", flow("a1", "a2", 1))
 	mustRegisterCoflow(t, b, "fw2", "c2", flow("a1", "a3", 1), flow("a2", "a3", 1))
-	pushes, _ := b.schedule(coflowT0)
+	pushes, _ := b.Schedule(coflowT0)
 	got := pushesByAgent(t, pushes)
 	want := map[protocol.AgentID][]string{
 		"a1": {"fw1/c1>a2@-1", "fw2/c2>a3@-1"},
@@ -66,22 +66,22 @@ func TestCoflowBook_FIFOOrder(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 	for _, p := range pushes {
-		if p.cmd.Epoch <= 7<<32 {
-			t.Fatalf("epoch %d is not above term 7's base", p.cmd.Epoch)
+		if p.Cmd.Epoch <= 7<<32 {
+			t.Fatalf("epoch %d is not above term 7's base", p.Cmd.Epoch)
 		}
 	}
-	later, err := newCoflowBook("fifo", 8)
+	later, err := New("fifo", 8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := later.register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw1", CoflowID: "c1", Flows: []protocol.FlowSpec{flow("a1", "a2", 1)}}); err != nil {
+	if err := later.Register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw1", CoflowID: "c1", Flows: []protocol.FlowSpec{flow("a1", "a2", 1)}}); err != nil {
 		t.Fatal(err)
 	}
-	if next, _ := later.schedule(coflowT0); len(next) != 1 || next[0].cmd.Epoch <= pushes[0].cmd.Epoch {
-		t.Fatalf("the next term's first command %+v does not supersede %+v", next, pushes[0].cmd)
+	if next, _ := later.Schedule(coflowT0); len(next) != 1 || next[0].Cmd.Epoch <= pushes[0].Cmd.Epoch {
+		t.Fatalf("the next term's first command %+v does not supersede %+v", next, pushes[0].Cmd)
 	}
 	// Nothing changed: nothing to send again.
-	if again, _ := b.schedule(coflowT0.Add(time.Millisecond)); len(again) != 0 {
+	if again, _ := b.Schedule(coflowT0.Add(time.Millisecond)); len(again) != 0 {
 		t.Fatalf("an unchanged schedule sent %v", pushesByAgent(t, again))
 	}
 }
@@ -99,7 +99,7 @@ func TestCoflowBook_PhilaeOrder(t *testing.T) {
 	}
 	mustRegisterCoflow(t, b, "fw", "wide", wide...)
 	mustRegisterCoflow(t, b, "fw", "thin", flow("a1", "x", 1))
-	pushes, _ := b.schedule(coflowT0)
+	pushes, _ := b.Schedule(coflowT0)
 	got := pushesByAgent(t, pushes)
 	if want := []string{"fw/thin>x@-1", "fw/wide>r@-1"}; !reflect.DeepEqual(got["a1"], want) {
 		t.Fatalf("a1: got %v, want %v (all: %v)", got["a1"], want, got)
@@ -110,23 +110,23 @@ func TestCoflowBook_PhilaeOrder(t *testing.T) {
 			t.Fatalf("%s: got %v, want %v", a, got[a], want)
 		}
 	}
-	views := b.views()
-	if len(views) != 2 || views[1].key.id != "wide" || views[1].phase != "pilot" {
+	views := b.Views()
+	if len(views) != 2 || views[1].CoflowID != "wide" || views[1].Phase != "pilot" {
 		t.Fatalf("views %+v, want wide piloting", views)
 	}
 
-	skipped := b.report(coflowT0.Add(time.Second), &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+	skipped := b.Report(coflowT0.Add(time.Second), &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
 		{FrameworkID: "fw", CoflowID: "wide", Src: "a1", Dst: "r", BytesSent: 50 << 20, Transfers: 1},
 	}})
 	if skipped != 0 {
 		t.Fatalf("%d entries skipped", skipped)
 	}
-	pushes, _ = b.schedule(coflowT0.Add(time.Second))
+	pushes, _ = b.Schedule(coflowT0.Add(time.Second))
 	if got := pushesByAgent(t, pushes); len(got["a2"]) != 1 || got["a2"][0] == "fw/wide>r@-1" {
 		t.Fatalf("after the pilot a2 got %v, want the wide coflow's flow in a main queue", got)
 	}
-	views = b.views()
-	if views[1].phase != "queued" || views[1].queue < 0 || views[1].estimatedSize != 8*(50<<20) || views[1].left != 7 {
+	views = b.Views()
+	if views[1].Phase != "queued" || views[1].Queue < 0 || views[1].EstimatedSize != 8*(50<<20) || views[1].Left != 7 {
 		t.Fatalf("after the pilot: %+v, want queued with an estimate of 8 x 50 MiB and 7 flows left", views[1])
 	}
 }
@@ -136,9 +136,9 @@ func TestCoflowBook_PhilaeOrder(t *testing.T) {
 func TestCoflowBook_CompletionAndMerge(t *testing.T) {
 	b := newTestCoflowBook(t, "philae")
 	mustRegisterCoflow(t, b, "fw", "s", flow("a1", "a2", 2))
-	b.schedule(coflowT0)
+	b.Schedule(coflowT0)
 	report := func(src, dst string, transfers int) int {
-		return b.report(coflowT0, &protocol.CoflowReportRequest{AgentID: protocol.AgentID(src), Flows: []protocol.FlowProgress{
+		return b.Report(coflowT0, &protocol.CoflowReportRequest{AgentID: protocol.AgentID(src), Flows: []protocol.FlowProgress{
 			{FrameworkID: "fw", CoflowID: "s", Src: protocol.AgentID(src), Dst: protocol.AgentID(dst), BytesSent: int64(transfers) * 100, Transfers: transfers},
 		}})
 	}
@@ -146,26 +146,26 @@ func TestCoflowBook_CompletionAndMerge(t *testing.T) {
 	// The shuffle grows: a second consumer on a3, and the first flow's
 	// total is raised; what was sent counts.
 	mustRegisterCoflow(t, b, "fw", "s", flow("a1", "a2", 3), flow("a1", "a3", 1))
-	if v := b.views(); len(v) != 1 || v[0].flows != 2 || v[0].left != 2 || v[0].bytesSent != 100 {
+	if v := b.Views(); len(v) != 1 || v[0].Flows != 2 || v[0].Left != 2 || v[0].BytesSent != 100 {
 		t.Fatalf("after the merge: %+v, want 2 flows left and 100 bytes sent", v)
 	}
 	report("a1", "a2", 3)
-	if v := b.views(); v[0].left != 1 {
+	if v := b.Views(); v[0].Left != 1 {
 		t.Fatalf("after a1>a2 reached its total: %+v, want 1 flow left", v)
 	}
 	// Another agent cannot report a1's flows; unknown coflows are skipped.
 	if n := report("a2", "a3", 1); n != 1 {
 		t.Fatalf("a forged report skipped %d entries, want 1", n)
 	}
-	if n := b.report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+	if n := b.Report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
 		{FrameworkID: "fw", CoflowID: "other", Src: "a1", Dst: "a2", Transfers: 1}}}); n != 1 {
 		t.Fatalf("a report on an unknown coflow skipped %d entries, want 1", n)
 	}
 	report("a1", "a3", 1)
-	if active, completed := b.stats(); active != 0 || completed != 1 {
+	if active, completed := b.Stats(); active != 0 || completed != 1 {
 		t.Fatalf("active %d completed %d, want 0 and 1", active, completed)
 	}
-	pushes, _ := b.schedule(coflowT0)
+	pushes, _ := b.Schedule(coflowT0)
 	if got := pushesByAgent(t, pushes); !reflect.DeepEqual(got, map[protocol.AgentID][]string{"a1": {}}) {
 		t.Fatalf("after completion the agents got %v, want a1 an empty list", got)
 	}
@@ -179,22 +179,22 @@ func TestCoflowBook_CompletionAndMerge(t *testing.T) {
 func TestCoflowBook_WithdrawAndLimits(t *testing.T) {
 	b := newTestCoflowBook(t, "philae")
 	mustRegisterCoflow(t, b, "fw", "s", flow("a1", "a2", 1))
-	if err := b.register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: "s", Withdraw: true}); err != nil {
+	if err := b.Register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: "s", Withdraw: true}); err != nil {
 		t.Fatal(err)
 	}
-	if active, completed := b.stats(); active != 0 || completed != 0 {
+	if active, completed := b.Stats(); active != 0 || completed != 0 {
 		t.Fatalf("after withdrawing: active %d completed %d", active, completed)
 	}
 	for i := range maxCoflowsPerFramework {
 		mustRegisterCoflow(t, b, "fw", fmt.Sprintf("c%d", i), flow("a1", "a2", 1))
 	}
-	err := b.register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: "one-more", Flows: []protocol.FlowSpec{flow("a1", "a2", 1)}})
+	err := b.Register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: "one-more", Flows: []protocol.FlowSpec{flow("a1", "a2", 1)}})
 	if !errors.Is(err, protocol.ErrInvalidArgument) {
 		t.Fatalf("coflow %d: got %v, want ErrInvalidArgument", maxCoflowsPerFramework+1, err)
 	}
 	mustRegisterCoflow(t, b, "other", "c0", flow("a1", "a2", 1))
-	b.removeFramework(coflowT0, "fw")
-	if active, _ := b.stats(); active != 1 {
+	b.RemoveFramework(coflowT0, "fw")
+	if active, _ := b.Stats(); active != 1 {
 		t.Fatalf("after removing fw: %d coflows, want other's 1", active)
 	}
 }
@@ -204,24 +204,24 @@ func TestCoflowBook_WithdrawAndLimits(t *testing.T) {
 // kept and applied when the coflow is registered.
 func TestCoflowBook_ProgressBeforeRegistration(t *testing.T) {
 	b := newTestCoflowBook(t, "philae")
-	if n := b.report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+	if n := b.Report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
 		{FrameworkID: "fw", CoflowID: "s", Src: "a1", Dst: "a2", BytesSent: 300, Transfers: 3},
 		{FrameworkID: "fw", CoflowID: "s", Src: "a9", Dst: "a2", BytesSent: 100, Transfers: 1}, // not a1's to report
 	}}); n != 2 {
 		t.Fatalf("%d entries skipped, want 2 (unknown coflow, forged sender)", n)
 	}
 	mustRegisterCoflow(t, b, "fw", "s", flow("a1", "a2", 3), flow("a1", "a3", 1), flow("a9", "a2", 1))
-	v := b.views()
-	if len(v) != 1 || v[0].left != 2 || v[0].bytesSent != 300 {
+	v := b.Views()
+	if len(v) != 1 || v[0].Left != 2 || v[0].BytesSent != 300 {
 		t.Fatalf("after registration: %+v, want a1>a2 finished from the early report (300 bytes), 2 flows left", v)
 	}
 	if b.orphanCount != 0 || len(b.orphans) != 0 {
 		t.Fatalf("orphans left: %d %v", b.orphanCount, b.orphans)
 	}
 	// Unclaimed reports are forgotten after a while.
-	b.report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+	b.Report(coflowT0, &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
 		{FrameworkID: "fw", CoflowID: "never", Src: "a1", Dst: "a2", Transfers: 1}}})
-	b.report(coflowT0.Add(2*orphanTTL), &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
+	b.Report(coflowT0.Add(2*orphanTTL), &protocol.CoflowReportRequest{AgentID: "a1", Flows: []protocol.FlowProgress{
 		{FrameworkID: "fw", CoflowID: "other", Src: "a1", Dst: "a2", Transfers: 1}}})
 	if _, ok := b.orphans[coflowKey{"fw", "never"}]; ok || b.orphanCount != 1 {
 		t.Fatalf("after the TTL: orphans %v (%d), want only the fresh one", b.orphans, b.orphanCount)
@@ -251,7 +251,7 @@ func TestCoflowBook_IncrementalListsMatchRebuild(t *testing.T) {
 					left[id] = append(left[id], p)
 				}
 			}
-			if err := b.register(now, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: id, Flows: flows}); err != nil {
+			if err := b.Register(now, &protocol.CoflowRegisterRequest{FrameworkID: "fw", CoflowID: id, Flows: flows}); err != nil {
 				t.Fatal(err)
 			}
 		} else {
@@ -263,17 +263,17 @@ func TestCoflowBook_IncrementalListsMatchRebuild(t *testing.T) {
 			if len(left[id]) == 0 {
 				delete(left, id)
 			}
-			b.report(now, &protocol.CoflowReportRequest{AgentID: protocol.AgentID(p.src), Flows: []protocol.FlowProgress{
+			b.Report(now, &protocol.CoflowReportRequest{AgentID: protocol.AgentID(p.src), Flows: []protocol.FlowProgress{
 				{FrameworkID: "fw", CoflowID: id, Src: protocol.AgentID(p.src), Dst: protocol.AgentID(p.dst), BytesSent: 1 << 20, Transfers: 1}}})
 		}
-		b.schedule(now)
+		b.Schedule(now)
 		kept := map[protocol.AgentID][]protocol.CoflowPriority{}
 		for a, cmd := range b.sent {
 			kept[a] = cmd.Priorities
 		}
 		b.rebuild = true
 		b.sent = map[protocol.AgentID]protocol.CoflowPrioritiesCommand{}
-		b.schedule(now)
+		b.Schedule(now)
 		rebuilt := map[protocol.AgentID][]protocol.CoflowPriority{}
 		for a, cmd := range b.sent {
 			rebuilt[a] = cmd.Priorities

@@ -17,40 +17,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// The operator HTTP API:
-//
-//	GET /healthz     200 "ok" while this master's NATS connection and Raft node are up.
-//	GET /readyz      200 "ready" while it is also part of a quorum: it knows a leader,
-//	                 hears from it, and has applied what was committed (raftstore's
-//	                 Node.Ready); else 503 with the reason.
-//	GET /v1/leader   who leads, answered by every master itself (api.Leader).
-//	GET /v1/state    the cluster's state (api.State), as far as the reader may see it
-//	GET /v1/jobs     the job runners' jobs the reader may see (http_jobs.go)
-//	                 (http_viewer.go); served by the leader only: a
-//	                 follower redirects (307) to the leader's HTTP address, or answers
-//	                 503 when it does not know it.
-//	GET /metrics     this master's Prometheus metrics (metrics.go).
-//	GET /v1/events   the cluster events as newline-delimited JSON (http_events.go).
-//	POST /v1/agents/{id}/drain, /v1/agents/{id}/activate, /v1/agents/{id}/gone
-//	                 operator actions on agents (http_agents.go).
-//	POST /v1/frameworks/{id}/tasks/{task}/kill, /v1/frameworks/{id}/teardown
-//	                 operator actions on tasks and frameworks (http_operator.go).
-//	PUT /v1/roles/{path...}
-//	                 a role's weight and quota limit (http_roles.go).
-//	GET /v1/frameworks/{id}/explain
-//	                 why a framework is or is not offered resources (http_explain.go).
-//	GET /v1/coflows  the coflows the leader schedules (http_coflows.go).
-//	GET /v1/frameworks/{id}/files-token
-//	                 the token that reads a framework's sandboxes (http_files.go).
-//	GET /ui/         the web UI (ui.go); GET / redirects to it; GET /ui/ui.js its script;
-//	                 GET /ui/agents/{id}, /ui/frameworks/{id}[/tasks/{task}], /ui/roles/{path}
-//	                 a page per agent, framework, task and role (ui_pages.go), and
-//	                 /ui/frameworks/{id}/tasks/{task}/stdout (stderr, sandbox, file) its
-//	                 output and sandbox (ui_log.go).
-//	GET, POST /v1/operator/raft/peers, DELETE /v1/operator/raft/peers/{id}
-//	                 the masters' Raft membership (http_raft.go).
-//	GET, PUT /v1/operator/snapshot
-//	                 back the replicated state up and restore it (http_snapshot.go).
+// The operator HTTP API's endpoints are the table in http_routes.go.
 //
 // Followers learn the leader's HTTP address from the announcements the
 // leader publishes on the leader subject; an announcement counts only while
@@ -192,47 +159,6 @@ func (m *Master) stopHTTP() {
 		_ = srv.Close()
 	}
 	<-served
-}
-
-// httpHandler routes the operator API.
-func (m *Master) httpHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", m.serveHealthz)
-	mux.HandleFunc("GET /readyz", m.serveReadyz)
-	mux.HandleFunc("GET /v1/leader", m.serveLeader)
-	mux.HandleFunc("GET /v1/state", m.viewingLeader(m.serveState))
-	mux.Handle("GET /metrics", m.metrics.handler())
-	mux.HandleFunc("GET /v1/events", m.viewing(m.serveEvents))
-	mux.HandleFunc("POST /v1/agents/{id}/drain", m.operatorOnly(m.leaderOnly(m.serveAgentDrain)))
-	mux.HandleFunc("POST /v1/agents/{id}/activate", m.operatorOnly(m.leaderOnly(m.serveAgentActivate)))
-	mux.HandleFunc("POST /v1/agents/{id}/gone", m.operatorOnly(m.leaderOnly(m.serveAgentGone)))
-	mux.HandleFunc("POST /v1/frameworks/{id}/tasks/{task}/kill", m.operatorOnly(m.leaderOnly(m.serveKillTask)))
-	mux.HandleFunc("POST /v1/frameworks/{id}/teardown", m.operatorOnly(m.leaderOnly(m.serveTeardown)))
-	mux.HandleFunc("PUT /v1/roles/{path...}", m.operatorOnly(m.leaderOnly(m.serveSetRole)))
-	mux.HandleFunc("GET /v1/frameworks/{id}/explain", m.viewingLeader(m.serveExplain))
-	mux.HandleFunc("GET /v1/coflows", m.viewingLeader(m.serveCoflows))
-	mux.HandleFunc("GET /v1/frameworks/{id}/files-token", m.operatorOnly(m.serveFilesToken))
-	mux.HandleFunc("GET /ui/", m.viewingLeader(m.serveUI))
-	mux.HandleFunc("GET /ui/ui.js", m.serveUIScript)
-	mux.HandleFunc("GET /ui/agents/{id}", m.viewingLeader(m.serveUIAgent))
-	mux.HandleFunc("GET /ui/frameworks/{id}", m.viewingLeader(m.serveUIFramework))
-	mux.HandleFunc("GET /ui/frameworks/{id}/tasks/{task}", m.viewingLeader(m.serveUITask))
-	mux.HandleFunc("GET /ui/frameworks/{id}/tasks/{task}/{file}", m.viewingLeader(m.serveUILog))
-	mux.HandleFunc("GET /ui/roles/{path...}", m.viewingLeader(m.serveUIRole))
-	mux.HandleFunc("GET /v1/jobs", m.viewing(m.serveJobs))
-	mux.HandleFunc("GET /v1/jobs/{principal}/{name}", m.viewing(m.serveJob))
-	mux.HandleFunc("POST /v1/jobs/{principal}", m.viewingLeader(m.serveSubmitJob))
-	mux.HandleFunc("POST /v1/jobs/{principal}/{name}/stop", m.viewingLeader(m.serveStopJob))
-	mux.HandleFunc("POST /v1/jobs/{principal}/{name}/revert", m.viewingLeader(m.serveRevertJob))
-	mux.HandleFunc("GET /ui/jobs", m.viewing(m.serveUIJobs))
-	mux.HandleFunc("GET /ui/jobs/{principal}/{name}", m.viewing(m.serveUIJob))
-	mux.HandleFunc("GET /v1/operator/raft/peers", m.serveRaftPeers)
-	mux.HandleFunc("GET /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotSave)))
-	mux.HandleFunc("PUT /v1/operator/snapshot", m.operatorOnly(m.leaderOnly(m.serveSnapshotRestore)))
-	mux.HandleFunc("POST /v1/operator/raft/peers", m.operatorOnly(m.leaderOnly(m.serveAddRaftPeer)))
-	mux.HandleFunc("DELETE /v1/operator/raft/peers/{id}", m.operatorOnly(m.leaderOnly(m.serveRemoveRaftPeer)))
-	mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusFound))
-	return mux
 }
 
 func (m *Master) serveHealthz(w http.ResponseWriter, _ *http.Request) {

@@ -1,6 +1,6 @@
 package coflow
 
-import "container/heap"
+import "github.com/allot-project/allot/internal/heapq"
 
 // maxMinRates gives every granted unfinished flow its per-flow max-min fair
 // rate over the port sides (the fair scheduler), by progressive filling:
@@ -39,20 +39,20 @@ func maxMinRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
 			flows = append(flows, fl)
 		}
 	}
-	h := &mmHeap{}
+	h := heapq.New(lowerShare)
 	for i := range sides {
 		if sides[i].n > 0 {
-			heap.Push(h, mmEntry{side: i, share: sides[i].rem / float64(sides[i].n)})
+			h.Push(mmEntry{side: i, share: sides[i].rem / float64(sides[i].n)})
 		}
 	}
 	for h.Len() > 0 {
-		e := heap.Pop(h).(mmEntry)
+		e := h.Pop()
 		s := &sides[e.side]
 		if s.n == 0 {
 			continue
 		}
 		if share := s.rem / float64(s.n); share != e.share {
-			heap.Push(h, mmEntry{side: e.side, share: share})
+			h.Push(mmEntry{side: e.side, share: share})
 			continue
 		}
 		for _, fi := range s.flows {
@@ -69,7 +69,7 @@ func maxMinRates(d *Decision, capacity float64, fin FinishedFlows) []FlowRate {
 			o.rem = max(0, o.rem-e.share)
 			o.n--
 			if o.n > 0 {
-				heap.Push(h, mmEntry{side: other, share: o.rem / float64(o.n)})
+				h.Push(mmEntry{side: other, share: o.rem / float64(o.n)})
 			}
 		}
 		s.n, s.rem = 0, 0
@@ -94,20 +94,11 @@ type mmEntry struct {
 	share float64
 }
 
-// mmHeap orders port sides by share, then by side index (determinism).
-type mmHeap struct{ es []mmEntry }
-
-func (h *mmHeap) Len() int { return len(h.es) }
-func (h *mmHeap) Less(i, j int) bool {
-	if h.es[i].share != h.es[j].share {
-		return h.es[i].share < h.es[j].share
+// lowerShare orders port sides by share, then by side index
+// (determinism).
+func lowerShare(a, b mmEntry) bool {
+	if a.share != b.share {
+		return a.share < b.share
 	}
-	return h.es[i].side < h.es[j].side
-}
-func (h *mmHeap) Swap(i, j int) { h.es[i], h.es[j] = h.es[j], h.es[i] }
-func (h *mmHeap) Push(x any)    { h.es = append(h.es, x.(mmEntry)) }
-func (h *mmHeap) Pop() any {
-	e := h.es[len(h.es)-1]
-	h.es = h.es[:len(h.es)-1]
-	return e
+	return a.side < b.side
 }

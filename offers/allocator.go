@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/allot-project/allot/internal/heapq"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -36,7 +37,7 @@ type Allocator struct {
 
 	offers   map[protocol.OfferID]*offer
 	expiryQ  []*offer // creation order; expiry is monotone for a fixed timeout
-	filterQ  filterQueue
+	filterQ  *heapq.Heap[filterEntry]
 	offerSeq uint64
 
 	capacity vec    // sum of agent totals
@@ -90,6 +91,7 @@ func New(cfg Config) (*Allocator, error) {
 	a := &Allocator{
 		cfg:        cfg,
 		rules:      rulesOf(cfg.Policy),
+		filterQ:    newFilterQueue(),
 		reg:        newRegistry(),
 		tree:       newTree(),
 		frameworks: map[protocol.FrameworkID]*framework{},

@@ -1,8 +1,9 @@
 package offers
 
 import (
-	"container/heap"
 	"math"
+
+	"github.com/allot-project/allot/internal/heapq"
 )
 
 // Whole-task fills stepped backwards: the states a subtree passed through
@@ -57,7 +58,7 @@ func (c *walkCursor) drop() {
 type groupFill struct {
 	a         *Allocator
 	kids      []kidFill
-	byTrigger triggerHeap
+	byTrigger *heapq.Heap[trig]
 	cur, next []float64
 	nextShare float64
 }
@@ -132,12 +133,12 @@ func (a *Allocator) newGroupFill(n *node, tau float64) *groupFill {
 		}
 		g.kids = append(g.kids, k)
 	}
+	g.byTrigger = heapq.New(higherTrigger)
 	for i := range g.kids {
 		if t := g.kids[i].trigger(a); t >= 0 {
-			g.byTrigger = append(g.byTrigger, trig{t, i})
+			g.byTrigger.Push(trig{t, i})
 		}
 	}
-	heap.Init(&g.byTrigger)
 	g.advance()
 	return g
 }
@@ -145,15 +146,16 @@ func (a *Allocator) newGroupFill(n *node, tau float64) *groupFill {
 // advance computes the state before cur: every child triggered at the
 // highest level steps back.
 func (g *groupFill) advance() {
-	if len(g.byTrigger) == 0 {
+	first, ok := g.byTrigger.Peek()
+	if !ok {
 		g.next, g.nextShare = nil, -1
 		return
 	}
 	g.next = append([]float64(nil), g.cur...)
-	top := g.byTrigger[0].level
+	top := first.level
 	var tied []int
-	for len(g.byTrigger) > 0 && g.byTrigger[0].level >= top*(1-viewTie) {
-		tied = append(tied, heap.Pop(&g.byTrigger).(trig).kid)
+	for e, ok := first, true; ok && e.level >= top*(1-viewTie); e, ok = g.byTrigger.Peek() {
+		tied = append(tied, g.byTrigger.Pop().kid)
 	}
 	for _, i := range tied {
 		k := &g.kids[i]
@@ -168,7 +170,7 @@ func (g *groupFill) advance() {
 			g.next[j] += x
 		}
 		if t := k.trigger(g.a); t >= 0 {
-			heap.Push(&g.byTrigger, trig{t, i})
+			g.byTrigger.Push(trig{t, i})
 		}
 	}
 	for j, x := range g.next {
@@ -192,21 +194,10 @@ type trig struct {
 	kid   int
 }
 
-// triggerHeap orders triggers highest first.
-type triggerHeap []trig
-
-func (h triggerHeap) Len() int { return len(h) }
-func (h triggerHeap) Less(i, j int) bool {
-	if h[i].level != h[j].level {
-		return h[i].level > h[j].level
+// higherTrigger orders triggers highest first, ties by child.
+func higherTrigger(a, b trig) bool {
+	if a.level != b.level {
+		return a.level > b.level
 	}
-	return h[i].kid < h[j].kid
-}
-func (h triggerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *triggerHeap) Push(x any)   { *h = append(*h, x.(trig)) }
-func (h *triggerHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return a.kid < b.kid
 }

@@ -29,7 +29,7 @@ RAFT='github.com/hashicorp/raft*'
 RULES="
 only-ours        | protocol                          | -
 only-external    | protocol                          | github.com/vmihailenco/msgpack/v5
-only-ours        | offers coflow framework/altruism  | protocol
+only-ours        | offers coflow framework/altruism  | protocol internal/heapq
 never            | offers coflow framework/altruism  | $NATS $RAFT
 never-std        | offers coflow framework/altruism  | net os os/*
 never            | framework executor                | master offers raftstore natsauth
@@ -47,7 +47,7 @@ only-ours        | master                            | coflow jobs natsauth nats
 only-ours        | master/api                        | protocol
 only-ours        | master/coflowbook                 | coflow protocol
 never            | master/coflowbook                 | $NATS $RAFT
-only-ours        | framework                         | natsclient protocol
+only-ours        | framework                         | natsclient protocol internal/heapq
 only-ours        | executor                          | natsclient protocol
 only-ours        | jobs                              | protocol
 never            | jobs                              | $NATS $RAFT

@@ -13,12 +13,12 @@ package altruism
 // tasks started at time 0 (the greedy set) are meaningful.
 func (p *Planner) forward(j *Job) bool {
 	p.fwd.reset()
-	p.events = p.events[:0]
+	p.events.Reset()
 	used := p.used
 	clear(used)
 	for _, r := range p.runs {
 		used.addScaled(j.stages[r.stage].need, int64(r.count))
-		p.events.push(finishEvent{at: r.rem, stage: r.stage, count: r.count})
+		p.events.Push(finishEvent{at: r.rem, stage: r.stage, count: r.count})
 	}
 	pending := 0
 	for i := range j.stages {
@@ -46,14 +46,15 @@ func (p *Planner) forward(j *Job) bool {
 			p.fwd.add(best, now, 1)
 		}
 		for _, sl := range p.fwd.slots[round:] {
-			p.events.push(finishEvent{at: now + int64(j.stages[sl.stage].dur), stage: sl.stage, count: sl.count})
+			p.events.Push(finishEvent{at: now + int64(j.stages[sl.stage].dur), stage: sl.stage, count: sl.count})
 		}
-		if len(p.events) == 0 {
+		next, ok := p.events.Peek()
+		if !ok {
 			break
 		}
-		now = p.events[0].at
-		for len(p.events) > 0 && p.events[0].at == now {
-			e := p.events.pop()
+		now = next.at
+		for e, ok := p.events.Peek(); ok && e.at == now; e, ok = p.events.Peek() {
+			p.events.Pop()
 			used.addScaled(j.stages[e.stage].need, -int64(e.count))
 			p.unf[e.stage] -= e.count
 			if p.unf[e.stage] == 0 {
@@ -89,4 +90,12 @@ func (p *Planner) pickForward(j *Job, used vec) int {
 		}
 	}
 	return best
+}
+
+// finishEvent is a group of count tasks of one stage finishing at time at
+// (an offset from now, in nanoseconds) in a forward pack.
+type finishEvent struct {
+	at    int64
+	stage int
+	count int
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/allot-project/allot/internal/heapq"
 )
 
 // Never is the Completion of a job that cannot finish in its share: one of
@@ -41,7 +43,7 @@ type Planner struct {
 	// Resource scratch, one entry per job dimension.
 	used, use, peak vec
 
-	events eventHeap
+	events *heapq.Heap[finishEvent]
 	bps    []breakpoint
 	sweep  []sweepEvent
 	pts    []jpoint
@@ -55,7 +57,7 @@ func NewPlanner(cfg Config) (*Planner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Planner{cfg: cfg}, nil
+	return &Planner{cfg: cfg, events: heapq.New(func(a, b finishEvent) bool { return a.at < b.at })}, nil
 }
 
 // Config returns the planner's settings.

@@ -2,11 +2,12 @@ package pack
 
 import (
 	"cmp"
-	"container/heap"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/allot-project/allot/internal/heapq"
 )
 
 // DefaultSpeedup is the default factor by which a replay compresses the
@@ -114,7 +115,8 @@ func replayRun(policy Policy, nodes []Node, workload []Pod, seed uint64, speedup
 	}
 	clock := func(t int64) time.Duration { return time.Duration(float64(t) * float64(time.Second) / speedup) }
 	var (
-		departures departureQueue
+		departures = heapq.New(earlierDeparture)
+		pushed     int // departures pushed, to order those at the same time
 		waiting    []int
 		placed     int   // pods placed after waiting
 		waitSum    int64 // their waits, in trace seconds
@@ -127,7 +129,8 @@ func replayRun(policy Policy, nodes []Node, workload []Pod, seed uint64, speedup
 			return false, err
 		}
 		if d, ok := runTime(&workload[i]); ok {
-			heap.Push(&departures, departure{at: t + d, seq: departures.pushed, pod: i})
+			departures.Push(departure{at: t + d, seq: pushed, pod: i})
+			pushed++
 		}
 		return true, nil
 	}
@@ -136,12 +139,12 @@ func replayRun(policy Policy, nodes []Node, workload []Pod, seed uint64, speedup
 		if next < len(workload) {
 			t = workload[next].Created
 		}
-		if departures.Len() > 0 && (t < 0 || departures.items[0].at < t) {
-			t = departures.items[0].at
+		if d, ok := departures.Peek(); ok && (t < 0 || d.at < t) {
+			t = d.at
 		}
 		now := clock(t)
-		for departures.Len() > 0 && departures.items[0].at == t {
-			d := heap.Pop(&departures).(departure)
+		for d, ok := departures.Peek(); ok && d.at == t; d, ok = departures.Peek() {
+			departures.Pop()
 			if err := h.remove(now, d.pod); err != nil {
 				return run, err
 			}
@@ -188,26 +191,10 @@ type departure struct {
 	pod int
 }
 
-// departureQueue is a min-heap of departures (container/heap).
-type departureQueue struct {
-	items  []departure
-	pushed int
-}
-
-func (q *departureQueue) Len() int { return len(q.items) }
-func (q *departureQueue) Less(i, j int) bool {
-	a, b := q.items[i], q.items[j]
+// earlierDeparture orders departures by time, then by the order they were
+// pushed.
+func earlierDeparture(a, b departure) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
-}
-func (q *departureQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *departureQueue) Push(x any) {
-	q.items = append(q.items, x.(departure))
-	q.pushed++
-}
-func (q *departureQueue) Pop() any {
-	last := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
-	return last
 }
 
 // averageReplay sums up one policy's runs.

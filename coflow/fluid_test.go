@@ -66,6 +66,19 @@ type simFlow struct {
 	done      bool
 }
 
+// fluidRun is the state of one runFluid: the coordinator, the coflows
+// registered with it and their flows, and the simulated time.
+type fluidRun struct {
+	t         *testing.T
+	co        *Coordinator
+	res       fluidResult
+	flows     map[CoflowID][]*simFlow
+	order     []CoflowID // registered, in arrival order
+	arrivalOf map[CoflowID]float64
+	left      map[CoflowID]int
+	now       float64
+}
+
 // runFluid drives a coordinator with cfg through the coflows and returns
 // their CCTs.
 func runFluid(t *testing.T, cfg Config, coflows []testCoflow, o fluidOpts) fluidResult {
@@ -76,77 +89,29 @@ func runFluid(t *testing.T, cfg Config, coflows []testCoflow, o fluidOpts) fluid
 	}
 	arrivals := slices.Clone(coflows)
 	slices.SortStableFunc(arrivals, func(a, b testCoflow) int { return cmp.Compare(a.arrival, b.arrival) })
-	res := fluidResult{cct: map[CoflowID]float64{}, finish: map[CoflowID]map[int]float64{},
-		info: map[CoflowID]CoflowInfo{}}
-	flows := map[CoflowID][]*simFlow{}
-	var order []CoflowID // registered, in arrival order
-	arrivalOf := map[CoflowID]float64{}
-	left := map[CoflowID]int{}
-	now := 0.0
-	report := func() {
-		var rs []FlowProgress
-		for _, id := range order {
-			for _, f := range flows[id] {
-				if !f.done {
-					rs = append(rs, FlowProgress{Flow: f.ref, Sent: int64(math.Round(f.size - f.rem))})
-				}
-			}
-		}
-		if err := co.Progress(at(now), rs); err != nil {
-			t.Fatalf("t=%v: Progress: %v", now, err)
-		}
-	}
+	z := &fluidRun{t: t, co: co, res: fluidResult{cct: map[CoflowID]float64{}, finish: map[CoflowID]map[int]float64{},
+		info: map[CoflowID]CoflowInfo{}}, flows: map[CoflowID][]*simFlow{},
+		arrivalOf: map[CoflowID]float64{}, left: map[CoflowID]int{}}
+	res := &z.res
 	for step := 0; ; step++ {
 		if step > 100000 {
 			t.Fatalf("no end after %d steps", step)
 		}
-		// Completions at now, in arrival then flow order.
-		for _, id := range order {
-			for _, f := range flows[id] {
-				if f.done || f.rem > 1e-6*f.size+1e-3 {
-					continue
-				}
-				f.done = true
-				info, _ := co.Info(id)
-				err := co.FlowCompleted(at(now), FlowCompletion{Flow: f.ref, Bytes: int64(f.size),
-					Pilot: slices.Contains(info.Pilots, f.ref.Flow)})
-				if err != nil {
-					t.Fatalf("t=%v: FlowCompleted %v: %v", now, f.ref, err)
-				}
-				res.finish[id][f.ref.Flow] = now
-				if left[id]--; left[id] == 0 {
-					res.cct[id] = now - arrivalOf[id]
-					res.info[id], _ = co.Info(id)
-					if err := co.Deregister(at(now), id); err != nil {
-						t.Fatalf("t=%v: Deregister %s: %v", now, id, err)
-					}
-				}
-			}
-		}
-		for len(arrivals) > 0 && arrivals[0].arrival <= now+1e-9 {
-			tc := arrivals[0]
+		z.completeDue()
+		for len(arrivals) > 0 && arrivals[0].arrival <= z.now+1e-9 {
+			z.register(arrivals[0])
 			arrivals = arrivals[1:]
-			if err := co.Register(at(now), spec(tc)); err != nil {
-				t.Fatalf("t=%v: Register %s: %v", now, tc.id, err)
-			}
-			order = append(order, tc.id)
-			arrivalOf[tc.id] = tc.arrival
-			left[tc.id] = len(tc.flows)
-			res.finish[tc.id] = map[int]float64{}
-			for i, f := range tc.flows {
-				flows[tc.id] = append(flows[tc.id], &simFlow{ref: FlowRef{Coflow: tc.id, Flow: i},
-					size: float64(int64(f.size * mb)), rem: float64(int64(f.size * mb))})
-			}
 		}
 		if len(arrivals) == 0 && len(res.cct) == len(coflows) {
 			break
 		}
-		if o.reportEvery > 0 && isMultiple(now, o.reportEvery) {
-			report()
+		if o.reportEvery > 0 && isMultiple(z.now, o.reportEvery) {
+			z.report()
 		}
 		if o.reportEachDecision {
-			report()
+			z.report()
 		}
+		now := z.now
 		d, err := co.Decide(at(now))
 		if err != nil {
 			t.Fatalf("t=%v: Decide: %v", now, err)
@@ -154,31 +119,10 @@ func runFluid(t *testing.T, cfg Config, coflows []testCoflow, o fluidOpts) fluid
 		if o.onDecide != nil {
 			o.onDecide(now, d)
 		}
-		rates := Rates(d, mb, co)
+		byRef := z.rates(d, coflows)
 		next := math.Inf(1)
-		byRef := map[FlowRef]float64{}
-		egress, ingress := map[Port]float64{}, map[Port]float64{}
-		for _, r := range rates {
-			byRef[r.Flow] = r.Rate
-			l := spec(coflowByID(coflows, r.Flow.Coflow)).Flows[r.Flow.Flow]
-			egress[l.Src] += r.Rate
-			ingress[l.Dst] += r.Rate
-			if co.Finished(r.Flow.Coflow, r.Flow.Flow) {
-				t.Fatalf("t=%v: finished flow %v got rate %v", now, r.Flow, r.Rate)
-			}
-		}
-		for p, r := range egress {
-			if r > mb*(1+1e-9) {
-				t.Fatalf("t=%v: egress %d carries %v B/s, over capacity", now, p, r)
-			}
-		}
-		for p, r := range ingress {
-			if r > mb*(1+1e-9) {
-				t.Fatalf("t=%v: ingress %d carries %v B/s, over capacity", now, p, r)
-			}
-		}
-		for _, id := range order {
-			for _, f := range flows[id] {
+		for _, id := range z.order {
+			for _, f := range z.flows[id] {
 				if r := byRef[f.ref]; r > 0 && !f.done {
 					next = math.Min(next, now+f.rem/r)
 				}
@@ -197,17 +141,102 @@ func runFluid(t *testing.T, cfg Config, coflows []testCoflow, o fluidOpts) fluid
 			t.Fatalf("t=%v: stalled: no flow has a rate and nothing is due", now)
 		}
 		dt := next - now
-		for _, id := range order {
-			for _, f := range flows[id] {
+		for _, id := range z.order {
+			for _, f := range z.flows[id] {
 				if r := byRef[f.ref]; r > 0 && !f.done {
 					f.rem -= r * dt
 				}
 			}
 		}
-		now = next
+		z.now = next
 	}
 	res.epochs = co.Stats().Recomputes
-	return res
+	return *res
+}
+
+// report tells the coordinator every unfinished flow's progress.
+func (z *fluidRun) report() {
+	var rs []FlowProgress
+	for _, id := range z.order {
+		for _, f := range z.flows[id] {
+			if !f.done {
+				rs = append(rs, FlowProgress{Flow: f.ref, Sent: int64(math.Round(f.size - f.rem))})
+			}
+		}
+	}
+	if err := z.co.Progress(at(z.now), rs); err != nil {
+		z.t.Fatalf("t=%v: Progress: %v", z.now, err)
+	}
+}
+
+// completeDue completes the flows done by now, in arrival then flow order,
+// and deregisters each coflow whose last flow that was.
+func (z *fluidRun) completeDue() {
+	now := z.now
+	for _, id := range z.order {
+		for _, f := range z.flows[id] {
+			if f.done || f.rem > 1e-6*f.size+1e-3 {
+				continue
+			}
+			f.done = true
+			info, _ := z.co.Info(id)
+			err := z.co.FlowCompleted(at(now), FlowCompletion{Flow: f.ref, Bytes: int64(f.size),
+				Pilot: slices.Contains(info.Pilots, f.ref.Flow)})
+			if err != nil {
+				z.t.Fatalf("t=%v: FlowCompleted %v: %v", now, f.ref, err)
+			}
+			z.res.finish[id][f.ref.Flow] = now
+			if z.left[id]--; z.left[id] == 0 {
+				z.res.cct[id] = now - z.arrivalOf[id]
+				z.res.info[id], _ = z.co.Info(id)
+				if err := z.co.Deregister(at(now), id); err != nil {
+					z.t.Fatalf("t=%v: Deregister %s: %v", now, id, err)
+				}
+			}
+		}
+	}
+}
+
+// register registers coflow tc, arriving now.
+func (z *fluidRun) register(tc testCoflow) {
+	if err := z.co.Register(at(z.now), spec(tc)); err != nil {
+		z.t.Fatalf("t=%v: Register %s: %v", z.now, tc.id, err)
+	}
+	z.order = append(z.order, tc.id)
+	z.arrivalOf[tc.id] = tc.arrival
+	z.left[tc.id] = len(tc.flows)
+	z.res.finish[tc.id] = map[int]float64{}
+	for i, f := range tc.flows {
+		z.flows[tc.id] = append(z.flows[tc.id], &simFlow{ref: FlowRef{Coflow: tc.id, Flow: i},
+			size: float64(int64(f.size * mb)), rem: float64(int64(f.size * mb))})
+	}
+}
+
+// rates returns each flow's rate under decision d, failing the test if a
+// finished flow gets one or a port carries more than its capacity.
+func (z *fluidRun) rates(d *Decision, coflows []testCoflow) map[FlowRef]float64 {
+	byRef := map[FlowRef]float64{}
+	egress, ingress := map[Port]float64{}, map[Port]float64{}
+	for _, r := range Rates(d, mb, z.co) {
+		byRef[r.Flow] = r.Rate
+		l := spec(coflowByID(coflows, r.Flow.Coflow)).Flows[r.Flow.Flow]
+		egress[l.Src] += r.Rate
+		ingress[l.Dst] += r.Rate
+		if z.co.Finished(r.Flow.Coflow, r.Flow.Flow) {
+			z.t.Fatalf("t=%v: finished flow %v got rate %v", z.now, r.Flow, r.Rate)
+		}
+	}
+	for p, r := range egress {
+		if r > mb*(1+1e-9) {
+			z.t.Fatalf("t=%v: egress %d carries %v B/s, over capacity", z.now, p, r)
+		}
+	}
+	for p, r := range ingress {
+		if r > mb*(1+1e-9) {
+			z.t.Fatalf("t=%v: ingress %d carries %v B/s, over capacity", z.now, p, r)
+		}
+	}
+	return byRef
 }
 
 func coflowByID(set []testCoflow, id CoflowID) testCoflow {

@@ -58,27 +58,7 @@ func TestAgent_BadTasks(t *testing.T) {
 	srv := newFileServer(t, payload)
 	sum := sha256.Sum256([]byte(payload))
 
-	// noLaunch asserts that a task refused before launch never reached
-	// the master's task table nor the agent.
-	noLaunch := func(t *testing.T, id protocol.TaskID) {
-		t.Helper()
-		if _, ok := c.WaitForLeader().View().Task(fw, id); ok {
-			t.Errorf("the master holds %s", id)
-		}
-		if _, ok := agentTask(e, fw, id); ok {
-			t.Errorf("the agent knows %s", id)
-		}
-	}
-	// refusedByMaster asserts the master's TASK_ERROR for a task whose
-	// accept it refused: sent by the master (no UUID), with reason.
-	refusedByMaster := func(t *testing.T, id protocol.TaskID, reason string) {
-		t.Helper()
-		st := f.rec.waitState(t, id, protocol.TaskError)
-		if st.Reason != reason || st.UUID != "" {
-			t.Errorf("%s: got %s %q uuid %q, want %s from the master", id, st.Reason, st.Message, st.UUID, reason)
-		}
-		noLaunch(t, id)
-	}
+	b := &badTasks{c: c, e: e, f: f, fw: fw, agent: agent, srv: srv}
 
 	t.Run("no command", func(t *testing.T) {
 		bad := framework.NewTask("no-cmd", "").CPUs(100).Mem(32).Build()
@@ -87,7 +67,7 @@ func TestAgent_BadTasks(t *testing.T) {
 		if err := f.d.Launch(sdkCtx(t), []protocol.OfferID{o.ID}, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
 			t.Fatalf("Launch: %v, want ErrInvalidArgument", err)
 		}
-		refusedByMaster(t, "no-cmd", protocol.ReasonTaskInvalid)
+		b.refusedByMaster(t, "no-cmd", protocol.ReasonTaskInvalid)
 	})
 	t.Run("beyond the offer", func(t *testing.T) {
 		var err error
@@ -107,7 +87,7 @@ func TestAgent_BadTasks(t *testing.T) {
 			return st.State == protocol.TaskError && st.Reason == protocol.ReasonTaskInvalid && st.UUID == "" &&
 				strings.Contains(st.Message, "insufficient")
 		})
-		noLaunch(t, "too-big")
+		b.noLaunch(t, "too-big")
 	})
 	t.Run("hard constraint", func(t *testing.T) {
 		// The master does not evaluate task constraints at accept: the
@@ -135,26 +115,7 @@ func TestAgent_BadTasks(t *testing.T) {
 			t.Error("the agent never fetched the URI")
 		}
 	})
-	t.Run("output escapes the sandbox", func(t *testing.T) {
-		bad := framework.NewTask("escape", "true").Shell().CPUs(100).Mem(32).
-			URI(protocol.URI{Value: srv.URL + "/evil", OutputFile: "../evil"}).Build()
-		o := f.offerOn(t, agent, bad.Resources)
-		if err := f.d.Launch(sdkCtx(t), []protocol.OfferID{o.ID}, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
-			t.Fatalf("Launch: %v, want ErrInvalidArgument", err)
-		}
-		refusedByMaster(t, "escape", protocol.ReasonTaskInvalid)
-		if st := f.rec.statusesOf("escape"); !strings.Contains(st[0].Message, "escapes the sandbox") {
-			t.Errorf("message %q, want it to say the output escapes the sandbox", st[0].Message)
-		}
-		if n := srv.served("/evil"); n != 0 {
-			t.Errorf("the URI was fetched %d times", n)
-		}
-		for _, p := range []string{filepath.Join(e.Agent().SandboxRoot(), "evil"), filepath.Join(e.WorkDir(), "evil")} {
-			if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("%s exists (%v)", p, err)
-			}
-		}
-	})
+	t.Run("output escapes the sandbox", b.outputEscapes)
 
 	// The agent carries on: a good task, fetching the same URI, finishes.
 	good := framework.NewTask("good", "cat in.txt").Shell().CPUs(100).Mem(32).
@@ -169,5 +130,62 @@ func TestAgent_BadTasks(t *testing.T) {
 	}
 	if ag, ok := c.WaitForLeader().View().Agent(agent); !ok || ag.State != "active" {
 		t.Errorf("agent in the master: %+v, want active", ag)
+	}
+}
+
+// badTasks is TestAgent_BadTasks' cluster: one agent, e, and the SDK
+// framework f that launches on it, with a file server for its URIs.
+type badTasks struct {
+	c     *testcluster.Cluster
+	e     *executors.Executor
+	f     *sdkFramework
+	fw    protocol.FrameworkID
+	agent protocol.AgentID
+	srv   *fileServer
+}
+
+// noLaunch asserts that a task refused before launch never reached
+// the master's task table nor the agent.
+func (b *badTasks) noLaunch(t *testing.T, id protocol.TaskID) {
+	t.Helper()
+	if _, ok := b.c.WaitForLeader().View().Task(b.fw, id); ok {
+		t.Errorf("the master holds %s", id)
+	}
+	if _, ok := agentTask(b.e, b.fw, id); ok {
+		t.Errorf("the agent knows %s", id)
+	}
+}
+
+// refusedByMaster asserts the master's TASK_ERROR for a task whose
+// accept it refused: sent by the master (no UUID), with reason.
+func (b *badTasks) refusedByMaster(t *testing.T, id protocol.TaskID, reason string) {
+	t.Helper()
+	st := b.f.rec.waitState(t, id, protocol.TaskError)
+	if st.Reason != reason || st.UUID != "" {
+		t.Errorf("%s: got %s %q uuid %q, want %s from the master", id, st.Reason, st.Message, st.UUID, reason)
+	}
+	b.noLaunch(t, id)
+}
+
+// outputEscapes launches a task whose URI's output file lies outside its
+// sandbox: the master refuses it, and nothing is fetched or written.
+func (b *badTasks) outputEscapes(t *testing.T) {
+	bad := framework.NewTask("escape", "true").Shell().CPUs(100).Mem(32).
+		URI(protocol.URI{Value: b.srv.URL + "/evil", OutputFile: "../evil"}).Build()
+	o := b.f.offerOn(t, b.agent, bad.Resources)
+	if err := b.f.d.Launch(sdkCtx(t), []protocol.OfferID{o.ID}, bad); !errors.Is(err, protocol.ErrInvalidArgument) {
+		t.Fatalf("Launch: %v, want ErrInvalidArgument", err)
+	}
+	b.refusedByMaster(t, "escape", protocol.ReasonTaskInvalid)
+	if st := b.f.rec.statusesOf("escape"); !strings.Contains(st[0].Message, "escapes the sandbox") {
+		t.Errorf("message %q, want it to say the output escapes the sandbox", st[0].Message)
+	}
+	if n := b.srv.served("/evil"); n != 0 {
+		t.Errorf("the URI was fetched %d times", n)
+	}
+	for _, p := range []string{filepath.Join(b.e.Agent().SandboxRoot(), "evil"), filepath.Join(b.e.WorkDir(), "evil")} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists (%v)", p, err)
+		}
 	}
 }

@@ -99,6 +99,16 @@ func TestAgent_LeaderKilledWhileTasksRun(t *testing.T) {
 			}
 		}
 	}
+	checkKnownOnce(t, e, fw, all)
+	if errs := f.rec.errors(); len(errs) > 0 {
+		t.Errorf("scheduler errors: %v", errs)
+	}
+}
+
+// checkKnownOnce checks that agent e lists each task of all, framework
+// fw's, exactly once, and holds one sandbox for each.
+func checkKnownOnce(t *testing.T, e *executors.Executor, fw protocol.FrameworkID, all []protocol.TaskID) {
+	t.Helper()
 	seen := map[protocol.TaskID]int{}
 	for _, ts := range e.Agent().State().Tasks {
 		if ts.FrameworkID == fw {
@@ -122,8 +132,5 @@ func TestAgent_LeaderKilledWhileTasksRun(t *testing.T) {
 	}
 	if len(seen) != len(all) || dirs != len(all) {
 		t.Errorf("the agent lists %d tasks in %d sandboxes, want %d of each", len(seen), dirs, len(all))
-	}
-	if errs := f.rec.errors(); len(errs) > 0 {
-		t.Errorf("scheduler errors: %v", errs)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/internal/testlog"
+	"github.com/allot-project/allot/master"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -195,58 +196,10 @@ func TestCarbyne_EndToEnd(t *testing.T) {
 
 	// The master's view of every task's kind, polled while the tasks live
 	// (the master forgets a task once its end is acknowledged).
-	var stamped kindLog
-	var watched sync.Map // framework ID → name
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	watchDone := make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			watched.Range(func(id, _ any) bool {
-				for _, tk := range leader.View().TasksByFramework(id.(protocol.FrameworkID)) {
-					stamped.set(tk.ID, tk.Kind)
-				}
-				return true
-			})
-			select {
-			case <-watchCtx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	defer func() {
-		stopWatch()
-		<-watchDone
-	}()
+	stamped, watched, stopWatch := watchKinds(ctx, leader)
+	defer stopWatch()
 
-	type altFramework struct {
-		name     string
-		s        *dag.Scheduler
-		d        *framework.Driver
-		jobs     []string
-		launched kindLog
-	}
-	alts := []*altFramework{{name: "alt-a"}, {name: "alt-b"}}
-	for i, f := range alts {
-		s, err := dag.New(dag.WithLogger(testlog.New(t).Named(f.name)), dag.WithSeed(uint64(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		f.s = s
-		f.d = runScheduler(t, c, s, f.name)
-		watched.Store(f.d.ID(), f.name)
-		for j, long := range []time.Duration{1500 * time.Millisecond, 1200 * time.Millisecond} {
-			id := fmt.Sprintf("%s-job%d", f.name, j)
-			if err := s.Submit(ctx, carbyneJob(id, long, &f.launched)); err != nil {
-				t.Fatal(err)
-			}
-			f.jobs = append(f.jobs, id)
-		}
-	}
+	alts := startAlts(t, ctx, c, watched)
 	greedy := newGreedyBatch(6, "0.5")
 	gd := runScheduler(t, c, greedy, "greedy")
 	watched.Store(gd.ID(), "greedy")
@@ -278,28 +231,11 @@ func TestCarbyne_EndToEnd(t *testing.T) {
 	greedy.mu.Unlock()
 	t.Logf("greedy: 6 tasks, JCT %v", gJCT.Round(time.Millisecond))
 
-	var leftoverOffers, leftoverTasks int
-	var declined protocol.Resources
-	for _, f := range alts {
-		st := f.s.Stats()
-		t.Logf("%s: %d fair and %d leftover offers, %d fair and %d leftover tasks, declined as leftover %s, %d share updates (last %s), %d plans, %d reports",
-			f.name, st.FairOffers, st.LeftoverOffers, st.FairTasks, st.LeftoverTasks, st.DeclinedLeftover,
-			st.ShareUpdates, st.Share, st.Plans, st.Declarations)
-		leftoverOffers += st.LeftoverOffers
-		leftoverTasks += st.LeftoverTasks
-		declined.AddInPlace(st.DeclinedLeftover)
-	}
-	if leftoverOffers == 0 || leftoverTasks == 0 {
-		t.Errorf("leftover offers %d, tasks on them %d: want some of each", leftoverOffers, leftoverTasks)
-	}
-	if declined.Scalar(protocol.ResCPUs) <= 0 {
-		t.Errorf("fair resources declined as leftover: %s, want some", declined)
-	}
+	checkAltLeftover(t, alts)
 
 	// The master stamped the kinds the adapters launched with, and the
 	// greedy framework ran on fair offers only.
 	stopWatch()
-	<-watchDone
 	seen := stamped.snapshot()
 	masterLeftover := 0
 	for _, f := range alts {
@@ -326,5 +262,94 @@ func TestCarbyne_EndToEnd(t *testing.T) {
 		if kind, ok := seen[protocol.TaskID(fmt.Sprint("greedy-", i))]; ok && kind != protocol.OfferFair {
 			t.Errorf("greedy task %d ran on a %s offer, want fair", i, kind)
 		}
+	}
+}
+
+// watchKinds polls leader's view of the tasks of the frameworks stored in
+// watched (ID → name) and records their kinds in stamped, until ctx ends
+// or stop is called; stop returns once the polling has stopped.
+func watchKinds(ctx context.Context, leader *master.Master) (stamped *kindLog, watched *sync.Map, stop func()) {
+	stamped, watched = &kindLog{}, &sync.Map{}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			watched.Range(func(id, _ any) bool {
+				for _, tk := range leader.View().TasksByFramework(id.(protocol.FrameworkID)) {
+					stamped.set(tk.ID, tk.Kind)
+				}
+				return true
+			})
+			select {
+			case <-watchCtx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return stamped, watched, func() {
+		stopWatch()
+		<-watchDone
+	}
+}
+
+// carbyneAlt is one of TestCarbyne_EndToEnd's altruistic DAG frameworks.
+type carbyneAlt struct {
+	name     string
+	s        *dag.Scheduler
+	d        *framework.Driver
+	jobs     []string
+	launched kindLog
+}
+
+// startAlts starts the two altruistic frameworks, each with two jobs
+// submitted, and stores them in watched.
+func startAlts(t *testing.T, ctx context.Context, c *testcluster.Cluster, watched *sync.Map) []*carbyneAlt {
+	t.Helper()
+	alts := []*carbyneAlt{{name: "alt-a"}, {name: "alt-b"}}
+	for i, f := range alts {
+		s, err := dag.New(dag.WithLogger(testlog.New(t).Named(f.name)), dag.WithSeed(uint64(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		f.s = s
+		f.d = runScheduler(t, c, s, f.name)
+		watched.Store(f.d.ID(), f.name)
+		for j, long := range []time.Duration{1500 * time.Millisecond, 1200 * time.Millisecond} {
+			id := fmt.Sprintf("%s-job%d", f.name, j)
+			if err := s.Submit(ctx, carbyneJob(id, long, &f.launched)); err != nil {
+				t.Fatal(err)
+			}
+			f.jobs = append(f.jobs, id)
+		}
+	}
+	return alts
+}
+
+// checkAltLeftover logs the altruistic frameworks' statistics and checks
+// that, together, they got leftover offers, ran tasks on them and
+// declined fair resources as leftover.
+func checkAltLeftover(t *testing.T, alts []*carbyneAlt) {
+	t.Helper()
+	var leftoverOffers, leftoverTasks int
+	var declined protocol.Resources
+	for _, f := range alts {
+		st := f.s.Stats()
+		t.Logf("%s: %d fair and %d leftover offers, %d fair and %d leftover tasks, declined as leftover %s, %d share updates (last %s), %d plans, %d reports",
+			f.name, st.FairOffers, st.LeftoverOffers, st.FairTasks, st.LeftoverTasks, st.DeclinedLeftover,
+			st.ShareUpdates, st.Share, st.Plans, st.Declarations)
+		leftoverOffers += st.LeftoverOffers
+		leftoverTasks += st.LeftoverTasks
+		declined.AddInPlace(st.DeclinedLeftover)
+	}
+	if leftoverOffers == 0 || leftoverTasks == 0 {
+		t.Errorf("leftover offers %d, tasks on them %d: want some of each", leftoverOffers, leftoverTasks)
+	}
+	if declined.Scalar(protocol.ResCPUs) <= 0 {
+		t.Errorf("fair resources declined as leftover: %s, want some", declined)
 	}
 }

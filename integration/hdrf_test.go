@@ -72,6 +72,68 @@ func TestCluster_HDRFAcrossRoles(t *testing.T) {
 
 	// The leader's replicated state holds exactly the tasks the agents run,
 	// on the same agents, and both frameworks in their roles.
+	checkStateMatchesAgents(t, c, agents, run, eng, ads)
+
+	// Release: every task finishes, the rest of the demand runs, and every
+	// update is acknowledged, after which the tasks leave the state.
+	for _, a := range agents {
+		a.Release()
+	}
+	waitAllAcknowledged(t, c, agents, perFw, eng, ads)
+	if doc := httpState(t, c); len(doc.Tasks) != 0 || len(doc.Frameworks) != 2 {
+		t.Errorf("GET /v1/state at the end: %d tasks and %d frameworks, want 0 and 2", len(doc.Tasks), len(doc.Frameworks))
+	}
+	checkLifecycle(t, eng)
+	checkLifecycle(t, ads)
+	all := checkNoDuplicateLaunch(t, agents)
+	if got, want := len(all), 2*perFw; got != want {
+		t.Errorf("agents launched %d tasks, want %d", got, want)
+	}
+	for _, a := range agents {
+		if r := a.Refused(); len(r) > 0 {
+			t.Errorf("agent %s: master refused updates %+v", a.Hostname(), r)
+		}
+	}
+}
+
+// waitAllAcknowledged waits until each framework of fws has finished
+// perFw tasks with every update acknowledged, by it and to the agents,
+// and the leader's state holds no task.
+func waitAllAcknowledged(t *testing.T, c *testcluster.Cluster, agents []*testcluster.TestAgent, perFw int, fws ...*testcluster.TestFramework) {
+	t.Helper()
+	testutil.WaitFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		for _, fw := range fws {
+			if n := finished(fw); n != perFw {
+				return fmt.Errorf("%s: %d tasks finished, want %d; unfinished (launched %d): %v",
+					fw.Name(), n, perFw, fw.Launched(), unfinished(fw))
+			}
+			if n := fw.PendingAcks(); n > 0 {
+				return fmt.Errorf("%s: %d acknowledgements pending", fw.Name(), n)
+			}
+		}
+		for _, a := range agents {
+			if n := a.Pending(); n > 0 {
+				return fmt.Errorf("agent %s: %d status updates not acknowledged", a.Hostname(), n)
+			}
+		}
+		l := c.Leader()
+		if l == nil {
+			return fmt.Errorf("no leader serves")
+		}
+		if n := l.View().NumTasks(); n != 0 {
+			return fmt.Errorf("leader state still holds %d tasks", n)
+		}
+		return nil
+	})
+}
+
+// checkStateMatchesAgents checks that the leader's replicated state and
+// its operator API (GET /v1/state) hold exactly the tasks the agents run,
+// on the same agents, both frameworks in their roles, and role
+// allocations equal to the milli-CPUs run gives for eng and ads.
+func checkStateMatchesAgents(t *testing.T, c *testcluster.Cluster, agents []*testcluster.TestAgent,
+	run map[protocol.FrameworkID]int64, eng, ads *testcluster.TestFramework) {
+	t.Helper()
 	leader := c.WaitForLeader()
 	view := leader.View()
 	for _, fw := range []*testcluster.TestFramework{eng, ads} {
@@ -117,49 +179,5 @@ func TestCluster_HDRFAcrossRoles(t *testing.T) {
 	if alloc["eng"] != run[eng.ID()] || alloc["ads"] != run[ads.ID()] {
 		t.Errorf("GET /v1/state: role allocations %v milli-CPUs, agents run eng %d and ads %d",
 			alloc, run[eng.ID()], run[ads.ID()])
-	}
-
-	// Release: every task finishes, the rest of the demand runs, and every
-	// update is acknowledged, after which the tasks leave the state.
-	for _, a := range agents {
-		a.Release()
-	}
-	testutil.WaitFor(t, 10*time.Second, 10*time.Millisecond, func() error {
-		for _, fw := range []*testcluster.TestFramework{eng, ads} {
-			if n := finished(fw); n != perFw {
-				return fmt.Errorf("%s: %d tasks finished, want %d; unfinished (launched %d): %v",
-					fw.Name(), n, perFw, fw.Launched(), unfinished(fw))
-			}
-			if n := fw.PendingAcks(); n > 0 {
-				return fmt.Errorf("%s: %d acknowledgements pending", fw.Name(), n)
-			}
-		}
-		for _, a := range agents {
-			if n := a.Pending(); n > 0 {
-				return fmt.Errorf("agent %s: %d status updates not acknowledged", a.Hostname(), n)
-			}
-		}
-		l := c.Leader()
-		if l == nil {
-			return fmt.Errorf("no leader serves")
-		}
-		if n := l.View().NumTasks(); n != 0 {
-			return fmt.Errorf("leader state still holds %d tasks", n)
-		}
-		return nil
-	})
-	if doc := httpState(t, c); len(doc.Tasks) != 0 || len(doc.Frameworks) != 2 {
-		t.Errorf("GET /v1/state at the end: %d tasks and %d frameworks, want 0 and 2", len(doc.Tasks), len(doc.Frameworks))
-	}
-	checkLifecycle(t, eng)
-	checkLifecycle(t, ads)
-	all := checkNoDuplicateLaunch(t, agents)
-	if got, want := len(all), 2*perFw; got != want {
-		t.Errorf("agents launched %d tasks, want %d", got, want)
-	}
-	for _, a := range agents {
-		if r := a.Refused(); len(r) > 0 {
-			t.Errorf("agent %s: master refused updates %+v", a.Hostname(), r)
-		}
 	}
 }

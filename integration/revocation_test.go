@@ -151,6 +151,25 @@ func TestRevocation_lenderGetsItsShareBack(t *testing.T) {
 		t.Errorf("the lender got its share %v after its demand returned, want within %v", reached.Sub(returned), limit)
 	}
 	t.Logf("the lender got its share %v after its demand returned, %v after the last warning's deadline", reached.Sub(returned), reached.Sub(deadline))
+	checkRevoked(t, borrower, warnings)
+
+	refuser.mu.Lock()
+	defer refuser.mu.Unlock()
+	for _, o := range refuser.offers {
+		if o.Revocable || o.Kind == protocol.OfferLeftover {
+			t.Errorf("the framework that takes no revocable resources was offered %s (%s)", o.ID, o.Kind)
+		}
+	}
+	if len(lender.warnings) != 0 {
+		t.Errorf("the lender was warned: %+v", lender.warnings)
+	}
+}
+
+// checkRevoked checks that each preemption warning named its tasks as
+// revoked, and that exactly the 2 the lender needed ended KILLED, revoked,
+// after a warning that was not withdrawn.
+func checkRevoked(t *testing.T, borrower *launcher, warnings []protocol.PreemptionEvent) {
+	t.Helper()
 	warned := map[protocol.TaskID]bool{}
 	for _, ev := range warnings {
 		for _, pt := range ev.Tasks {
@@ -182,17 +201,6 @@ func TestRevocation_lenderGetsItsShareBack(t *testing.T) {
 	}
 	if len(killed) != 2 {
 		t.Errorf("%d borrower tasks revoked, want the 2 the lender needed", len(killed))
-	}
-
-	refuser.mu.Lock()
-	defer refuser.mu.Unlock()
-	for _, o := range refuser.offers {
-		if o.Revocable || o.Kind == protocol.OfferLeftover {
-			t.Errorf("the framework that takes no revocable resources was offered %s (%s)", o.ID, o.Kind)
-		}
-	}
-	if len(lender.warnings) != 0 {
-		t.Errorf("the lender was warned: %+v", lender.warnings)
 	}
 }
 

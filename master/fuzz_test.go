@@ -137,48 +137,7 @@ func TestAPI_BadInput(t *testing.T) {
 		t.Helper()
 		return apiTestCall(t, nc, subject, typ, body, reply)
 	}
-	var reg protocol.RegisterReply
-	if err := call(viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{
-		Hostname: "a1", Resources: protocol.Scalars(map[string]int64{"cpus": 2000, "mem": 1024}),
-	}, &reg); err != nil {
-		t.Fatal(err)
-	}
-	// An agent's resources are offered from its first heartbeat.
-	if err := call(viaBody, protocol.MsgHeartbeatRequest,
-		protocol.HeartbeatRequest{AgentID: reg.AgentID}, nil); err != nil {
-		t.Fatal(err)
-	}
-	var sub protocol.SubscribeReply
-	if err := call(viaBody, protocol.MsgSubscribeRequest,
-		protocol.SubscribeRequest{Name: "f", Role: "eng"}, &sub); err != nil {
-		t.Fatal(err)
-	}
-	events := make(chan *nats.Msg, 256)
-	evSubject, _ := s.FrameworkEvents("", sub.FrameworkID)
-	if _, err := nc.ChanSubscribe(evSubject, events); err != nil {
-		t.Fatal(err)
-	}
-	// Offers start with the first request after subscribing.
-	if err := call(viaBody, protocol.MsgReviveRequest,
-		protocol.ReviveRequest{FrameworkID: sub.FrameworkID}, nil); err != nil {
-		t.Fatal(err)
-	}
-	var offer protocol.Offer
-	deadline := time.After(10 * time.Second)
-	for offer.ID == "" {
-		select {
-		case msg := <-events:
-			env, err := protocol.Decode(msg.Data)
-			if err == nil && env.Type == protocol.MsgOffersEvent {
-				var ev protocol.OffersEvent
-				if err := protocol.DecodeBody(env, &ev); err == nil && len(ev.Offers) > 0 {
-					offer = ev.Offers[0]
-				}
-			}
-		case <-deadline:
-			t.Fatal("no offer within 10s")
-		}
-	}
+	sub, events, offer := badInputOffer(t, nc, s)
 	task := func(id string, cpus int64) protocol.TaskInfo {
 		return protocol.TaskInfo{TaskID: protocol.TaskID(id), Name: id, AgentID: offer.AgentID,
 			Resources: protocol.Scalars(map[string]int64{"cpus": cpus}),
@@ -234,8 +193,76 @@ func TestAPI_BadInput(t *testing.T) {
 	// accept did not reuse, gets none.
 	lost, invalid := string(protocol.TaskLost)+" "+protocol.ReasonInvalidOffers, string(protocol.TaskError)+" "+protocol.ReasonTaskInvalid
 	want := map[protocol.TaskID]string{"t1": lost, "t2": invalid, "t5": lost, "t4": lost, "t6": invalid}
+	got := badInputRefusals(t, events, want)
+	if !maps.Equal(got, want) {
+		t.Errorf("got refusals %v, want %v", got, want)
+	}
+	big := make([]byte, protocol.MaxMessageSize+1)
+	register, _ := s.APIAgent("", "", protocol.VerbRegister)
+	msg, err := nc.Request(register, big, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := protocol.DecodeReply(msg.Data, nil); !errors.Is(err, protocol.ErrTooLarge) {
+		t.Errorf("oversized message: got %v, want ErrTooLarge", err)
+	}
+}
+
+// badInputOffer registers an agent and subscribes a framework, and returns
+// the framework, its events (on the subjects s) and its first offer.
+func badInputOffer(t *testing.T, nc *nats.Conn, s protocol.Subjects) (protocol.SubscribeReply, chan *nats.Msg, protocol.Offer) {
+	t.Helper()
+	var reg protocol.RegisterReply
+	if err := apiTestCall(t, nc, viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{
+		Hostname: "a1", Resources: protocol.Scalars(map[string]int64{"cpus": 2000, "mem": 1024}),
+	}, &reg); err != nil {
+		t.Fatal(err)
+	}
+	// An agent's resources are offered from its first heartbeat.
+	if err := apiTestCall(t, nc, viaBody, protocol.MsgHeartbeatRequest,
+		protocol.HeartbeatRequest{AgentID: reg.AgentID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var sub protocol.SubscribeReply
+	if err := apiTestCall(t, nc, viaBody, protocol.MsgSubscribeRequest,
+		protocol.SubscribeRequest{Name: "f", Role: "eng"}, &sub); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan *nats.Msg, 256)
+	evSubject, _ := s.FrameworkEvents("", sub.FrameworkID)
+	if _, err := nc.ChanSubscribe(evSubject, events); err != nil {
+		t.Fatal(err)
+	}
+	// Offers start with the first request after subscribing.
+	if err := apiTestCall(t, nc, viaBody, protocol.MsgReviveRequest,
+		protocol.ReviveRequest{FrameworkID: sub.FrameworkID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var offer protocol.Offer
+	deadline := time.After(10 * time.Second)
+	for offer.ID == "" {
+		select {
+		case msg := <-events:
+			env, err := protocol.Decode(msg.Data)
+			if err == nil && env.Type == protocol.MsgOffersEvent {
+				var ev protocol.OffersEvent
+				if err := protocol.DecodeBody(env, &ev); err == nil && len(ev.Offers) > 0 {
+					offer = ev.Offers[0]
+				}
+			}
+		case <-deadline:
+			t.Fatal("no offer within 10s")
+		}
+	}
+	return sub, events, offer
+}
+
+// badInputRefusals collects from events the terminal status (state and
+// reason) of each refused task until there are as many as in want.
+func badInputRefusals(t *testing.T, events <-chan *nats.Msg, want map[protocol.TaskID]string) map[protocol.TaskID]string {
+	t.Helper()
 	got := map[protocol.TaskID]string{}
-	deadline = time.After(10 * time.Second)
+	deadline := time.After(10 * time.Second)
 	for len(got) < len(want) {
 		select {
 		case msg := <-events:
@@ -257,16 +284,5 @@ func TestAPI_BadInput(t *testing.T) {
 			t.Fatalf("got refusals %v within 10s, want %v", got, want)
 		}
 	}
-	if !maps.Equal(got, want) {
-		t.Errorf("got refusals %v, want %v", got, want)
-	}
-	big := make([]byte, protocol.MaxMessageSize+1)
-	register, _ := s.APIAgent("", "", protocol.VerbRegister)
-	msg, err := nc.Request(register, big, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := protocol.DecodeReply(msg.Data, nil); !errors.Is(err, protocol.ErrTooLarge) {
-		t.Errorf("oversized message: got %v, want ErrTooLarge", err)
-	}
+	return got
 }

@@ -127,21 +127,7 @@ func TestMaster_Leftover(t *testing.T) {
 	}
 	// The leftover pool in use is the leftover task's alone; the embedded
 	// NATS server counts this test's clients and their messages.
-	samples := gatherSamples(t, m)
-	if got, want := samples[`allot_revocable_resources{resource="cpus"}`], float64(task.Scalar("cpus")); got != want {
-		t.Errorf("allot_revocable_resources for cpus %v, want the leftover task's %v", got, want)
-	}
-	// Its fair share is all it described: five tasks (the role's only
-	// framework, on a cluster with room for ten).
-	if got := samples[`allot_role_fair_share{resource="cpus",role="eng"}`]; got != 500 {
-		t.Errorf("allot_role_fair_share of eng for cpus %v, want 500", got)
-	}
-	if got := samples["allot_nats_connections"]; got < 2 {
-		t.Errorf("allot_nats_connections %v, want the master's and the test's clients", got)
-	}
-	if got := samples[`allot_nats_messages_total{direction="in"}`]; got == 0 {
-		t.Error("allot_nats_messages_total in 0 after the test's requests")
-	}
+	checkLeftoverMetrics(t, gatherSamples(t, m), task)
 
 	// The three optional tasks left come back as leftover; declined as
 	// leftover, they are offered again without waiting for a filter.
@@ -179,5 +165,25 @@ func TestMaster_Leftover(t *testing.T) {
 	got = inbox.take(t, protocol.OfferFair)
 	if o := got[protocol.OfferFair]; len(got) != 1 || o.AgentID != agent2.AgentID || o.Resources.Scalar("cpus") != 100 {
 		t.Fatalf("offers without optional work: got %+v, want one fair task on %s", got, agent2.AgentID)
+	}
+}
+
+// checkLeftoverMetrics checks the samples of TestMaster_Leftover's master
+// once it runs one fair and one leftover task of resources task.
+func checkLeftoverMetrics(t *testing.T, samples map[string]float64, task protocol.Resources) {
+	t.Helper()
+	if got, want := samples[`allot_revocable_resources{resource="cpus"}`], float64(task.Scalar("cpus")); got != want {
+		t.Errorf("allot_revocable_resources for cpus %v, want the leftover task's %v", got, want)
+	}
+	// The framework's fair share is all it described: five tasks (the role's only
+	// framework, on a cluster with room for ten).
+	if got := samples[`allot_role_fair_share{resource="cpus",role="eng"}`]; got != 500 {
+		t.Errorf("allot_role_fair_share of eng for cpus %v, want 500", got)
+	}
+	if got := samples["allot_nats_connections"]; got < 2 {
+		t.Errorf("allot_nats_connections %v, want the master's and the test's clients", got)
+	}
+	if got := samples[`allot_nats_messages_total{direction="in"}`]; got == 0 {
+		t.Error("allot_nats_messages_total in 0 after the test's requests")
 	}
 }

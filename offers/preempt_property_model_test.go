@@ -89,45 +89,10 @@ func (s *psim) fair() map[*psNode]ppr {
 	if s.fairMemo != nil {
 		return s.fairMemo
 	}
-	// What each framework asks for: its pending and optional tasks, then
-	// the tasks it runs by their resources (in the order of the planner's
-	// keys for tasks launched without a shape); identical resources may
-	// come in any order.
-	type ask struct {
-		res  ppr
-		left int64
-	}
-	asks := map[*psFw][]ask{}
-	for _, f := range s.fws {
-		if n := f.pending + f.optional; n > 0 {
-			asks[f] = append(asks[f], ask{f.shape, n})
-		}
-	}
-	running := map[*psFw]map[ppr]int64{}
-	for _, t := range s.tasks {
-		if running[t.fw] == nil {
-			running[t.fw] = map[ppr]int64{}
-		}
-		running[t.fw][t.res]++
-	}
-	for f, byRes := range running {
-		keys := slices.Collect(maps.Keys(byRes))
-		slices.SortFunc(keys, func(x, y ppr) int { return strings.Compare(x.resources().String(), y.resources().String()) })
-		for _, r := range keys {
-			asks[f] = append(asks[f], ask{r, byRes[r]})
-		}
-	}
-	type fn struct {
-		n      *psNode
-		kids   []*fn
-		parent *fn
-		u      ppr
-		asks   []ask
-		done   bool
-	}
-	var build func(n *psNode, parent *fn) *fn
-	build = func(n *psNode, parent *fn) *fn {
-		x := &fn{n: n, parent: parent}
+	asks := s.fairAsks()
+	var build func(n *psNode, parent *psFill) *psFill
+	build = func(n *psNode, parent *psFill) *psFill {
+		x := &psFill{n: n, parent: parent}
 		if n.fw != nil {
 			x.asks = slices.Clone(asks[n.fw])
 		}
@@ -138,16 +103,16 @@ func (s *psim) fair() map[*psNode]ppr {
 	}
 	root := build(s.root, nil)
 	free := s.capacity
-	key := func(x *fn) float64 { return s.dom(x.u) / x.n.weight }
-	less := func(x, y *fn) bool {
+	key := func(x *psFill) float64 { return s.dom(x.u) / x.n.weight }
+	less := func(x, y *psFill) bool {
 		kx, ky := key(x), key(y)
 		if d := math.Abs(kx - ky); d > 1e-9*max(kx, ky) {
 			return kx < ky
 		}
 		return x.n.seq < y.n.seq
 	}
-	var descend func(x *fn) (*fn, int)
-	descend = func(x *fn) (*fn, int) {
+	var descend func(x *psFill) (*psFill, int)
+	descend = func(x *psFill) (*psFill, int) {
 		if x.done {
 			return nil, -1
 		}
@@ -161,7 +126,7 @@ func (s *psim) fair() map[*psNode]ppr {
 			return nil, -1
 		}
 		for {
-			var best *fn
+			var best *psFill
 			for _, k := range x.kids {
 				if !k.done && (best == nil || less(k, best)) {
 					best = k
@@ -189,8 +154,8 @@ func (s *psim) fair() map[*psNode]ppr {
 		}
 	}
 	m := map[*psNode]ppr{}
-	var collect func(x *fn)
-	collect = func(x *fn) {
+	var collect func(x *psFill)
+	collect = func(x *psFill) {
 		m[x.n] = x.u
 		for _, k := range x.kids {
 			collect(k)
@@ -199,6 +164,51 @@ func (s *psim) fair() map[*psNode]ppr {
 	collect(root)
 	s.fairMemo = m
 	return m
+}
+
+// psAsk is the tasks of one size that a framework still asks for in the
+// fair fill (psim.fair).
+type psAsk struct {
+	res  ppr
+	left int64
+}
+
+// psFill is a node of the fair fill.
+type psFill struct {
+	n      *psNode
+	kids   []*psFill
+	parent *psFill
+	u      ppr
+	asks   []psAsk
+	done   bool
+}
+
+// fairAsks is what each framework asks for in the fair fill: its pending
+// and optional tasks, then the tasks it runs by their resources (in the
+// order of the planner's keys for tasks launched without a shape);
+// identical resources may come in any order.
+func (s *psim) fairAsks() map[*psFw][]psAsk {
+	asks := map[*psFw][]psAsk{}
+	for _, f := range s.fws {
+		if n := f.pending + f.optional; n > 0 {
+			asks[f] = append(asks[f], psAsk{f.shape, n})
+		}
+	}
+	running := map[*psFw]map[ppr]int64{}
+	for _, t := range s.tasks {
+		if running[t.fw] == nil {
+			running[t.fw] = map[ppr]int64{}
+		}
+		running[t.fw][t.res]++
+	}
+	for f, byRes := range running {
+		keys := slices.Collect(maps.Keys(byRes))
+		slices.SortFunc(keys, func(x, y ppr) int { return strings.Compare(x.resources().String(), y.resources().String()) })
+		for _, r := range keys {
+			asks[f] = append(asks[f], psAsk{r, byRes[r]})
+		}
+	}
+	return asks
 }
 
 // needNode is the node a victim's For names.

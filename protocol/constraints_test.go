@@ -16,101 +16,7 @@ var evalAttrs = Attributes{
 
 func TestConstraint_Matches(t *testing.T) {
 	t.Parallel()
-	c := func(attr string, op Op, val string, vals ...string) Constraint {
-		return Constraint{Attribute: attr, Op: op, Value: val, Values: vals}
-	}
-	tests := []struct {
-		name string
-		c    Constraint
-		want bool
-	}{
-		// ==
-		{"eq text", c("rack", OpEq, "r3"), true},
-		{"eq text other", c("rack", OpEq, "r4"), false},
-		{"eq number", c("cores", OpEq, "16"), true},
-		{"eq number other spelling", c("cores", OpEq, "16.0"), true},
-		{"eq number other", c("cores", OpEq, "8"), false},
-		{"eq set", c("features", OpEq, "{sse4,avx}"), true},
-		{"eq set member only", c("features", OpEq, "avx"), false},
-		{"eq version padded", c("kernel", OpEq, "5.15"), true},
-		{"eq version other", c("kernel", OpEq, "5.15.1"), false},
-		{"eq missing", c("gpu", OpEq, "a100"), false},
-		// !=
-		{"ne text", c("rack", OpNe, "r4"), true},
-		{"ne text same", c("rack", OpNe, "r3"), false},
-		{"ne number", c("cores", OpNe, "8"), true},
-		{"ne set", c("features", OpNe, "avx"), true},
-		{"ne version", c("kernel", OpNe, "5.15.1"), true},
-		{"ne missing", c("gpu", OpNe, "a100"), true},
-		// <
-		{"lt text", c("rack", OpLt, "r4"), true},
-		{"lt number", c("cores", OpLt, "20"), true},
-		{"lt number equal", c("cores", OpLt, "16"), false},
-		{"lt number vs text", c("cores", OpLt, "abc"), false},
-		{"lt set", c("features", OpLt, "zzz"), false},
-		{"lt version", c("kernel", OpLt, "6.1"), true},
-		{"lt version numeric components", c("kernel", OpLt, "5.4"), false},
-		{"lt missing", c("gpu", OpLt, "1"), false},
-		// <=
-		{"le number equal", c("cores", OpLe, "16"), true},
-		{"le number below", c("cores", OpLe, "15.5"), false},
-		{"le text", c("rack", OpLe, "r3"), true},
-		{"le set", c("features", OpLe, "{avx,sse4}"), false},
-		{"le version padded", c("kernel", OpLe, "5.15"), true},
-		{"le missing", c("gpu", OpLe, "1"), false},
-		// >
-		{"gt number", c("cores", OpGt, "8"), true},
-		{"gt number equal", c("cores", OpGt, "16"), false},
-		{"gt text", c("rack", OpGt, "r2"), true},
-		{"gt set", c("features", OpGt, "a"), false},
-		{"gt version 5.15 > 5.4", c("kernel", OpGt, "5.4"), true},
-		{"gt missing", c("gpu", OpGt, "0"), false},
-		// >=
-		{"ge number", c("cores", OpGe, "16"), true},
-		{"ge number above", c("cores", OpGe, "17"), false},
-		{"ge text", c("rack", OpGe, "r4"), false},
-		{"ge set", c("features", OpGe, "a"), false},
-		{"ge version exact", c("kernel", OpGe, "5.15.0"), true},
-		{"ge version 10 not lexical", c("kernel", OpGe, "10.0"), false},
-		{"ge missing", c("gpu", OpGe, "0"), false},
-		// in
-		{"in text", c("rack", OpIn, "", "r1", "r3"), true},
-		{"in text absent", c("rack", OpIn, "", "r1"), false},
-		{"in number", c("cores", OpIn, "", "8", "16"), true},
-		{"in set intersects", c("features", OpIn, "", "neon", "avx"), true},
-		{"in set disjoint", c("features", OpIn, "", "neon"), false},
-		{"in version", c("kernel", OpIn, "", "5.15", "6.1"), true},
-		{"in missing", c("gpu", OpIn, "", "a100"), false},
-		// not_in
-		{"not_in text", c("rack", OpNotIn, "", "r1"), true},
-		{"not_in text present", c("rack", OpNotIn, "", "r3"), false},
-		{"not_in number", c("cores", OpNotIn, "", "16"), false},
-		{"not_in set disjoint", c("features", OpNotIn, "", "neon"), true},
-		{"not_in set intersects", c("features", OpNotIn, "", "avx"), false},
-		{"not_in version", c("kernel", OpNotIn, "", "6.1"), true},
-		{"not_in missing", c("gpu", OpNotIn, "", "a100"), true},
-		// exists / not_exists
-		{"exists text", c("rack", OpExists, ""), true},
-		{"exists set", c("features", OpExists, ""), true},
-		{"exists missing", c("gpu", OpExists, ""), false},
-		{"not_exists present", c("cores", OpNotExists, ""), false},
-		{"not_exists missing", c("gpu", OpNotExists, ""), true},
-		// regex
-		{"regex text", c("rack", OpRegex, "^r[0-9]$"), true},
-		{"regex text no", c("rack", OpRegex, "^x"), false},
-		{"regex number", c("cores", OpRegex, "^1[0-9]$"), true},
-		{"regex set any member", c("features", OpRegex, "^ss"), true},
-		{"regex set none", c("features", OpRegex, "^neon"), false},
-		{"regex version", c("kernel", OpRegex, `^5\.15\.`), true},
-		{"regex invalid never matches", c("rack", OpRegex, "("), false},
-		{"regex missing", c("gpu", OpRegex, ".*"), false},
-		// group operators always pass per task
-		{"unique per task", c("rack", OpUnique, ""), true},
-		{"same per task missing", c("gpu", OpSame, ""), true},
-		{"max_per per task", Constraint{Attribute: "rack", Op: OpMaxPer, N: 1}, true},
-		// unknown operators never match
-		{"unknown op", c("rack", Op("~="), "r3"), false},
-	}
+	tests := constraintMatchCases
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -129,6 +35,106 @@ func TestConstraint_Matches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cons is a constraint on attr with operator op and operand val (or vals).
+func cons(attr string, op Op, val string, vals ...string) Constraint {
+	return Constraint{Attribute: attr, Op: op, Value: val, Values: vals}
+}
+
+// constraintMatchCases are TestConstraint_Matches' constraints, each with
+// whether evalAttrs satisfies it.
+var constraintMatchCases = []struct {
+	name string
+	c    Constraint
+	want bool
+}{
+	// ==
+	{"eq text", cons("rack", OpEq, "r3"), true},
+	{"eq text other", cons("rack", OpEq, "r4"), false},
+	{"eq number", cons("cores", OpEq, "16"), true},
+	{"eq number other spelling", cons("cores", OpEq, "16.0"), true},
+	{"eq number other", cons("cores", OpEq, "8"), false},
+	{"eq set", cons("features", OpEq, "{sse4,avx}"), true},
+	{"eq set member only", cons("features", OpEq, "avx"), false},
+	{"eq version padded", cons("kernel", OpEq, "5.15"), true},
+	{"eq version other", cons("kernel", OpEq, "5.15.1"), false},
+	{"eq missing", cons("gpu", OpEq, "a100"), false},
+	// !=
+	{"ne text", cons("rack", OpNe, "r4"), true},
+	{"ne text same", cons("rack", OpNe, "r3"), false},
+	{"ne number", cons("cores", OpNe, "8"), true},
+	{"ne set", cons("features", OpNe, "avx"), true},
+	{"ne version", cons("kernel", OpNe, "5.15.1"), true},
+	{"ne missing", cons("gpu", OpNe, "a100"), true},
+	// <
+	{"lt text", cons("rack", OpLt, "r4"), true},
+	{"lt number", cons("cores", OpLt, "20"), true},
+	{"lt number equal", cons("cores", OpLt, "16"), false},
+	{"lt number vs text", cons("cores", OpLt, "abc"), false},
+	{"lt set", cons("features", OpLt, "zzz"), false},
+	{"lt version", cons("kernel", OpLt, "6.1"), true},
+	{"lt version numeric components", cons("kernel", OpLt, "5.4"), false},
+	{"lt missing", cons("gpu", OpLt, "1"), false},
+	// <=
+	{"le number equal", cons("cores", OpLe, "16"), true},
+	{"le number below", cons("cores", OpLe, "15.5"), false},
+	{"le text", cons("rack", OpLe, "r3"), true},
+	{"le set", cons("features", OpLe, "{avx,sse4}"), false},
+	{"le version padded", cons("kernel", OpLe, "5.15"), true},
+	{"le missing", cons("gpu", OpLe, "1"), false},
+	// >
+	{"gt number", cons("cores", OpGt, "8"), true},
+	{"gt number equal", cons("cores", OpGt, "16"), false},
+	{"gt text", cons("rack", OpGt, "r2"), true},
+	{"gt set", cons("features", OpGt, "a"), false},
+	{"gt version 5.15 > 5.4", cons("kernel", OpGt, "5.4"), true},
+	{"gt missing", cons("gpu", OpGt, "0"), false},
+	// >=
+	{"ge number", cons("cores", OpGe, "16"), true},
+	{"ge number above", cons("cores", OpGe, "17"), false},
+	{"ge text", cons("rack", OpGe, "r4"), false},
+	{"ge set", cons("features", OpGe, "a"), false},
+	{"ge version exact", cons("kernel", OpGe, "5.15.0"), true},
+	{"ge version 10 not lexical", cons("kernel", OpGe, "10.0"), false},
+	{"ge missing", cons("gpu", OpGe, "0"), false},
+	// in
+	{"in text", cons("rack", OpIn, "", "r1", "r3"), true},
+	{"in text absent", cons("rack", OpIn, "", "r1"), false},
+	{"in number", cons("cores", OpIn, "", "8", "16"), true},
+	{"in set intersects", cons("features", OpIn, "", "neon", "avx"), true},
+	{"in set disjoint", cons("features", OpIn, "", "neon"), false},
+	{"in version", cons("kernel", OpIn, "", "5.15", "6.1"), true},
+	{"in missing", cons("gpu", OpIn, "", "a100"), false},
+	// not_in
+	{"not_in text", cons("rack", OpNotIn, "", "r1"), true},
+	{"not_in text present", cons("rack", OpNotIn, "", "r3"), false},
+	{"not_in number", cons("cores", OpNotIn, "", "16"), false},
+	{"not_in set disjoint", cons("features", OpNotIn, "", "neon"), true},
+	{"not_in set intersects", cons("features", OpNotIn, "", "avx"), false},
+	{"not_in version", cons("kernel", OpNotIn, "", "6.1"), true},
+	{"not_in missing", cons("gpu", OpNotIn, "", "a100"), true},
+	// exists / not_exists
+	{"exists text", cons("rack", OpExists, ""), true},
+	{"exists set", cons("features", OpExists, ""), true},
+	{"exists missing", cons("gpu", OpExists, ""), false},
+	{"not_exists present", cons("cores", OpNotExists, ""), false},
+	{"not_exists missing", cons("gpu", OpNotExists, ""), true},
+	// regex
+	{"regex text", cons("rack", OpRegex, "^r[0-9]$"), true},
+	{"regex text no", cons("rack", OpRegex, "^x"), false},
+	{"regex number", cons("cores", OpRegex, "^1[0-9]$"), true},
+	{"regex set any member", cons("features", OpRegex, "^ss"), true},
+	{"regex set none", cons("features", OpRegex, "^neon"), false},
+	{"regex version", cons("kernel", OpRegex, `^5\.15\.`), true},
+	{"regex invalid never matches", cons("rack", OpRegex, "("), false},
+	{"regex missing", cons("gpu", OpRegex, ".*"), false},
+	// group operators always pass per task
+	{"unique per task", cons("rack", OpUnique, ""), true},
+	{"same per task missing", cons("gpu", OpSame, ""), true},
+	{"max_per per task", Constraint{Attribute: "rack", Op: OpMaxPer, N: 1}, true},
+	// unknown operators never match
+	{"unknown op", cons("rack", Op("~="), "r3"), false},
 }
 
 func TestMatchHard_SoftMisses(t *testing.T) {

@@ -14,18 +14,44 @@ func sample[T any](mt MsgType) T { return sampleBodies()[mt].(T) }
 
 func TestValidate_requests(t *testing.T) {
 	t.Parallel()
-	manyTasks := func(from, n int) []TaskInfo {
-		out := make([]TaskInfo, n)
-		for i := range out {
-			out[i] = sampleTask(TaskID("t-" + strconv.Itoa(from+i)))
-		}
-		return out
+	tests := append(frameworkValidateCases(), agentValidateCases()...)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := tc.v.Validate()
+			if tc.want == nil {
+				if err != nil {
+					t.Errorf("got %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, tc.want) {
+				t.Errorf("got %v, want %v", err, tc.want)
+			}
+		})
 	}
-	tests := []struct {
-		name string
-		v    validator
-		want error // nil: valid
-	}{
+}
+
+// validateCase is a request and the error its Validate must wrap.
+type validateCase struct {
+	name string
+	v    validator
+	want error // nil: valid
+}
+
+// manyTasks is n sample tasks, numbered from from.
+func manyTasks(from, n int) []TaskInfo {
+	out := make([]TaskInfo, n)
+	for i := range out {
+		out[i] = sampleTask(TaskID("t-" + strconv.Itoa(from+i)))
+	}
+	return out
+}
+
+// frameworkValidateCases are TestValidate_requests' cases of the requests
+// a framework sends.
+func frameworkValidateCases() []validateCase {
+	return []validateCase{
 		{"subscribe new", func() validator { r := sample[SubscribeRequest](MsgSubscribeRequest); r.FrameworkID = ""; return r }(), nil},
 		{"subscribe no name", func() validator { r := sample[SubscribeRequest](MsgSubscribeRequest); r.Name = ""; return r }(), ErrInvalidArgument},
 		{"subscribe bad role", func() validator { r := sample[SubscribeRequest](MsgSubscribeRequest); r.Role = "eng//x"; return r }(), ErrInvalidArgument},
@@ -94,6 +120,13 @@ func TestValidate_requests(t *testing.T) {
 		{"coflow negative transfers", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a", Dst: "b", Transfers: -1}}}, ErrInvalidArgument},
 		{"coflow flow twice", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a", Dst: "b", Transfers: 1}, {Src: "a", Dst: "b", Bytes: 9}}}, ErrInvalidArgument},
 		{"coflow report without framework", CoflowReportRequest{AgentID: "ag-1", Flows: []FlowProgress{{CoflowID: "c1", Src: "a", Dst: "b"}}}, ErrInvalidArgument},
+	}
+}
+
+// agentValidateCases are TestValidate_requests' cases of the requests an
+// agent sends and of the master's commands to agents.
+func agentValidateCases() []validateCase {
+	return []validateCase{
 		{"register no host", func() validator { r := sample[RegisterRequest](MsgRegisterRequest); r.Hostname = ""; return r }(), ErrInvalidArgument},
 		{"register bad resources", func() validator {
 			r := sample[RegisterRequest](MsgRegisterRequest)
@@ -138,21 +171,6 @@ func TestValidate_requests(t *testing.T) {
 		{"launch empty", LaunchCommand{FrameworkID: "fw-1"}, ErrInvalidArgument},
 		{"launch group mismatch", LaunchGroupCommand{FrameworkID: "fw-1", GroupID: "g-9", Tasks: []TaskInfo{sampleTask("t-1")}}, ErrInvalidArgument},
 		{"kill command", KillCommand{FrameworkID: "fw-1", TaskID: "t-1"}, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			err := tc.v.Validate()
-			if tc.want == nil {
-				if err != nil {
-					t.Errorf("got %v, want nil", err)
-				}
-				return
-			}
-			if !errors.Is(err, tc.want) {
-				t.Errorf("got %v, want %v", err, tc.want)
-			}
-		})
 	}
 }
 

@@ -31,16 +31,7 @@ func TestJobs_onDevCluster(t *testing.T) {
 		}
 		return p
 	}
-	for _, tc := range []struct {
-		file, src, want string
-	}{
-		{"syntax.hcl", "job \"a\" {\n  group \"g\" {\n    count = \n  }\n}\n", "syntax.hcl:3:13: Invalid expression"},
-		{"field.hcl", "job \"a\" {\n  colour = \"red\"\n}\n", "field.hcl:2:3: Unsupported argument"},
-		{"nowhere.hcl", "job \"a\" {\n  group \"g\" {\n    constraints = [\"rack == r9\"]\n    task \"t\" {\n      command = \"true\"\n    }\n  }\n}\n",
-			"nowhere.hcl:2:3: group \"g\": none of the 2 agents meets its constraints (rack == \"r9\")"},
-		{"huge.hcl", "job \"a\" {\n  group \"g\" {\n    task \"t\" {\n      command = \"true\"\n      resources {\n        cpus = 64\n      }\n    }\n  }\n}\n",
-			"huge.hcl:2:3: group \"g\": an instance needs cpus:64000"},
-	} {
+	for _, tc := range refusedJobFiles {
 		_, errOut, code := runWithEnv(t, env, "jobs", "run", write(tc.file, tc.src))
 		if code != 1 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("jobs run %s: exit %d, stderr %q; want 1 and %q", tc.file, code, errOut, tc.want)
@@ -55,19 +46,7 @@ func TestJobs_onDevCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = serve.Process.Signal(syscall.SIGINT); _ = serve.Wait() })
-	job := write("web.hcl", `job "web" {
-  group "g" {
-    count = 2
-    task "t" {
-      command = "sleep"
-      args    = ["300"]
-      resources {
-        cpus = 0.1
-        mem  = "16M"
-      }
-    }
-  }
-}`)
+	job := write("web.hcl", webJobHCL)
 	out, errOut, code := runWithEnv(t, env, "jobs", "run", job)
 	if code != 0 || !strings.Contains(out, "job web: version 1 submitted") {
 		t.Fatalf("jobs run: exit %d %q %q", code, out, errOut)
@@ -154,43 +133,11 @@ func TestJobs_runnersKilled(t *testing.T) {
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 	}
-	running := func() []string {
-		out, _, _ := runWithEnv(t, env, "tasks", "list")
-		var ids []string
-		for _, line := range strings.Split(out, "\n") {
-			if f := strings.Fields(line); len(f) > 3 && strings.HasPrefix(f[1], "keep.") && f[3] == "RUNNING" {
-				ids = append(ids, f[1])
-			}
-		}
-		slices.Sort(ids)
-		return ids
-	}
-	live := func() int {
-		out, _, _ := runWithEnv(t, env, "tasks", "list")
-		n := 0
-		for _, line := range strings.Split(out, "\n") {
-			if f := strings.Fields(line); len(f) > 3 && strings.HasPrefix(f[1], "keep.") &&
-				(f[3] == "STAGING" || f[3] == "STARTING" || f[3] == "RUNNING") {
-				n++
-			}
-		}
-		return n
-	}
+	running := func() []string { return keepRunning(t, env) }
+	live := func() int { return keepLive(t, env) }
 	first, _ := serve()
 	job := filepath.Join(t.TempDir(), "keep.hcl")
-	if err := os.WriteFile(job, []byte(`job "keep" {
-  group "g" {
-    count = 3
-    task "t" {
-      command = "sleep"
-      args    = ["300"]
-      resources {
-        cpus = 0.1
-        mem  = "16M"
-      }
-    }
-  }
-}`), 0o644); err != nil {
+	if err := os.WriteFile(job, []byte(keepJobHCL), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, errOut, code := runWithEnv(t, env, "jobs", "run", job); code != 0 {
@@ -251,6 +198,78 @@ func TestJobs_runnersKilled(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// refusedJobFiles are job files `allot jobs run` refuses, each with what
+// its error names.
+var refusedJobFiles = []struct {
+	file, src, want string
+}{
+	{"syntax.hcl", "job \"a\" {\n  group \"g\" {\n    count = \n  }\n}\n", "syntax.hcl:3:13: Invalid expression"},
+	{"field.hcl", "job \"a\" {\n  colour = \"red\"\n}\n", "field.hcl:2:3: Unsupported argument"},
+	{"nowhere.hcl", "job \"a\" {\n  group \"g\" {\n    constraints = [\"rack == r9\"]\n    task \"t\" {\n      command = \"true\"\n    }\n  }\n}\n",
+		"nowhere.hcl:2:3: group \"g\": none of the 2 agents meets its constraints (rack == \"r9\")"},
+	{"huge.hcl", "job \"a\" {\n  group \"g\" {\n    task \"t\" {\n      command = \"true\"\n      resources {\n        cpus = 64\n      }\n    }\n  }\n}\n",
+		"huge.hcl:2:3: group \"g\": an instance needs cpus:64000"},
+}
+
+// webJobHCL is a service of two sleeping instances.
+const webJobHCL = `job "web" {
+  group "g" {
+    count = 2
+    task "t" {
+      command = "sleep"
+      args    = ["300"]
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`
+
+// keepJobHCL is a service of three sleeping instances.
+const keepJobHCL = `job "keep" {
+  group "g" {
+    count = 3
+    task "t" {
+      command = "sleep"
+      args    = ["300"]
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`
+
+// keepRunning lists the RUNNING tasks of job keep, sorted.
+func keepRunning(t *testing.T, env []string) []string {
+	t.Helper()
+	out, _, _ := runWithEnv(t, env, "tasks", "list")
+	var ids []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 3 && strings.HasPrefix(f[1], "keep.") && f[3] == "RUNNING" {
+			ids = append(ids, f[1])
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// keepLive counts the tasks of job keep that are staging, starting or
+// running.
+func keepLive(t *testing.T, env []string) int {
+	t.Helper()
+	out, _, _ := runWithEnv(t, env, "tasks", "list")
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 3 && strings.HasPrefix(f[1], "keep.") &&
+			(f[3] == "STAGING" || f[3] == "STARTING" || f[3] == "RUNNING") {
+			n++
+		}
+	}
+	return n
 }
 
 // lockedBuffer is a buffer a process writes while the test reads it.

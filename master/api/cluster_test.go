@@ -88,9 +88,40 @@ func TestClient_againstMasters(t *testing.T) {
 
 	unit := protocol.Scalars(map[string]int64{protocol.ResCPUs: 500, protocol.ResMem: 64})
 	fw := c.NewFramework(testcluster.FrameworkOptions{Role: "eng", Demand: []protocol.TaskShape{{Resources: unit, Count: 1000}}})
+	checkExplain(t, cl, ctx, fw.ID(), unit)
+
+	// Events: drain and activate until the stream has carried a drain.
+	checkDrainEvent(t, cl, ctx, addrs, st.Agents[0].ID)
+
+	w := 2.0
+	rc, err := cl.SetRole(ctx, "eng", api.RoleRequest{Weight: &w, Limit: map[string]int64{protocol.ResCPUs: 500}})
+	if err != nil || rc.Path != "eng" || rc.Weight != 2 || rc.Limit.Scalars[protocol.ResCPUs] != 500 {
+		t.Fatalf("SetRole: %+v, %v", rc, err)
+	}
+	if _, err := cl.SetRole(ctx, "eng", api.RoleRequest{Weight: new(float64)}); !errors.Is(err, api.ErrBadRequest) {
+		t.Fatalf("SetRole with weight 0: %v, want ErrBadRequest", err)
+	}
+	// The limit now keeps a second task from eng.
+	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		ex, err := cl.Explain(ctx, fw.ID())
+		if err != nil {
+			return err
+		}
+		if s := ex.Shapes[0]; len(s.LimitedBy) != 1 || s.LimitedBy[0] != "eng" {
+			return fmt.Errorf("limited by %v, want eng", s.LimitedBy)
+		}
+		return nil
+	})
+}
+
+// checkExplain waits until the leader explains framework fw, of role eng
+// and asking for 1000 tasks of resources unit, with an outstanding offer
+// and both agents, and checks the explanation and Explain's errors.
+func checkExplain(t *testing.T, cl *api.Client, ctx context.Context, fw protocol.FrameworkID, unit protocol.Resources) {
+	t.Helper()
 	var ex api.Explanation
 	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() (err error) {
-		ex, err = cl.Explain(ctx, fw.ID())
+		ex, err = cl.Explain(ctx, fw)
 		switch {
 		case err != nil:
 		case ex.Offers == 0:
@@ -114,8 +145,13 @@ func TestClient_againstMasters(t *testing.T) {
 	if _, err := cl.Explain(ctx, "not an id"); !errors.Is(err, api.ErrBadRequest) {
 		t.Fatalf("Explain of a malformed ID: %v, want ErrBadRequest", err)
 	}
+}
 
-	// Events: drain and activate until the stream has carried a drain.
+// checkDrainEvent drains and activates agent through cl until cl's event
+// stream has carried the drain; without the operator token (a client of
+// addrs without one) the drain is refused.
+func checkDrainEvent(t *testing.T, cl *api.Client, ctx context.Context, addrs []string, agent protocol.AgentID) {
+	t.Helper()
 	var mu sync.Mutex
 	var seen []protocol.AgentChange
 	evCtx, stopEvents := context.WithCancel(ctx)
@@ -130,7 +166,6 @@ func TestClient_againstMasters(t *testing.T) {
 			return nil
 		})
 	}()
-	agent := st.Agents[0].ID
 	noToken, _ := operatorClient(t, addrs)
 	if _, err := noToken.DrainAgent(ctx, agent); !errors.Is(err, api.ErrUnauthorized) {
 		t.Fatalf("DrainAgent without the token: %v, want ErrUnauthorized", err)
@@ -154,26 +189,6 @@ func TestClient_againstMasters(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Events after cancel: %v, want context.Canceled", err)
 	}
-
-	w := 2.0
-	rc, err := cl.SetRole(ctx, "eng", api.RoleRequest{Weight: &w, Limit: map[string]int64{protocol.ResCPUs: 500}})
-	if err != nil || rc.Path != "eng" || rc.Weight != 2 || rc.Limit.Scalars[protocol.ResCPUs] != 500 {
-		t.Fatalf("SetRole: %+v, %v", rc, err)
-	}
-	if _, err := cl.SetRole(ctx, "eng", api.RoleRequest{Weight: new(float64)}); !errors.Is(err, api.ErrBadRequest) {
-		t.Fatalf("SetRole with weight 0: %v, want ErrBadRequest", err)
-	}
-	// The limit now keeps a second task from eng.
-	testutil.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() error {
-		ex, err := cl.Explain(ctx, fw.ID())
-		if err != nil {
-			return err
-		}
-		if s := ex.Shapes[0]; len(s.LimitedBy) != 1 || s.LimitedBy[0] != "eng" {
-			return fmt.Errorf("limited by %v, want eng", s.LimitedBy)
-		}
-		return nil
-	})
 }
 
 // The masters' Raft membership through the client: three members, one the

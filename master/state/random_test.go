@@ -127,16 +127,7 @@ func (g *logGen) next(s *State) (CmdType, any) {
 			Attributes: g.attributes(), Version: "v", Time: g.time(),
 		}
 	case 8:
-		c := &ReregisterAgent{AgentID: g.agentID(), Hostname: "h2", Resources: g.resources(), Attributes: g.attributes(), Time: g.time()}
-		for _, t := range v.TasksByAgent(c.AgentID) {
-			if g.chance(0.7) {
-				c.Tasks = append(c.Tasks, g.status(t.FrameworkID, t.ID))
-			}
-		}
-		if g.chance(0.3) {
-			c.Tasks = append(c.Tasks, g.status(g.fwID(), g.taskID()))
-		}
-		return CmdReregisterAgent, c
+		return g.reregisterAgent(v)
 	case 9:
 		states := []AgentState{AgentActive, AgentDraining, AgentUnreachable, AgentGone, "bogus"}
 		st := states[g.pick(len(states))]
@@ -155,66 +146,104 @@ func (g *logGen) next(s *State) (CmdType, any) {
 		}
 		fallthrough
 	case 11:
-		if g.chance(0.25) {
-			c := &MarkAgentsSilent{Time: g.time()}
-			for n := g.pick(3); n > 0; n-- {
-				// Since after Time (an invalid command) one time in eight.
-				c.Silent = append(c.Silent, AgentSilence{AgentID: g.agentID(), Since: c.Time - 1000 + int64(g.pick(1150))})
-			}
-			if g.chance(0.5) {
-				c.Heard = append(c.Heard, g.agentID())
-			}
-			return CmdMarkAgentsSilent, c
-		}
-		st := []protocol.TaskState{protocol.TaskUnreachable, protocol.TaskLost, protocol.TaskRunning}[g.pick(3)]
-		return CmdMarkAgentTasks, &MarkAgentTasks{AgentID: g.agentID(), State: st, Reason: protocol.ReasonAgentUnreachable, Time: g.time()}
+		return g.markAgents()
 	case 12, 13, 14:
-		c := &LaunchTasks{FrameworkID: g.fwID(), AgentID: g.agentID(), Time: g.time()}
-		for n := g.pick(3) + 1; n > 0; n-- {
-			info := protocol.TaskInfo{
-				TaskID: g.taskID(), AgentID: c.AgentID, Resources: g.resources(),
-				Command: protocol.CommandInfo{Value: "run", Env: map[string]string{"A": "1", "B": "2", "C": "3"}},
-				Kind:    []protocol.OfferKind{"", protocol.OfferFair, protocol.OfferLeftover}[g.pick(3)],
-				Labels:  map[string]string{"x": "1", "y": "2"},
-			}
-			c.Tasks = append(c.Tasks, info)
-		}
-		return CmdLaunchTasks, c
+		return g.launchTasks()
 	case 15, 16, 17:
-		c := &UpdateTaskStatus{Time: g.time()}
-		tasks := v.Tasks()
-		for n := g.pick(4) + 1; n > 0; n-- {
-			fw, id, uuid := g.fwID(), g.taskID(), g.newUUID()
-			if len(tasks) > 0 && g.chance(0.8) {
-				t := tasks[g.pick(len(tasks))]
-				fw, id = t.FrameworkID, t.ID
-				if g.chance(0.1) {
-					uuid = t.StatusUUID // duplicate delivery
-				}
-			}
-			if uuid == "" {
-				uuid = g.newUUID()
-			}
-			st := g.status(fw, id)
-			c.Updates = append(c.Updates, protocol.StatusUpdate{UUID: uuid, Status: st})
-		}
-		return CmdUpdateTaskStatus, c
+		return g.updateTaskStatus(v)
 	default:
-		c := &AcknowledgeStatus{FrameworkID: g.fwID()}
-		tasks := v.Tasks()
-		for range 1 + g.pick(3) {
-			a := StatusAck{TaskID: g.taskID(), UUID: g.newUUID()}
-			if len(tasks) > 0 && g.chance(0.8) {
-				t := tasks[g.pick(len(tasks))]
-				c.FrameworkID, a.TaskID, a.UUID = t.FrameworkID, t.ID, t.StatusUUID
-				if a.UUID == "" {
-					a.UUID = "stale"
-				}
-			}
-			c.Acks = append(c.Acks, a)
-		}
-		return CmdAcknowledgeStatus, c
+		return g.acknowledge(v)
 	}
+}
+
+// reregisterAgent re-registers an agent with most of the tasks v lists
+// on it, and sometimes one it does not know.
+func (g *logGen) reregisterAgent(v *View) (CmdType, any) {
+	c := &ReregisterAgent{AgentID: g.agentID(), Hostname: "h2", Resources: g.resources(), Attributes: g.attributes(), Time: g.time()}
+	for _, t := range v.TasksByAgent(c.AgentID) {
+		if g.chance(0.7) {
+			c.Tasks = append(c.Tasks, g.status(t.FrameworkID, t.ID))
+		}
+	}
+	if g.chance(0.3) {
+		c.Tasks = append(c.Tasks, g.status(g.fwID(), g.taskID()))
+	}
+	return CmdReregisterAgent, c
+}
+
+// markAgents marks agents silent (or heard again), or an agent's tasks
+// in some state.
+func (g *logGen) markAgents() (CmdType, any) {
+	if g.chance(0.25) {
+		c := &MarkAgentsSilent{Time: g.time()}
+		for n := g.pick(3); n > 0; n-- {
+			// Since after Time (an invalid command) one time in eight.
+			c.Silent = append(c.Silent, AgentSilence{AgentID: g.agentID(), Since: c.Time - 1000 + int64(g.pick(1150))})
+		}
+		if g.chance(0.5) {
+			c.Heard = append(c.Heard, g.agentID())
+		}
+		return CmdMarkAgentsSilent, c
+	}
+	st := []protocol.TaskState{protocol.TaskUnreachable, protocol.TaskLost, protocol.TaskRunning}[g.pick(3)]
+	return CmdMarkAgentTasks, &MarkAgentTasks{AgentID: g.agentID(), State: st, Reason: protocol.ReasonAgentUnreachable, Time: g.time()}
+}
+
+// launchTasks launches one to three tasks on an agent.
+func (g *logGen) launchTasks() (CmdType, any) {
+	c := &LaunchTasks{FrameworkID: g.fwID(), AgentID: g.agentID(), Time: g.time()}
+	for n := g.pick(3) + 1; n > 0; n-- {
+		info := protocol.TaskInfo{
+			TaskID: g.taskID(), AgentID: c.AgentID, Resources: g.resources(),
+			Command: protocol.CommandInfo{Value: "run", Env: map[string]string{"A": "1", "B": "2", "C": "3"}},
+			Kind:    []protocol.OfferKind{"", protocol.OfferFair, protocol.OfferLeftover}[g.pick(3)],
+			Labels:  map[string]string{"x": "1", "y": "2"},
+		}
+		c.Tasks = append(c.Tasks, info)
+	}
+	return CmdLaunchTasks, c
+}
+
+// updateTaskStatus sends one to four status updates, mostly for tasks v
+// lists, some delivered twice.
+func (g *logGen) updateTaskStatus(v *View) (CmdType, any) {
+	c := &UpdateTaskStatus{Time: g.time()}
+	tasks := v.Tasks()
+	for n := g.pick(4) + 1; n > 0; n-- {
+		fw, id, uuid := g.fwID(), g.taskID(), g.newUUID()
+		if len(tasks) > 0 && g.chance(0.8) {
+			t := tasks[g.pick(len(tasks))]
+			fw, id = t.FrameworkID, t.ID
+			if g.chance(0.1) {
+				uuid = t.StatusUUID // duplicate delivery
+			}
+		}
+		if uuid == "" {
+			uuid = g.newUUID()
+		}
+		st := g.status(fw, id)
+		c.Updates = append(c.Updates, protocol.StatusUpdate{UUID: uuid, Status: st})
+	}
+	return CmdUpdateTaskStatus, c
+}
+
+// acknowledge acknowledges one to three statuses, mostly of tasks v
+// lists, some stale.
+func (g *logGen) acknowledge(v *View) (CmdType, any) {
+	c := &AcknowledgeStatus{FrameworkID: g.fwID()}
+	tasks := v.Tasks()
+	for range 1 + g.pick(3) {
+		a := StatusAck{TaskID: g.taskID(), UUID: g.newUUID()}
+		if len(tasks) > 0 && g.chance(0.8) {
+			t := tasks[g.pick(len(tasks))]
+			c.FrameworkID, a.TaskID, a.UUID = t.FrameworkID, t.ID, t.StatusUUID
+			if a.UUID == "" {
+				a.UUID = "stale"
+			}
+		}
+		c.Acks = append(c.Acks, a)
+	}
+	return CmdAcknowledgeStatus, c
 }
 
 // randomLog applies n random commands to s at indexes from 1 and returns

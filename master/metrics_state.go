@@ -68,6 +68,28 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	c.collectLeader(ch)
+	v := c.view()
+	if v == nil {
+		return
+	}
+	roleOf := c.collectFrameworks(ch, v)
+	total, counted := c.collectAgents(ch, v)
+	c.collectTasks(ch, v, roleOf, total, counted)
+	if fair, ok := c.fair(); ok {
+		// Every role with frameworks has a series per resource, zero
+		// when its frameworks declare nothing.
+		for role, share := range roleFairShares(fair, roleOf) {
+			for name := range total {
+				ch <- prometheus.MustNewConstMetric(c.roleFair, prometheus.GaugeValue, float64(share.Scalar(name)), role, name)
+			}
+		}
+	}
+}
+
+// collectLeader reports the gauges only the leader knows: its outstanding
+// offers, its roles' shares and its coflows.
+func (c *stateCollector) collectLeader(ch chan<- prometheus.Metric) {
 	if n, ok := c.outstanding(); ok {
 		ch <- prometheus.MustNewConstMetric(c.offers, prometheus.GaugeValue, float64(n))
 	}
@@ -88,10 +110,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.coflowsActive, prometheus.GaugeValue, float64(active))
 		ch <- prometheus.MustNewConstMetric(c.coflowsCompleted, prometheus.GaugeValue, float64(completed))
 	}
-	v := c.view()
-	if v == nil {
-		return
-	}
+}
+
+// collectFrameworks reports the frameworks by connection and the
+// suppressed ones; it returns each framework's role.
+func (c *stateCollector) collectFrameworks(ch chan<- prometheus.Metric, v *state.View) map[protocol.FrameworkID]string {
 	connected, disconnected, suppressed := 0, 0, 0
 	roleOf := map[protocol.FrameworkID]string{}
 	for _, f := range v.Frameworks() {
@@ -108,9 +131,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.frameworks, prometheus.GaugeValue, float64(connected), "connected")
 	ch <- prometheus.MustNewConstMetric(c.frameworks, prometheus.GaugeValue, float64(disconnected), "disconnected")
 	ch <- prometheus.MustNewConstMetric(c.suppressed, prometheus.GaugeValue, float64(suppressed))
+	return roleOf
+}
+
+// collectAgents reports the agents by state; it returns the scalar
+// resources of the active and draining agents, and which agents those are.
+func (c *stateCollector) collectAgents(ch chan<- prometheus.Metric, v *state.View) (total map[string]int64, counted map[string]bool) {
 	agents := map[string]int{}
-	total, used, lent := map[string]int64{}, map[string]int64{}, map[string]int64{}
-	counted := map[string]bool{}
+	total, counted = map[string]int64{}, map[string]bool{}
 	for _, a := range v.Agents() {
 		agents[string(a.State)]++
 		if a.State == state.AgentActive || a.State == state.AgentDraining {
@@ -123,6 +151,15 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for st, n := range agents {
 		ch <- prometheus.MustNewConstMetric(c.agents, prometheus.GaugeValue, float64(n), st)
 	}
+	return total, counted
+}
+
+// collectTasks reports the tasks by state, the cluster's resources total,
+// used and free, the revocable resources in use, and what each role's
+// frameworks hold.
+func (c *stateCollector) collectTasks(ch chan<- prometheus.Metric, v *state.View, roleOf map[protocol.FrameworkID]string,
+	total map[string]int64, counted map[string]bool) {
+	used, lent := map[string]int64{}, map[string]int64{}
 	// Every task state and every role with frameworks has a series, zero
 	// when nothing is there, so that dashboards and alerts see an empty
 	// state or a role holding nothing.
@@ -164,14 +201,5 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for k, x := range held {
 		ch <- prometheus.MustNewConstMetric(c.roleAllocated, prometheus.GaugeValue, float64(x), k[0], k[1])
-	}
-	if fair, ok := c.fair(); ok {
-		// Every role with frameworks has a series per resource, zero
-		// when its frameworks declare nothing.
-		for role, share := range roleFairShares(fair, roleOf) {
-			for name := range total {
-				ch <- prometheus.MustNewConstMetric(c.roleFair, prometheus.GaugeValue, float64(share.Scalar(name)), role, name)
-			}
-		}
 	}
 }

@@ -44,8 +44,54 @@ const killResend = 10 * time.Second
 func (l *leader) preempt(now time.Time) {
 	cfg := l.m.cfg.Preemption
 	view := l.m.View()
-	// The list is built outside the lock; the few warned tasks are marked
-	// under it.
+	tasks := runningTasks(view)
+	// task is a live task of the view, nil for one that ended.
+	task := func(k state.TaskKey) *state.Task {
+		if t, ok := view.Task(k.FrameworkID, k.TaskID); ok && live(t) {
+			return t
+		}
+		return nil
+	}
+	l.mu.Lock()
+	l.markWarnedLocked(tasks, task)
+	plan := l.alloc.PlanPreemption(tasks, now)
+	l.preemption.needs = plan.Needs
+	if !l.preemption.wakeAt.After(now) {
+		l.preemption.wakeAt = time.Time{}
+	}
+	for _, n := range plan.Needs {
+		// A need whose delay ends between ticks is acted on then.
+		if n.EligibleAt.After(now) {
+			l.preemptAtLocked(n.EligibleAt, now)
+		}
+	}
+	deadline := now.Add(cfg.Deadline)
+	act := l.followPlanLocked(plan, task, now, deadline)
+	if len(plan.Preempt) > 0 {
+		l.preemptAtLocked(deadline, now) // kill at the deadline, not the next tick
+	}
+	l.mu.Unlock()
+
+	for _, fw := range slices.Sorted(maps.Keys(act.warn)) {
+		l.warnTasks(fw, protocol.PreemptionEvent{Tasks: act.warn[fw], Deadline: deadline.UnixNano()})
+	}
+	for _, fw := range slices.Sorted(maps.Keys(act.withdraw)) {
+		l.warnTasks(fw, protocol.PreemptionEvent{Tasks: act.withdraw[fw], Withdrawn: true})
+	}
+	for i, t := range act.kill {
+		l.killForMaster(t, act.killReasons[i], 0)
+	}
+	l.m.metrics.preemptionDecision()
+	if n := len(plan.Preempt); n > 0 {
+		l.m.metrics.preempted(n)
+		l.logger.Info("tasks warned of preemption", "tasks", n, "deadline", deadline)
+	}
+}
+
+// runningTasks lists the view's live tasks for the planner. The list is
+// built outside the lock; the few warned tasks are marked under it
+// (markWarnedLocked).
+func runningTasks(view *state.View) []offers.RunningTask {
 	tasks := make([]offers.RunningTask, 0, view.NumTasks())
 	for _, t := range view.Tasks() {
 		if live(t) {
@@ -56,14 +102,12 @@ func (l *leader) preempt(now time.Time) {
 			})
 		}
 	}
-	// task is a live task of the view, nil for one that ended.
-	task := func(k state.TaskKey) *state.Task {
-		if t, ok := view.Task(k.FrameworkID, k.TaskID); ok && live(t) {
-			return t
-		}
-		return nil
-	}
-	l.mu.Lock()
+	return tasks
+}
+
+// markWarnedLocked forgets the warnings of tasks that ended (task returns
+// nil for them) and marks the tasks still warned. l.mu is held.
+func (l *leader) markWarnedLocked(tasks []offers.RunningTask, task func(state.TaskKey) *state.Task) {
 	if l.preemption.warned == nil {
 		l.preemption.warned = map[state.TaskKey]*warning{}
 	}
@@ -77,27 +121,29 @@ func (l *leader) preempt(now time.Time) {
 			_, tasks[i].Warned = l.preemption.warned[state.TaskKey{FrameworkID: tasks[i].FrameworkID, TaskID: tasks[i].TaskID}]
 		}
 	}
-	plan := l.alloc.PlanPreemption(tasks, now)
-	l.preemption.needs = plan.Needs
-	if !l.preemption.wakeAt.After(now) {
-		l.preemption.wakeAt = time.Time{}
+}
+
+// preemptActions are what one decision sends once l.mu is released: the
+// warnings and withdrawals by framework, and the kills with their reasons.
+type preemptActions struct {
+	warn, withdraw map[protocol.FrameworkID][]protocol.PreemptedTask
+	kill           []*state.Task
+	killReasons    []string
+}
+
+// followPlanLocked records the plan's warnings: the new victims are
+// warned with deadline, the kept ones past their deadline killed (again
+// after killResend), the released ones withdrawn. l.mu is held.
+func (l *leader) followPlanLocked(plan offers.PreemptionPlan, task func(state.TaskKey) *state.Task, now, deadline time.Time) preemptActions {
+	act := preemptActions{
+		warn:     map[protocol.FrameworkID][]protocol.PreemptedTask{},
+		withdraw: map[protocol.FrameworkID][]protocol.PreemptedTask{},
 	}
-	for _, n := range plan.Needs {
-		// A need whose delay ends between ticks is acted on then.
-		if n.EligibleAt.After(now) {
-			l.preemptAtLocked(n.EligibleAt, now)
-		}
-	}
-	deadline := now.Add(cfg.Deadline)
-	warn := map[protocol.FrameworkID][]protocol.PreemptedTask{}
-	withdraw := map[protocol.FrameworkID][]protocol.PreemptedTask{}
-	var kill []*state.Task
-	var killReasons []string
 	for _, v := range plan.Preempt {
 		k := state.TaskKey{FrameworkID: v.FrameworkID, TaskID: v.TaskID}
 		l.preemption.warned[k] = &warning{reason: v.Reason, need: v.For, deadline: deadline}
 		if t := task(k); t != nil {
-			warn[v.FrameworkID] = append(warn[v.FrameworkID], preempted(t, v.Reason))
+			act.warn[v.FrameworkID] = append(act.warn[v.FrameworkID], preempted(t, v.Reason))
 		}
 	}
 	for _, v := range plan.Keep {
@@ -111,8 +157,8 @@ func (l *leader) preempt(now time.Time) {
 			continue
 		}
 		w.killedAt = now
-		kill = append(kill, t)
-		killReasons = append(killReasons, w.reason)
+		act.kill = append(act.kill, t)
+		act.killReasons = append(act.killReasons, w.reason)
 	}
 	for _, v := range plan.Release {
 		k := state.TaskKey{FrameworkID: v.FrameworkID, TaskID: v.TaskID}
@@ -122,28 +168,10 @@ func (l *leader) preempt(now time.Time) {
 			continue // a kill sent is not taken back
 		}
 		if t := task(k); t != nil {
-			withdraw[v.FrameworkID] = append(withdraw[v.FrameworkID], preempted(t, w.reason))
+			act.withdraw[v.FrameworkID] = append(act.withdraw[v.FrameworkID], preempted(t, w.reason))
 		}
 	}
-	if len(plan.Preempt) > 0 {
-		l.preemptAtLocked(deadline, now) // kill at the deadline, not the next tick
-	}
-	l.mu.Unlock()
-
-	for _, fw := range slices.Sorted(maps.Keys(warn)) {
-		l.warnTasks(fw, protocol.PreemptionEvent{Tasks: warn[fw], Deadline: deadline.UnixNano()})
-	}
-	for _, fw := range slices.Sorted(maps.Keys(withdraw)) {
-		l.warnTasks(fw, protocol.PreemptionEvent{Tasks: withdraw[fw], Withdrawn: true})
-	}
-	for i, t := range kill {
-		l.killForMaster(t, killReasons[i], 0)
-	}
-	l.m.metrics.preemptionDecision()
-	if n := len(plan.Preempt); n > 0 {
-		l.m.metrics.preempted(n)
-		l.logger.Info("tasks warned of preemption", "tasks", n, "deadline", deadline)
-	}
+	return act
 }
 
 // live reports whether t holds resources the planner may take back.

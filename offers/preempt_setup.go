@@ -13,7 +13,7 @@ import (
 func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 	b := &a.preempt.bufs
 	a.preempt.walks = 0
-	nag, nfw := len(a.agentList), len(a.fwByIdx)
+	nag := len(a.agentList)
 	p := &planner{
 		a: a, now: now,
 		byAgent:  reuse(&b.byAgent, nag),
@@ -30,12 +30,29 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 	b.quickMost.reset()
 	b.quickOpen.reset()
 	b.tierFws.reset()
-	// The tasks' vectors in one array; the caller's tasks are not kept.
+	perAgent, perFw, revFw := p.loadTasks(tasks)
+	p.indexTasks(perAgent, perFw, revFw)
+	p.sorted = reuse(&b.sorted, nag)
+	for j, c := range a.capacity {
+		p.budget = p.budget.grow(j + 1)
+		p.budget[j] = int64(float64(c) * a.cfg.Preemption.MaxFraction)
+	}
+	return p
+}
+
+// loadTasks copies the running tasks into p.tasks, their vectors in one
+// array, since the caller's tasks are not kept; a warned task of a gone
+// framework or agent is released. It returns the count of tasks by agent
+// and by framework, and of revocable ones by framework.
+func (p *planner) loadTasks(tasks []RunningTask) (perAgent, perFw, revFw []int32) {
+	a := p.a
+	b := &a.preempt.bufs
+	nag, nfw := len(a.agentList), len(a.fwByIdx)
 	width := len(a.reg.names)
 	walk, list, backing := b.tasks.begin(len(tasks), width)
-	perAgent := reuse(&b.perAgent, nag)
-	perFw := reuse(&b.perFw, nfw)
-	revFw := reuse(&b.revFw, nfw)
+	perAgent = reuse(&b.perAgent, nag)
+	perFw = reuse(&b.perFw, nfw)
+	revFw = reuse(&b.revFw, nfw)
 	for i := range tasks {
 		t := &tasks[i]
 		startNs := t.StartedAt.UnixNano()
@@ -66,6 +83,16 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 	}
 	p.tasks = list
 	b.tasks.end(list, width)
+	return perAgent, perFw, revFw
+}
+
+// indexTasks lists p.tasks by agent and by framework, counted by
+// loadTasks, and notes the agents holding warned tasks and what each
+// framework runs for sure.
+func (p *planner) indexTasks(perAgent, perFw, revFw []int32) {
+	a := p.a
+	b := &a.preempt.bufs
+	nag, nfw := len(a.agentList), len(a.fwByIdx)
 	// byAgent and byFw by counting, each in one array; byFw with each
 	// framework's revocable tasks first.
 	idx, fwIdx := reuse(&b.idx, len(p.tasks)), reuse(&b.fwIdx, len(p.tasks))
@@ -111,12 +138,6 @@ func newPlanner(a *Allocator, tasks []RunningTask, now time.Time) *planner {
 		}
 	}
 	p.hasWarned = warned
-	p.sorted = reuse(&b.sorted, nag)
-	for j, c := range a.capacity {
-		p.budget = p.budget.grow(j + 1)
-		p.budget[j] = int64(float64(c) * a.cfg.Preemption.MaxFraction)
-	}
-	return p
 }
 
 // planBufs are the planner's large arrays, which the allocator keeps

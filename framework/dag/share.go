@@ -31,10 +31,19 @@ func divideShare(total protocol.Resources, caps []protocol.Resources) []protocol
 		out[0] = protocol.Scalars(total.Scalars)
 		return out
 	}
+	unit, limit := shareDirections(total, caps, dims)
+	x := waterFill(unit, limit, len(dims))
+	spreadShares(out, total, caps, dims, unit, x)
+	return out
+}
 
+// shareDirections is, for each cap, the direction its job grows in (unit,
+// over dims, its dominant component 1) and its dominant share of total
+// when fully served (limit).
+func shareDirections(total protocol.Resources, caps []protocol.Resources, dims []string) (unit [][]float64, limit []float64) {
 	n, m := len(caps), len(dims)
-	unit := make([][]float64, n) // direction, dominant component 1
-	limit := make([]float64, n)  // dominant share when fully served
+	unit = make([][]float64, n)
+	limit = make([]float64, n)
 	for k, c := range caps {
 		unit[k] = make([]float64, m)
 		for r, name := range dims {
@@ -47,12 +56,20 @@ func divideShare(total protocol.Resources, caps []protocol.Resources) []protocol
 			}
 		}
 	}
+	return unit, limit
+}
+
+// waterFill raises the jobs' dominant shares together along unit, over m
+// resources, until each job reaches its limit or a resource it uses runs
+// out; it returns each job's dominant share.
+func waterFill(unit [][]float64, limit []float64, m int) []float64 {
 	const eps = 1e-12
+	n := len(unit)
 	x := make([]float64, n)
 	used := make([]float64, m)
 	active := make([]bool, n)
 	left := 0
-	for k := range caps {
+	for k := range n {
 		if limit[k] > 0 {
 			active[k] = true
 			left++
@@ -62,9 +79,9 @@ func divideShare(total protocol.Resources, caps []protocol.Resources) []protocol
 	// resource running out.
 	for left > 0 {
 		step := math.Inf(1)
-		for r := range dims {
+		for r := range m {
 			var rate float64
-			for k := range caps {
+			for k := range n {
 				if active[k] {
 					rate += unit[k][r]
 				}
@@ -73,27 +90,27 @@ func divideShare(total protocol.Resources, caps []protocol.Resources) []protocol
 				step = min(step, (1-used[r])/rate)
 			}
 		}
-		for k := range caps {
+		for k := range n {
 			if active[k] {
 				step = min(step, limit[k]-x[k])
 			}
 		}
 		step = max(step, 0)
-		for k := range caps {
+		for k := range n {
 			if active[k] {
 				x[k] += step
-				for r := range dims {
+				for r := range m {
 					used[r] += step * unit[k][r]
 				}
 			}
 		}
 		ended := 0
-		for k := range caps {
+		for k := range n {
 			if !active[k] {
 				continue
 			}
 			stop := x[k] >= limit[k]-eps
-			for r := range dims {
+			for r := range m {
 				stop = stop || (unit[k][r] > 0 && used[r] >= 1-eps)
 			}
 			if stop {
@@ -106,7 +123,15 @@ func divideShare(total protocol.Resources, caps []protocol.Resources) []protocol
 		}
 		left -= ended
 	}
+	return x
+}
 
+// spreadShares sets out to the jobs' shares of total: each job's dominant
+// share x[k] along unit[k], rounded down, then what no job claimed of a
+// resource spread evenly over the jobs whose caps use it. Zero entries are
+// left out.
+func spreadShares(out []protocol.Resources, total protocol.Resources, caps []protocol.Resources, dims []string,
+	unit [][]float64, x []float64) {
 	for k := range caps {
 		out[k].Scalars = map[string]int64{}
 	}
@@ -140,5 +165,4 @@ func divideShare(total protocol.Resources, caps []protocol.Resources) []protocol
 			}
 		}
 	}
-	return out
 }

@@ -69,106 +69,136 @@ func Restore(r io.Reader) (*State, error) {
 func (v *View) restoreRecord(typ byte, body []byte) (done bool, err error) {
 	switch typ &^ recIgnorable {
 	case recRole:
-		var r Role
-		if err := decodeRecord(body, &r); err != nil {
-			return false, err
-		}
-		if err := (&SetRole{Path: r.Path, Weight: r.Weight, Quota: r.Quota, OfferConstraints: r.OfferConstraints}).validate(); err != nil {
-			return false, corrupt("role: %v", err)
-		}
-		if _, dup := v.roles.get(r.Path); dup {
-			return false, corrupt("duplicate role %q", r.Path)
-		}
-		v.roles = v.roles.set(r.Path, &r)
+		err = v.restoreRole(body)
 	case recAgent:
-		var a Agent
-		if err := decodeRecord(body, &a); err != nil {
-			return false, err
-		}
-		if !protocol.ValidID(string(a.ID)) || !a.State.Valid() {
-			return false, corrupt("agent %q in state %q", clip(string(a.ID)), clip(string(a.State)))
-		}
-		if _, dup := v.agents.get(string(a.ID)); dup {
-			return false, corrupt("duplicate agent %s", a.ID)
-		}
-		v.agents = v.agents.set(string(a.ID), &a)
+		err = v.restoreAgent(body)
 	case recFramework:
-		var f Framework
-		if err := decodeRecord(body, &f); err != nil {
-			return false, err
-		}
-		if !protocol.ValidID(string(f.ID)) || !slices.IsSorted(f.Capabilities) {
-			return false, corrupt("framework %q", clip(string(f.ID)))
-		}
-		if _, dup := v.frameworks.get(string(f.ID)); dup {
-			return false, corrupt("duplicate framework %s", f.ID)
-		}
-		v.frameworks = v.frameworks.set(string(f.ID), &f)
+		err = v.restoreFramework(body)
 	case recTask:
-		var t Task
-		if err := decodeRecord(body, &t); err != nil {
-			return false, err
-		}
-		if !protocol.ValidID(string(t.FrameworkID)) || !protocol.ValidID(string(t.ID)) ||
-			!protocol.ValidID(string(t.AgentID)) || !t.State.Valid() {
-			return false, corrupt("task %q/%q on %q in state %q", clip(string(t.FrameworkID)),
-				clip(string(t.ID)), clip(string(t.AgentID)), clip(string(t.State)))
-		}
-		if _, ok := v.frameworks.get(string(t.FrameworkID)); !ok {
-			return false, corrupt("task %s/%s before its framework", t.FrameworkID, t.ID)
-		}
-		if _, dup := v.tasks.get(taskKey(t.FrameworkID, t.ID)); dup {
-			return false, corrupt("duplicate task %s/%s", t.FrameworkID, t.ID)
-		}
-		v.putTask(&t)
+		err = v.restoreTask(body)
 	case recCompletedTask &^ recIgnorable:
-		if err := v.restoreCompletedTask(body); err != nil {
-			return false, err
-		}
+		err = v.restoreCompletedTask(body)
 	case recCompletedFramework &^ recIgnorable:
-		if err := v.restoreCompletedFramework(body); err != nil {
-			return false, err
-		}
+		err = v.restoreCompletedFramework(body)
 	case recStoreEntry:
-		var e StoreEntry
-		if err := decodeRecord(body, &e); err != nil {
-			return false, err
-		}
-		if err := (&StorePut{Principal: e.Principal, Key: e.Key, Value: e.Value}).validate(); err != nil || e.Revision == 0 {
-			return false, corrupt("store entry %q: %v", clip(e.Key), err)
-		}
-		k := storeKey(e.Principal, e.Key)
-		if last, _, ok := v.store.last("", ""); ok && last >= k {
-			return false, corrupt("store entry %q out of order", clip(e.Key))
-		}
-		use := v.StoreUsage(e.Principal)
-		v.store = v.store.set(k, &e)
-		v.storeUse = v.storeUse.set(e.Principal, StoreUsage{Keys: use.Keys + 1, Bytes: use.Bytes + e.size()})
+		err = v.restoreStoreEntry(body)
 	case recEnd:
-		var e endRecord
-		if err := decodeRecord(body, &e); err != nil {
+		if err = v.restoreEnd(body); err != nil {
 			return false, err
 		}
-		if e.Roles != v.roles.Len() || e.Agents != v.agents.Len() ||
-			e.Frameworks != v.frameworks.Len() || e.Tasks != v.tasks.Len() {
-			return false, corrupt("end record counts %d/%d/%d/%d, read %d/%d/%d/%d",
-				e.Roles, e.Agents, e.Frameworks, e.Tasks,
-				v.roles.Len(), v.agents.Len(), v.frameworks.Len(), v.tasks.Len())
-		}
-		if err := v.checkCompletedCounts(e); err != nil {
-			return false, err
-		}
-		if e.StoreEntries != v.store.Len() {
-			return false, corrupt("end record counts %d store entries, read %d", e.StoreEntries, v.store.Len())
-		}
-		v.index, v.seq = e.Index, e.Seq
 		return true, nil
 	default:
 		if typ&recIgnorable == 0 {
 			return false, corrupt("unknown record type %d", typ)
 		}
 	}
-	return false, nil
+	return false, err
+}
+
+func (v *View) restoreRole(body []byte) error {
+	var r Role
+	if err := decodeRecord(body, &r); err != nil {
+		return err
+	}
+	if err := (&SetRole{Path: r.Path, Weight: r.Weight, Quota: r.Quota, OfferConstraints: r.OfferConstraints}).validate(); err != nil {
+		return corrupt("role: %v", err)
+	}
+	if _, dup := v.roles.get(r.Path); dup {
+		return corrupt("duplicate role %q", r.Path)
+	}
+	v.roles = v.roles.set(r.Path, &r)
+	return nil
+}
+
+func (v *View) restoreAgent(body []byte) error {
+	var a Agent
+	if err := decodeRecord(body, &a); err != nil {
+		return err
+	}
+	if !protocol.ValidID(string(a.ID)) || !a.State.Valid() {
+		return corrupt("agent %q in state %q", clip(string(a.ID)), clip(string(a.State)))
+	}
+	if _, dup := v.agents.get(string(a.ID)); dup {
+		return corrupt("duplicate agent %s", a.ID)
+	}
+	v.agents = v.agents.set(string(a.ID), &a)
+	return nil
+}
+
+func (v *View) restoreFramework(body []byte) error {
+	var f Framework
+	if err := decodeRecord(body, &f); err != nil {
+		return err
+	}
+	if !protocol.ValidID(string(f.ID)) || !slices.IsSorted(f.Capabilities) {
+		return corrupt("framework %q", clip(string(f.ID)))
+	}
+	if _, dup := v.frameworks.get(string(f.ID)); dup {
+		return corrupt("duplicate framework %s", f.ID)
+	}
+	v.frameworks = v.frameworks.set(string(f.ID), &f)
+	return nil
+}
+
+func (v *View) restoreTask(body []byte) error {
+	var t Task
+	if err := decodeRecord(body, &t); err != nil {
+		return err
+	}
+	if !protocol.ValidID(string(t.FrameworkID)) || !protocol.ValidID(string(t.ID)) ||
+		!protocol.ValidID(string(t.AgentID)) || !t.State.Valid() {
+		return corrupt("task %q/%q on %q in state %q", clip(string(t.FrameworkID)),
+			clip(string(t.ID)), clip(string(t.AgentID)), clip(string(t.State)))
+	}
+	if _, ok := v.frameworks.get(string(t.FrameworkID)); !ok {
+		return corrupt("task %s/%s before its framework", t.FrameworkID, t.ID)
+	}
+	if _, dup := v.tasks.get(taskKey(t.FrameworkID, t.ID)); dup {
+		return corrupt("duplicate task %s/%s", t.FrameworkID, t.ID)
+	}
+	v.putTask(&t)
+	return nil
+}
+
+func (v *View) restoreStoreEntry(body []byte) error {
+	var e StoreEntry
+	if err := decodeRecord(body, &e); err != nil {
+		return err
+	}
+	if err := (&StorePut{Principal: e.Principal, Key: e.Key, Value: e.Value}).validate(); err != nil || e.Revision == 0 {
+		return corrupt("store entry %q: %v", clip(e.Key), err)
+	}
+	k := storeKey(e.Principal, e.Key)
+	if last, _, ok := v.store.last("", ""); ok && last >= k {
+		return corrupt("store entry %q out of order", clip(e.Key))
+	}
+	use := v.StoreUsage(e.Principal)
+	v.store = v.store.set(k, &e)
+	v.storeUse = v.storeUse.set(e.Principal, StoreUsage{Keys: use.Keys + 1, Bytes: use.Bytes + e.size()})
+	return nil
+}
+
+// restoreEnd checks the end record's counts against what was read, and
+// takes the index and sequence number it carries.
+func (v *View) restoreEnd(body []byte) error {
+	var e endRecord
+	if err := decodeRecord(body, &e); err != nil {
+		return err
+	}
+	if e.Roles != v.roles.Len() || e.Agents != v.agents.Len() ||
+		e.Frameworks != v.frameworks.Len() || e.Tasks != v.tasks.Len() {
+		return corrupt("end record counts %d/%d/%d/%d, read %d/%d/%d/%d",
+			e.Roles, e.Agents, e.Frameworks, e.Tasks,
+			v.roles.Len(), v.agents.Len(), v.frameworks.Len(), v.tasks.Len())
+	}
+	if err := v.checkCompletedCounts(e); err != nil {
+		return err
+	}
+	if e.StoreEntries != v.store.Len() {
+		return corrupt("end record counts %d store entries, read %d", e.StoreEntries, v.store.Len())
+	}
+	v.index, v.seq = e.Index, e.Seq
+	return nil
 }
 
 func decodeRecord(body []byte, v any) error {

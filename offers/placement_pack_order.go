@@ -2,6 +2,8 @@ package offers
 
 import (
 	"slices"
+
+	"github.com/allot-project/allot/internal/heapq"
 )
 
 // packOrder orders the agents for PlacementPack: least added
@@ -117,38 +119,19 @@ func (st *packStates) bestOf(heap []int32) int32 {
 // first, until it holds units agents or the states run out; it returns
 // chosen and what is left of heap.
 func (st *packStates) takeBest(heap []int32, chosen []int, units int64) ([]int, []int32) {
-	for k := len(heap)/2 - 1; k >= 0; k-- {
-		st.siftState(heap, k)
-	}
+	less := st.stateLess
+	heapq.Init(heap, less)
 	for int64(len(chosen)) < units && len(heap) > 0 {
 		sid := heap[0]
 		i := st.members[sid][st.next[sid]]
 		chosen = append(chosen, int(i))
 		if st.next[sid]++; int(st.next[sid]) == len(st.members[sid]) {
-			heap[0] = heap[len(heap)-1]
-			heap = heap[:len(heap)-1]
+			heap = heapq.Pop(heap, less)
+		} else {
+			heapq.Fix(heap, 0, less) // its next agent comes later
 		}
-		st.siftState(heap, 0)
 	}
 	return chosen, heap
-}
-
-// siftState restores the heap order by stateLess below heap[k].
-func (st *packStates) siftState(heap []int32, k int) {
-	for {
-		l, r, m := 2*k+1, 2*k+2, k
-		if l < len(heap) && st.stateLess(heap[l], heap[m]) {
-			m = l
-		}
-		if r < len(heap) && st.stateLess(heap[r], heap[m]) {
-			m = r
-		}
-		if m == k {
-			return
-		}
-		heap[k], heap[m] = heap[m], heap[k]
-		k = m
-	}
 }
 
 // packOrderOf is the chosen agents (agentList indices) in order, then the

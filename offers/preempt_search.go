@@ -1,5 +1,7 @@
 package offers
 
+import "github.com/allot-project/allot/internal/heapq"
+
 // The search for the best pick of victims over all agents (bestPick):
 // what a scan of every agent in order finds, reading far fewer agents.
 
@@ -29,7 +31,7 @@ type victimSearch struct {
 	stage   int
 	pending []*agent
 	heap    []searchEntry
-	bulk    bool // file appends, to be heapInit
+	bulk    bool // file appends, to be made a heap after
 	dirty   []int32
 	// deps lists, by node, the agents whose pick protection checked
 	// against what the node runs for sure.
@@ -81,7 +83,7 @@ func (p *planner) bestPick(n *need, f *framework, s *shape, req vec) (pick, bool
 			p.walkSync(vs)
 		}
 		for len(vs.heap) > 0 && vs.heap[0].ver != p.states.ver[vs.heap[0].ag] {
-			heapPop(&vs.heap)
+			vs.heap = heapq.Pop(vs.heap, searchEntry.before)
 		}
 		if vs.walk != nil && p.walkStep(vs) {
 			continue
@@ -151,10 +153,10 @@ func (p *planner) file(vs *victimSearch, c pick) {
 	e := searchEntry{tier: int32(c.tier), count: int32(len(c.tasks)), sure: int32(c.sure), ag: int32(idx),
 		spare: c.spare, newest: c.newest, ver: p.states.ver[idx], one: -1}
 	if vs.bulk {
-		vs.heap = append(vs.heap, e) // heapInit after
+		vs.heap = append(vs.heap, e) // made a heap after
 		return
 	}
-	heapPush(&vs.heap, e)
+	vs.heap = heapq.Push(vs.heap, e, searchEntry.before)
 }
 
 // readAgent computes ag's pick for the search and files it.

@@ -1,5 +1,7 @@
 package offers
 
+import "github.com/allot-project/allot/internal/heapq"
+
 // readTier reads the agents not read yet that hold a candidate of the
 // tier: with a revocable one, looking for a pick of one revocable task
 // (quickOne), else with a non-revocable one.
@@ -7,7 +9,7 @@ func (p *planner) readTier(vs *victimSearch, tier int, revocable bool) {
 	vs.bulk = true
 	defer func() {
 		vs.bulk = false
-		heapInit(vs.heap)
+		heapq.Init(vs.heap, searchEntry.before)
 	}()
 	if vs.n.byTier == nil {
 		vs.n.byTier = p.tierLists(vs.n)

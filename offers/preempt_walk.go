@@ -1,5 +1,7 @@
 package offers
 
+import "github.com/allot-project/allot/internal/heapq"
+
 // On a large cluster most agents hold a revocable task below the root, so
 // reading every agent's entry in a quickList for each need costs more than
 // the rest of the plan. A need wants only the best pick, though: each
@@ -39,8 +41,11 @@ type sharedWalk struct {
 	kind    int
 	excl    uint64 // the seq of the child below which the need's own branch lies
 	tier    int32
-	front   []int32
-	logAt   int
+	// front is a heap of places of ord's heap still to walk, best first
+	// by placeLess.
+	front     []int32
+	placeLess func(j, m int32) bool
+	logAt     int
 }
 
 // order is ql's sharedOrder for the search's shape, built again when more
@@ -74,9 +79,7 @@ func (p *planner) order(vs *victimSearch, ql *quickList, sk quickShape) *sharedO
 		ord.bound[k] = quickPick{spare: p.spareBound(i, ql.most[k*width:(k+1)*width], vs.s.res), newest: ql.newest[k]}
 		ord.heap = append(ord.heap, int32(k))
 	}
-	for j := len(ord.heap)/2 - 1; j >= 0; j-- {
-		ord.siftDown(ql, j)
-	}
+	heapq.Init(ord.heap, func(x, y int32) bool { return ord.bound[x].better(ql.agents[x], ord.bound[y], ql.agents[y]) })
 	ord.at, ord.scanned, ord.changed = len(p.touchLog), len(p.touchLog), 0
 	return ord
 }
@@ -126,23 +129,6 @@ func (o *sharedOrder) less(ql *quickList, j, m int32) bool {
 	return o.bound[x].better(ql.agents[x], o.bound[y], ql.agents[y])
 }
 
-func (o *sharedOrder) siftDown(ql *quickList, j int) {
-	for {
-		l, r, m := 2*j+1, 2*j+2, j
-		if l < len(o.heap) && o.less(ql, int32(l), int32(m)) {
-			m = l
-		}
-		if r < len(o.heap) && o.less(ql, int32(r), int32(m)) {
-			m = r
-		}
-		if m == j {
-			return
-		}
-		o.heap[j], o.heap[m] = o.heap[m], o.heap[j]
-		j = m
-	}
-}
-
 // startWalk begins w's walk: the agents holding warned tasks, then those
 // changed since the order was built.
 func (p *planner) startWalk(vs *victimSearch, w *sharedWalk) {
@@ -151,6 +137,9 @@ func (p *planner) startWalk(vs *victimSearch, w *sharedWalk) {
 	w.logAt = w.ord.at
 	for _, k := range w.ord.unsure {
 		p.walkRead(vs, w, int(k))
+	}
+	if w.placeLess == nil {
+		w.placeLess = func(j, m int32) bool { return w.ord.less(w.ql, j, m) }
 	}
 	if len(w.ord.heap) > 0 {
 		w.front = append(w.front[:0], 0)
@@ -183,9 +172,9 @@ func (p *planner) walkRead(vs *victimSearch, w *sharedWalk, k int) {
 		p.states.ver[i]++
 		e := searchEntry{tier: w.tier, count: 1, ag: i, spare: q.spare, newest: q.newest, ver: p.states.ver[i], one: q.task}
 		if vs.bulk {
-			vs.heap = append(vs.heap, e) // readTier heapInits
+			vs.heap = append(vs.heap, e) // readTier makes it a heap
 		} else {
-			heapPush(&vs.heap, e)
+			vs.heap = heapq.Push(vs.heap, e, searchEntry.before)
 		}
 	default:
 		p.states.looked[i] = p.lookStamp
@@ -238,44 +227,11 @@ func (p *planner) walkStep(vs *victimSearch) bool {
 // advance takes place j, the front's best, off the front and puts its
 // children on.
 func (w *sharedWalk) advance(j int32) {
-	ord, ql := w.ord, w.ql
-	f := w.front
-	last := len(f) - 1
-	f[0] = f[last]
-	f = f[:last]
-	w.front = f
-	w.frontDown(0)
+	w.front = heapq.Pop(w.front, w.placeLess)
 	for _, c := range [2]int32{2*j + 1, 2*j + 2} {
-		if int(c) >= len(ord.heap) {
-			continue
+		if int(c) < len(w.ord.heap) {
+			w.front = heapq.Push(w.front, c, w.placeLess)
 		}
-		w.front = append(w.front, c)
-		for m := len(w.front) - 1; m > 0; {
-			up := (m - 1) / 2
-			if !ord.less(ql, w.front[m], w.front[up]) {
-				break
-			}
-			w.front[m], w.front[up] = w.front[up], w.front[m]
-			m = up
-		}
-	}
-}
-
-func (w *sharedWalk) frontDown(m int) {
-	f := w.front
-	for {
-		l, r, b := 2*m+1, 2*m+2, m
-		if l < len(f) && w.ord.less(w.ql, f[l], f[b]) {
-			b = l
-		}
-		if r < len(f) && w.ord.less(w.ql, f[r], f[b]) {
-			b = r
-		}
-		if b == m {
-			return
-		}
-		f[m], f[b] = f[b], f[m]
-		m = b
 	}
 }
 

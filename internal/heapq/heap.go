@@ -14,10 +14,7 @@ func New[T any](less func(a, b T) bool) *Heap[T] { return &Heap[T]{less: less} }
 func (h *Heap[T]) Len() int { return len(h.items) }
 
 // Push adds x.
-func (h *Heap[T]) Push(x T) {
-	h.items = append(h.items, x)
-	h.up(len(h.items) - 1)
-}
+func (h *Heap[T]) Push(x T) { h.items = Push(h.items, x, h.less) }
 
 // Peek returns the least item without removing it; ok is false when the
 // heap is empty.
@@ -31,14 +28,7 @@ func (h *Heap[T]) Peek() (x T, ok bool) {
 // Pop removes and returns the least item; the heap must not be empty.
 func (h *Heap[T]) Pop() T {
 	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	var zero T
-	h.items[last] = zero // nothing kept alive by the spare capacity
-	h.items = h.items[:last]
-	if last > 0 {
-		h.down(0)
-	}
+	h.items = Pop(h.items, h.less)
 	return top
 }
 
@@ -51,32 +41,3 @@ func (h *Heap[T]) Reset() {
 // Items are the items in heap order (the least first, the rest in no
 // particular order); the slice is the heap's own, to read, not to change.
 func (h *Heap[T]) Items() []T { return h.items }
-
-func (h *Heap[T]) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !h.less(h.items[i], h.items[parent]) {
-			return
-		}
-		h.items[i], h.items[parent] = h.items[parent], h.items[i]
-		i = parent
-	}
-}
-
-func (h *Heap[T]) down(i int) {
-	n := len(h.items)
-	for {
-		small := i
-		if l := 2*i + 1; l < n && h.less(h.items[l], h.items[small]) {
-			small = l
-		}
-		if r := 2*i + 2; r < n && h.less(h.items[r], h.items[small]) {
-			small = r
-		}
-		if small == i {
-			return
-		}
-		h.items[i], h.items[small] = h.items[small], h.items[i]
-		i = small
-	}
-}

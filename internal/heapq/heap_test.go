@@ -92,3 +92,48 @@ func TestIDHeap_setAndRemove(t *testing.T) {
 		}
 	}
 }
+
+// TestSlice_initFixPop: a slice filled and then made a heap, with items
+// changed in place and fixed, always has its least item on top; Pop
+// takes it, and what is popped between changes comes out in order.
+func TestSlice_initFixPop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	less := func(a, b int) bool { return a < b }
+	for round := range 200 {
+		s := make([]int, rng.IntN(100))
+		for i := range s {
+			s[i] = rng.IntN(30)
+		}
+		Init(s, less)
+		var got []int
+		for len(s) > 0 {
+			if rng.IntN(3) == 0 {
+				s[0] += rng.IntN(10) // the top changes in place
+				Fix(s, 0, less)
+				got = got[:0]
+				continue
+			}
+			if k := rng.IntN(len(s)); rng.IntN(4) == 0 {
+				s[k] -= rng.IntN(5) // any item lowered in place
+				Fix(s, k, less)
+				got = got[:0]
+				continue
+			}
+			got = append(got, s[0])
+			for i := 1; i < len(s); i++ {
+				if less(s[i], s[0]) {
+					t.Fatalf("round %d: %d below the top %d", round, s[i], s[0])
+				}
+			}
+			s = Pop(s, less)
+			if !slices.IsSorted(got) {
+				t.Fatalf("round %d: popped %v, not in order", round, got)
+			}
+		}
+		s = Push(s, 3, less)
+		s = Push(s, 1, less)
+		if s[0] != 1 || len(s) != 2 {
+			t.Fatalf("round %d: after two pushes %v", round, s)
+		}
+	}
+}

@@ -36,7 +36,7 @@ func validRolePattern(pattern string) bool {
 // authorizeRole refuses a subscribe into a role its principal may not use,
 // when role ACLs are configured.
 func (l *leader) authorizeRole(r *protocol.SubscribeRequest) error {
-	acls := l.m.cfg.RoleACLs
+	acls := l.cfg.RoleACLs
 	if acls == nil {
 		return nil
 	}
@@ -54,7 +54,7 @@ func (l *leader) authorizeRole(r *protocol.SubscribeRequest) error {
 // the framework's principal may not run tasks as that user (Config.RunAsACLs,
 // Mesos's run_tasks ACL).
 func (l *leader) runAs(id protocol.FrameworkID, tasks []protocol.TaskInfo) error {
-	f, ok := l.m.View().Framework(id)
+	f, ok := l.view().Framework(id)
 	if !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
 	}
@@ -63,7 +63,7 @@ func (l *leader) runAs(id protocol.FrameworkID, tasks []protocol.TaskInfo) error
 		if u == "" {
 			u = f.User
 		}
-		if !l.m.cfg.mayRunAs(f.Principal, u) {
+		if !l.cfg.mayRunAs(f.Principal, u) {
 			return fmt.Errorf("%w: principal %q may not run tasks as user %q (task %s)", protocol.ErrUnauthorized,
 				protocol.PrincipalToken(f.Principal), u, tasks[i].TaskID)
 		}

@@ -33,7 +33,7 @@ func (l *leader) registerAgent(ctx context.Context, principal string, r *protoco
 	l.mu.Unlock()
 	l.logger.Info("agent registered", "agent_id", id, "hostname", r.Hostname, "principal", principal)
 	l.agentEvent(id, r.Hostname, "active")
-	return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil
+	return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.cfg.AgentHeartbeat}, nil
 }
 
 // reregisterAgent takes back an agent that restarted or lost its master,
@@ -55,7 +55,7 @@ func (l *leader) reregisterAgent(ctx context.Context, principal string, r *proto
 	rescinds, _ := l.alloc.RemoveAgent(r.AgentID)
 	err = l.addAgentLocked(offers.AgentInfo{ID: r.AgentID, Hostname: r.Hostname, Total: r.Resources, Attributes: r.Attributes})
 	if err == nil {
-		for _, t := range l.m.View().TasksByAgent(r.AgentID) {
+		for _, t := range l.view().TasksByAgent(r.AgentID) {
 			if !t.Terminal() {
 				if uerr := l.alloc.AddUsage(t.FrameworkID, t.AgentID, t.Info.Resources); uerr != nil {
 					l.logger.Warn("reregistered task does not fit", "task_id", t.ID, "error", uerr)
@@ -79,12 +79,12 @@ func (l *leader) reregisterAgent(ctx context.Context, principal string, r *proto
 	l.resendLaunches(rr.Relaunch)
 	l.logger.Info("agent reregistered", "agent_id", r.AgentID, "tasks", len(r.Tasks), "orphans", len(rr.Orphans))
 	agentState := "active"
-	if a, ok := l.m.View().Agent(r.AgentID); ok {
+	if a, ok := l.view().Agent(r.AgentID); ok {
 		agentState = string(a.State)
 	}
 	l.agentEvent(r.AgentID, r.Hostname, agentState)
 	l.kick()
-	return &protocol.RegisterReply{AgentID: r.AgentID, HeartbeatInterval: l.m.cfg.AgentHeartbeat}, nil
+	return &protocol.RegisterReply{AgentID: r.AgentID, HeartbeatInterval: l.cfg.AgentHeartbeat}, nil
 }
 
 // heartbeat records that an agent is alive. An agent the leader does not
@@ -129,7 +129,7 @@ func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateReque
 	// per batch. A duplicate is an update resent after its commit's reply
 	// was lost (say, to a leader change); its task's pending status is sent
 	// again too.
-	v := l.m.View()
+	v := l.view()
 	sent := map[state.TaskKey]bool{}
 	send := func(st protocol.TaskStatus) {
 		k := state.TaskKey{FrameworkID: st.FrameworkID, TaskID: st.TaskID}
@@ -164,14 +164,14 @@ func (l *leader) statusUpdate(ctx context.Context, r *protocol.StatusUpdateReque
 // recoverFinished returns the resources of tasks that reached a terminal
 // state to the allocator.
 func (l *leader) recoverFinished(agent protocol.AgentID, applied []protocol.TaskStatus) {
-	view := l.m.View()
+	view := l.view()
 	recovered := false
 	l.mu.Lock()
 	for _, st := range applied {
 		if !st.State.Terminal() {
 			continue
 		}
-		l.m.metrics.taskEnded(st.State, st.Reason)
+		l.metrics.taskEnded(st.State, st.Reason)
 		if t, ok := view.Task(st.FrameworkID, st.TaskID); ok {
 			if err := l.alloc.Recover(st.FrameworkID, agent, t.Info.Resources); err != nil {
 				l.logger.Warn("could not recover a finished task's resources", "task_id", st.TaskID, "error", err)
@@ -215,7 +215,7 @@ func (l *leader) agentOut(ctx context.Context, id protocol.AgentID, now time.Tim
 	}
 	l.mu.Lock()
 	delete(l.lastSeen, id)
-	if a, ok := l.m.View().Agent(id); ok {
+	if a, ok := l.view().Agent(id); ok {
 		l.credentials.remove(a.Principal, id)
 	}
 	_, joining := l.joining[id]
@@ -232,7 +232,7 @@ func (l *leader) agentOut(ctx context.Context, id protocol.AgentID, now time.Tim
 		}
 	}
 	hostname := ""
-	if a, ok := l.m.View().Agent(id); ok {
+	if a, ok := l.view().Agent(id); ok {
 		hostname = a.Hostname
 	}
 	l.agentEvent(id, hostname, string(to))

@@ -42,7 +42,7 @@ func (c *credentialAgents) remove(principal string, id protocol.AgentID) {
 // cluster that authenticates none are not capped. release gives the place
 // back when the registration failed.
 func (l *leader) reserveAgent(principal string) (release func(), err error) {
-	limit := l.m.cfg.MaxAgentsPerCredential
+	limit := l.cfg.MaxAgentsPerCredential
 	if principal == "" || limit <= 0 {
 		return func() {}, nil
 	}

@@ -15,7 +15,7 @@ import (
 // through resends and reregistration.
 func (l *leader) sendAgent(id protocol.AgentID, t protocol.MsgType, body any) {
 	principal := ""
-	if a, ok := l.m.View().Agent(id); ok {
+	if a, ok := l.view().Agent(id); ok {
 		principal = a.Principal
 	}
 	subject, err := l.subj.AgentCmd(principal, id)
@@ -30,7 +30,7 @@ func (l *leader) sendAgent(id protocol.AgentID, t protocol.MsgType, body any) {
 	}
 	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
 	msg.Header.Set(protocol.TermHeader, strconv.FormatUint(l.term, 10))
-	if err := l.m.nc.PublishMsg(msg); err != nil {
+	if err := l.nc.PublishMsg(msg); err != nil {
 		l.logger.Warn("publish", "subject", subject, "error", err)
 	}
 }

@@ -29,9 +29,9 @@ func (c Config) silentAfter() time.Duration {
 // quiet ones with when they were last heard, and the end of the silence
 // of those heard again.
 func (l *leader) markSilence(now time.Time) {
-	after := l.m.cfg.silentAfter()
+	after := l.cfg.silentAfter()
 	cmd := state.MarkAgentsSilent{Time: now.UnixNano()}
-	v := l.m.View()
+	v := l.view()
 	l.mu.Lock()
 	for id, seen := range l.lastSeen {
 		if len(cmd.Silent)+len(cmd.Heard) >= protocol.MaxListLen {

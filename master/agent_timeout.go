@@ -18,7 +18,7 @@ import (
 // heartbeat later: a lost agent's tasks are reported lost, and replaced,
 // as soon as the timeout allows.
 func (l *leader) checkAgents(now time.Time) (next time.Duration) {
-	timeout := l.m.cfg.AgentTimeout
+	timeout := l.cfg.AgentTimeout
 	next = timeout
 	l.mu.Lock()
 	var late []protocol.AgentID
@@ -40,20 +40,20 @@ func (l *leader) checkAgents(now time.Time) (next time.Duration) {
 	// Just past the deadline (the timeout is crossed, not reached), and
 	// not so soon that agents whose deadlines crowd together make a check
 	// after every one.
-	next = max(next+time.Millisecond, l.m.cfg.AllocationInterval/4)
-	if len(late) > 0 && tooManyLate(silent, tracked, l.m.cfg.AgentRemovalLimit) {
+	next = max(next+time.Millisecond, l.cfg.AllocationInterval/4)
+	if len(late) > 0 && tooManyLate(silent, tracked, l.cfg.AgentRemovalLimit) {
 		if !l.removalHeld {
 			l.logger.Error("agents missed their heartbeats all at once, beyond the agent removal limit: none is marked unreachable until fewer are late (is this master cut off from them?)",
-				"late", len(late), "agents", tracked, "limit", l.m.cfg.AgentRemovalLimit)
+				"late", len(late), "agents", tracked, "limit", l.cfg.AgentRemovalLimit)
 		}
 		l.removalHeld = true
-		l.m.metrics.removalHeld(true)
+		l.metrics.removalHeld(true)
 		return next
 	}
 	if l.removalHeld {
 		l.logger.Info("agent removals resume", "late", len(late), "agents", tracked)
 		l.removalHeld = false
-		l.m.metrics.removalHeld(false)
+		l.metrics.removalHeld(false)
 	}
 	for _, id := range late {
 		if err := l.agentUnreachable(id, now); err != nil {

@@ -40,7 +40,7 @@ func (l *leader) dispatch(msg *nats.Msg) {
 		body, err := l.serve(msg)
 		// Counted before the reply, so a client that got its answer
 		// finds the request in /metrics.
-		l.m.metrics.request(l.subj, msg.Subject, err)
+		l.metrics.request(l.subj, msg.Subject, err)
 		l.reply(msg, body, err)
 	}()
 }

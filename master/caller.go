@@ -37,7 +37,7 @@ func recordedPrincipal(token string) string {
 // subscribe may name no framework, only a register no agent.
 func (l *leader) identify(api protocol.APISubject) (caller, error) {
 	c := caller{kind: api.Kind, principal: recordedPrincipal(api.Principal), id: api.ID}
-	v := l.m.View()
+	v := l.view()
 	switch api.Kind {
 	case protocol.KindFramework:
 		if api.ID == "" {

@@ -29,7 +29,7 @@ func (l *leader) agentEvent(id protocol.AgentID, hostname, state string) {
 // while the state still knows them.
 func (l *leader) frameworkEvent(id protocol.FrameworkID, state string) {
 	ch := &protocol.FrameworkChange{FrameworkID: id, State: state}
-	if f, ok := l.m.View().Framework(id); ok {
+	if f, ok := l.view().Framework(id); ok {
 		ch.Name, ch.Role = f.Name, f.Role
 	}
 	l.publishClusterEvent(protocol.ClusterEvent{Type: protocol.ClusterEventFramework, Framework: ch})

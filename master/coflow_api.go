@@ -15,7 +15,7 @@ func (l *leader) coflowRegister(r *protocol.CoflowRegisterRequest) error {
 	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
-	v := l.m.View()
+	v := l.view()
 	for i, f := range r.Flows {
 		for _, a := range []protocol.AgentID{f.Src, f.Dst} {
 			if _, ok := v.Agent(a); !ok {
@@ -38,7 +38,7 @@ func (l *leader) coflowRegister(r *protocol.CoflowRegisterRequest) error {
 
 // coflowReport applies an agent's report on the flows it sends.
 func (l *leader) coflowReport(r *protocol.CoflowReportRequest) error {
-	if _, ok := l.m.View().Agent(r.AgentID); !ok {
+	if _, ok := l.view().Agent(r.AgentID); !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownAgent, r.AgentID)
 	}
 	now := time.Now()

@@ -23,7 +23,7 @@ func (l *leader) addAgentLocked(info offers.AgentInfo) error {
 	if err := l.alloc.AddAgent(info); err != nil {
 		return err
 	}
-	if a, ok := l.m.View().Agent(info.ID); ok && a.State == state.AgentDraining {
+	if a, ok := l.view().Agent(info.ID); ok && a.State == state.AgentDraining {
 		_, err := l.alloc.SetDraining(info.ID, true) // a fresh agent holds no offers
 		return err
 	}
@@ -37,7 +37,7 @@ func (l *leader) addAgentLocked(info offers.AgentInfo) error {
 // of a new deadline, or told that a lifted one is withdrawn
 // (drain_deadline.go).
 func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining bool, deadline int64) (*state.Agent, error) {
-	a, ok := l.m.View().Agent(id)
+	a, ok := l.view().Agent(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", protocol.ErrUnknownAgent, id)
 	}
@@ -89,7 +89,7 @@ func (l *leader) setDraining(ctx context.Context, id protocol.AgentID, draining 
 // no longer known to the master, it kills its tasks. Marking a gone agent
 // again changes nothing.
 func (l *leader) markGone(ctx context.Context, id protocol.AgentID) (*state.Agent, error) {
-	a, ok := l.m.View().Agent(id)
+	a, ok := l.view().Agent(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", protocol.ErrUnknownAgent, id)
 	}

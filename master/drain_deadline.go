@@ -91,7 +91,7 @@ func (w *drainWatch) keep(live map[state.TaskKey]bool, draining map[protocol.Age
 // checkDrains enforces the deadlines of the draining agents and reports
 // those left empty. The leader's loop calls it every heartbeat interval.
 func (l *leader) checkDrains(now time.Time) {
-	v := l.m.View()
+	v := l.view()
 	live := map[state.TaskKey]bool{}
 	draining := map[protocol.AgentID]bool{}
 	for _, a := range v.Agents() {
@@ -114,7 +114,7 @@ func (l *leader) checkDrains(now time.Time) {
 			continue
 		}
 		for _, t := range tasks {
-			if l.drains.shouldKill(t.Key(), now, l.m.cfg.statusRetryInterval()) {
+			if l.drains.shouldKill(t.Key(), now, l.cfg.statusRetryInterval()) {
 				l.killForMaster(t, protocol.ReasonAgentDrained, 0)
 			}
 		}
@@ -145,7 +145,7 @@ func (l *leader) drainWarnings(before, after *state.Agent) {
 func (l *leader) warnAgentTasks(id protocol.AgentID, ev protocol.PreemptionEvent) {
 	byFramework := map[protocol.FrameworkID][]protocol.PreemptedTask{}
 	var order []protocol.FrameworkID
-	for _, t := range liveTasks(l.m.View(), id) {
+	for _, t := range liveTasks(l.view(), id) {
 		if _, ok := byFramework[t.FrameworkID]; !ok {
 			order = append(order, t.FrameworkID)
 		}

@@ -22,7 +22,7 @@ import (
 // committed with its time, so the failover timer keeps running across
 // leader changes; a framework that subscribes again is connected again.
 func (l *leader) checkFrameworks(now time.Time) {
-	v := l.m.View()
+	v := l.view()
 	var wg sync.WaitGroup
 	for _, f := range v.Frameworks() {
 		if !f.Connected {
@@ -64,12 +64,12 @@ func (l *leader) checkFrameworks(now time.Time) {
 
 // listening reports whether anything is subscribed to a framework's events.
 func (l *leader) listening(id protocol.FrameworkID) bool {
-	msg, err := l.frameworkMsg(id, protocol.MsgHeartbeatEvent, protocol.HeartbeatEvent{FilesToken: l.m.cfg.filesToken(id, time.Now())})
+	msg, err := l.frameworkMsg(id, protocol.MsgHeartbeatEvent, protocol.HeartbeatEvent{FilesToken: l.cfg.filesToken(id, time.Now())})
 	if err != nil {
 		return false
 	}
-	timeout := l.m.cfg.AgentHeartbeat / 4
-	_, err = l.m.nc.RequestMsg(msg, timeout)
+	timeout := l.cfg.AgentHeartbeat / 4
+	_, err = l.nc.RequestMsg(msg, timeout)
 	return !errors.Is(err, nats.ErrNoResponders)
 }
 
@@ -98,5 +98,5 @@ func (l *leader) disconnected(id protocol.FrameworkID, now time.Time) {
 // subscribeGrace is how long after subscribing a framework has to start
 // listening on its event subject.
 func (l *leader) subscribeGrace() time.Duration {
-	return max(time.Second, 2*l.m.cfg.AgentHeartbeat)
+	return max(time.Second, 2*l.cfg.AgentHeartbeat)
 }

@@ -17,14 +17,14 @@ import (
 // frameworkMsg builds a message for a framework's event subject, stamped
 // with the framework's session (none once the framework is gone).
 func (l *leader) frameworkMsg(id protocol.FrameworkID, t protocol.MsgType, body any) (*nats.Msg, error) {
-	f, known := l.m.View().Framework(id)
+	f, known := l.view().Framework(id)
 	var principal string
 	if known {
 		principal = f.Principal
 	} else {
 		// A removed framework is told why its calls now fail, on its
 		// principal's subject still.
-		principal, _ = l.m.frameworkPrincipal(id)
+		principal, _ = l.principalOf(id)
 	}
 	subject, err := l.subj.FrameworkEvents(principal, id)
 	if err != nil {
@@ -49,7 +49,7 @@ func (l *leader) publishFramework(id protocol.FrameworkID, t protocol.MsgType, b
 		l.logger.Error("framework event", "framework_id", id, "type", t.String(), "error", err)
 		return
 	}
-	if err := l.m.nc.PublishMsg(msg); err != nil {
+	if err := l.nc.PublishMsg(msg); err != nil {
 		l.logger.Warn("publish", "subject", msg.Subject, "error", err)
 	}
 }

@@ -74,7 +74,7 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 		l.refuseLaunch(r, err)
 		return err
 	}
-	l.m.metrics.launchedAfter(made, now)
+	l.metrics.launchedAfter(made, now)
 	agent := acc.Agent
 	// A task's kind is the kind of offer it was launched on, whatever the
 	// framework sent; its resources name the GPU devices the allocator

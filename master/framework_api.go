@@ -99,7 +99,7 @@ func (l *leader) kill(r *protocol.KillRequest) error {
 	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
-	t, ok := l.m.View().Task(r.FrameworkID, r.TaskID)
+	t, ok := l.view().Task(r.FrameworkID, r.TaskID)
 	if !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownTask, r.TaskID)
 	}
@@ -117,7 +117,7 @@ func (l *leader) sendKill(agent protocol.AgentID, fw protocol.FrameworkID, task 
 // withdraws the declaration. The report is recorded before admit opens the
 // offers of a framework's first request, so no round sees it undeclared.
 func (l *leader) demand(r *protocol.DemandRequest) error {
-	if _, ok := l.m.View().Framework(r.FrameworkID); !ok {
+	if _, ok := l.view().Framework(r.FrameworkID); !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, r.FrameworkID)
 	}
 	d := offers.Declaration{

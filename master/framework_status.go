@@ -18,7 +18,7 @@ import (
 func (l *leader) sendStatus(st protocol.TaskStatus) {
 	l.taskEvent(st)
 	if st.UUID != "" {
-		if t, ok := l.m.View().Task(st.FrameworkID, st.TaskID); ok {
+		if t, ok := l.view().Task(st.FrameworkID, st.TaskID); ok {
 			l.sendPending(t)
 			return
 		}
@@ -46,7 +46,7 @@ func (l *leader) reconcile(r *protocol.ReconcileRequest) error {
 	if err := l.admit(r.FrameworkID); err != nil {
 		return err
 	}
-	v := l.m.View()
+	v := l.view()
 	if len(r.Tasks) == 0 {
 		for _, t := range v.TasksByFramework(r.FrameworkID) {
 			l.sendStatus(reconciled(t.Status))
@@ -90,7 +90,7 @@ func (l *leader) acknowledge(ctx context.Context, r *protocol.AcknowledgeRequest
 		return nil, err
 	}
 	reply := &protocol.AcknowledgeReply{}
-	v := l.m.View()
+	v := l.view()
 	for i, o := range res.(state.AckResult) {
 		switch {
 		case o.Err != nil:

@@ -22,7 +22,7 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	id, resubscribe := r.FrameworkID, r.FrameworkID != ""
 	var before uint64
 	if resubscribe {
-		old, ok := l.m.View().Framework(id)
+		old, ok := l.view().Framework(id)
 		if !ok {
 			return nil, fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
 		}
@@ -98,9 +98,9 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	l.logger.Info("framework subscribed", "framework_id", id, "role", r.Role, "resubscribe", resubscribe)
 	l.frameworkEvent(id, "subscribed")
 	l.resendUnacked(id)
-	reply := &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.m.ID(), HeartbeatInterval: l.m.cfg.AgentHeartbeat,
+	reply := &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.id, HeartbeatInterval: l.cfg.AgentHeartbeat,
 		Session: f.Session}
-	reply.FilesToken = l.m.cfg.filesToken(id, time.Now())
+	reply.FilesToken = l.cfg.filesToken(id, time.Now())
 	return reply, nil
 }
 
@@ -108,7 +108,7 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 // it has not acknowledged yet, so updates survive master failovers and
 // reconnects.
 func (l *leader) resendUnacked(id protocol.FrameworkID) {
-	for _, t := range l.m.View().UnackedTasks(id) {
+	for _, t := range l.view().UnackedTasks(id) {
 		if st, ok := t.Pending(); ok {
 			l.publishStatus(st)
 		}
@@ -120,7 +120,7 @@ func (l *leader) resendUnacked(id protocol.FrameworkID) {
 // (unless it subscribed suppressed): that request shows it now listens on
 // its event subject.
 func (l *leader) admit(id protocol.FrameworkID) error {
-	if _, ok := l.m.View().Framework(id); !ok {
+	if _, ok := l.view().Framework(id); !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
 	}
 	l.mu.Lock()

@@ -21,7 +21,7 @@ func (l *leader) refuseLaunch(r *protocol.AcceptRequest, cause error) {
 	if !protocol.ValidID(string(r.FrameworkID)) {
 		return
 	}
-	view := l.m.View()
+	view := l.view()
 	if _, ok := view.Framework(r.FrameworkID); !ok {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 // task they already know.
 func (l *leader) resendStagingLaunches() {
 	var staging []*state.Task
-	for _, t := range l.m.View().Tasks() {
+	for _, t := range l.view().Tasks() {
 		if t.State == protocol.TaskStaging {
 			staging = append(staging, t)
 		}

@@ -21,7 +21,7 @@ import (
 // agents' last heartbeats, and the API subscription. Everything in it is
 // dropped when leadership is lost.
 type leader struct {
-	m      *Master
+	leaderDeps
 	logger hclog.Logger
 	subj   protocol.Subjects
 	// ctx ends when this leader stops: what it started (Raft applies,
@@ -119,7 +119,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		cancel:       cancel,
 		term:         term,
 		coflows:      cb,
-		m:            m,
+		leaderDeps:   depsOf(m),
 		logger:       m.logger.Named("leader"),
 		subj:         m.cfg.subjects(),
 		alloc:        alloc,
@@ -153,7 +153,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 // now or from when a predecessor recorded it had gone silent),
 // frameworks and the resources of every task that still holds them.
 func (l *leader) rebuild(v *state.View, now time.Time) error {
-	for path, w := range l.m.cfg.Roles {
+	for path, w := range l.cfg.Roles {
 		if err := l.alloc.SetRole(path, w); err != nil {
 			return fmt.Errorf("role %s: %w", path, err)
 		}
@@ -192,12 +192,12 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 }
 
 func (l *leader) start() error {
-	sub, err := l.m.nc.Subscribe(l.subj.APIAll(), l.dispatch)
+	sub, err := l.nc.Subscribe(l.subj.APIAll(), l.dispatch)
 	if err != nil {
 		return fmt.Errorf("subscribe to the API: %w", err)
 	}
 	l.sub = sub
-	if err := l.m.nc.Flush(); err != nil {
+	if err := l.nc.Flush(); err != nil {
 		return fmt.Errorf("subscribe to the API: %w", err)
 	}
 	l.announce()
@@ -227,7 +227,7 @@ func (l *leader) stop() {
 // apply, a check): it ends after the request timeout or when this leader
 // stops.
 func (l *leader) timed() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(l.ctx, l.m.cfg.RequestTimeout)
+	return context.WithTimeout(l.ctx, l.cfg.RequestTimeout)
 }
 
 // requestContext is the context an HTTP request is served in on this
@@ -235,14 +235,14 @@ func (l *leader) timed() (context.Context, context.CancelFunc) {
 // this leader stops, so that nothing a deposed leader took on goes on
 // waiting for Raft.
 func (l *leader) requestContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(parent, l.m.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(parent, l.cfg.RequestTimeout)
 	stop := context.AfterFunc(l.ctx, cancel)
 	return ctx, func() { stop(); cancel() }
 }
 
 // announce tells everyone on the leader subject who leads now.
 func (l *leader) announce() {
-	msg := protocol.LeaderAnnouncement{ID: l.m.ID(), Term: l.term, HTTPAddr: l.m.httpAdvertiseAddr(), NATSURLs: []string{l.m.NATSURL()}}
+	msg := protocol.LeaderAnnouncement{ID: l.id, Term: l.term, HTTPAddr: l.httpAddr(), NATSURLs: []string{l.natsURL}}
 	l.publish(l.subj.Leader(), protocol.MsgLeaderAnnouncement, msg)
 }
 
@@ -250,17 +250,17 @@ func (l *leader) announce() {
 // triggered), the agent heartbeat timeout and the drains' deadlines.
 func (l *leader) loop() {
 	defer l.wg.Done()
-	alloc := time.NewTicker(l.m.cfg.AllocationInterval)
+	alloc := time.NewTicker(l.cfg.AllocationInterval)
 	defer alloc.Stop()
-	health := time.NewTicker(l.m.cfg.AgentHeartbeat)
+	health := time.NewTicker(l.cfg.AgentHeartbeat)
 	defer health.Stop()
-	agentDue := time.NewTimer(l.m.cfg.AgentTimeout)
+	agentDue := time.NewTimer(l.cfg.AgentTimeout)
 	defer agentDue.Stop()
 	coflowRefresh := time.NewTicker(coflowbook.Repeat)
 	defer coflowRefresh.Stop()
 	retry := time.NewTicker(statusRetryScan(l.retries.first))
 	defer retry.Stop()
-	preempt := time.NewTicker(l.m.cfg.Preemption.Interval)
+	preempt := time.NewTicker(l.cfg.Preemption.Interval)
 	defer preempt.Stop()
 	for {
 		select {
@@ -325,19 +325,19 @@ func (l *leader) publish(subject string, t protocol.MsgType, body any) {
 		l.logger.Error("encode message", "type", t.String(), "error", err)
 		return
 	}
-	if err := l.m.nc.Publish(subject, data); err != nil {
+	if err := l.nc.Publish(subject, data); err != nil {
 		l.logger.Warn("publish", "subject", subject, "error", err)
 	}
 }
 
 // apply commits one command through Raft and returns its result.
 func (l *leader) apply(ctx context.Context, t state.CmdType, body any) (any, error) {
-	defer l.m.metrics.applied(time.Now())
+	defer l.metrics.applied(time.Now())
 	cmd, err := state.Encode(t, body)
 	if err != nil {
 		return nil, err
 	}
-	res, err := l.m.node.Apply(ctx, cmd)
+	res, err := l.node.Apply(ctx, cmd)
 	if err != nil {
 		return nil, raftError(err)
 	}

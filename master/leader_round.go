@@ -14,15 +14,15 @@ func (l *leader) allocate(now time.Time) {
 	l.mu.Unlock()
 	// Offers are counted before they go out, so that anyone who received
 	// one finds it counted.
-	l.m.metrics.offered(len(d.Offers))
-	defer func() { l.m.metrics.round(time.Since(now)) }()
+	l.metrics.offered(len(d.Offers))
+	defer func() { l.metrics.round(time.Since(now)) }()
 	l.sendRescinds(d.Rescinds)
 	// Shares go out before the offers, so a planner sees its new share
 	// before it decides what to do with them.
 	l.sendShareUpdates(now)
 	byFramework := map[protocol.FrameworkID][]protocol.Offer{}
 	var order []protocol.FrameworkID
-	view := l.m.View()
+	view := l.view()
 	for _, o := range d.Offers {
 		if _, ok := byFramework[o.FrameworkID]; !ok {
 			order = append(order, o.FrameworkID)
@@ -51,7 +51,7 @@ func wireOffer(o offers.Offer) protocol.Offer {
 }
 
 func (l *leader) sendRescinds(rs []offers.Rescind) {
-	l.m.metrics.rescinds(len(rs))
+	l.metrics.rescinds(len(rs))
 	for _, r := range rs {
 		l.publishFramework(r.FrameworkID, protocol.MsgRescindEvent, protocol.RescindEvent{OfferID: r.OfferID, Reason: r.Reason})
 	}

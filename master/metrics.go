@@ -256,7 +256,7 @@ func (m *metrics) request(subj protocol.Subjects, subject string, err error) {
 func (l *leader) declineCounted(r *protocol.DeclineRequest) error {
 	err := l.decline(r)
 	if err == nil {
-		l.m.metrics.declines(len(r.OfferIDs))
+		l.metrics.declines(len(r.OfferIDs))
 	}
 	return err
 }

@@ -27,7 +27,7 @@ func (l *leader) operatorKill(fw protocol.FrameworkID, id protocol.TaskID, force
 	if grace < 0 {
 		return nil, protocol.Errorf(protocol.ErrInvalidArgument, "grace period %s is negative", grace)
 	}
-	v := l.m.View()
+	v := l.view()
 	if _, ok := v.Framework(fw); !ok {
 		return nil, protocol.Errorf(protocol.ErrUnknownFramework, "framework %s", fw)
 	}
@@ -72,7 +72,7 @@ func (l *leader) operatorTeardown(ctx context.Context, fw protocol.FrameworkID) 
 // operator's and the end of its failover timeout share it; an unknown
 // framework is refused (ErrUnknownFramework) and nothing changes.
 func (l *leader) removeFramework(ctx context.Context, id protocol.FrameworkID) error {
-	if _, ok := l.m.View().Framework(id); !ok {
+	if _, ok := l.view().Framework(id); !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
 	}
 	res, err := l.apply(ctx, state.CmdRemoveFramework, state.RemoveFramework{FrameworkID: id})

@@ -42,8 +42,8 @@ const killResend = 10 * time.Second
 
 // preempt runs one preemption decision.
 func (l *leader) preempt(now time.Time) {
-	cfg := l.m.cfg.Preemption
-	view := l.m.View()
+	cfg := l.cfg.Preemption
+	view := l.view()
 	tasks := runningTasks(view)
 	// task is a live task of the view, nil for one that ended.
 	task := func(k state.TaskKey) *state.Task {
@@ -81,9 +81,9 @@ func (l *leader) preempt(now time.Time) {
 	for i, t := range act.kill {
 		l.killForMaster(t, act.killReasons[i], 0)
 	}
-	l.m.metrics.preemptionDecision()
+	l.metrics.preemptionDecision()
 	if n := len(plan.Preempt); n > 0 {
-		l.m.metrics.preempted(n)
+		l.metrics.preempted(n)
 		l.logger.Info("tasks warned of preemption", "tasks", n, "deadline", deadline)
 	}
 }

@@ -31,7 +31,7 @@ func (l *leader) checkNonPreemptible(fw protocol.FrameworkID, offerIDs []protoco
 				protocol.ErrNotPreemptible, pinned[0].TaskID, id)
 		}
 	}
-	v := l.m.View()
+	v := l.view()
 	f, ok := v.Framework(fw)
 	if !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, fw)

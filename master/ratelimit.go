@@ -65,7 +65,7 @@ func (l *leader) rateLimit(c caller) error {
 			return nil
 		}
 		return fmt.Errorf("%w: principal %q is over %v calls per second", protocol.ErrRateLimited,
-			protocol.PrincipalToken(c.principal), l.m.cfg.FrameworkRateLimit.QPS)
+			protocol.PrincipalToken(c.principal), l.cfg.FrameworkRateLimit.QPS)
 	case protocol.KindAgent:
 		key := c.principal
 		if key == "" {
@@ -75,7 +75,7 @@ func (l *leader) rateLimit(c caller) error {
 			return nil
 		}
 		return fmt.Errorf("%w: agent credential %q is over %v calls per second", protocol.ErrRateLimited,
-			protocol.PrincipalToken(c.principal), l.m.cfg.AgentRateLimit.QPS)
+			protocol.PrincipalToken(c.principal), l.cfg.AgentRateLimit.QPS)
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ func (s *shareUpdates) forget(id protocol.FrameworkID) { delete(s.sent, id) }
 // demand) is told so with an empty FairShare.
 func (l *leader) sendShareUpdates(now time.Time) {
 	l.mu.Lock()
-	if !l.shares.due && !l.shares.lastCheck.IsZero() && now.Sub(l.shares.lastCheck) < l.m.cfg.ShareUpdateInterval {
+	if !l.shares.due && !l.shares.lastCheck.IsZero() && now.Sub(l.shares.lastCheck) < l.cfg.ShareUpdateInterval {
 		l.mu.Unlock()
 		return
 	}
@@ -60,7 +60,7 @@ func (l *leader) sendShareUpdates(now time.Time) {
 			return
 		}
 		ev := protocol.ShareUpdateEvent{DominantShare: dom, Shares: shares, FairShare: maps.Clone(share.Scalars)}
-		if fw, ok := l.m.View().Framework(id); ok {
+		if fw, ok := l.view().Framework(id); ok {
 			ev.Role = fw.Role
 		}
 		l.shares.sent[id] = share

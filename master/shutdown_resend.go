@@ -19,7 +19,7 @@ func (l *leader) resendFrameworkShutdowns() {
 		framework protocol.FrameworkID
 	}
 	seen := map[target]bool{}
-	v := l.m.View()
+	v := l.view()
 	for _, cf := range v.CompletedFrameworks() {
 		for _, t := range cf.Tasks {
 			k := target{t.AgentID, cf.Framework.ID}

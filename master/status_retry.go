@@ -53,7 +53,7 @@ func statusRetryScan(first time.Duration) time.Duration {
 // frameworks are skipped: a subscribe sends them all (resendUnacked).
 func (l *leader) retryStatuses(now time.Time) int {
 	r := &l.retries
-	v := l.m.View()
+	v := l.view()
 	next := make(map[frameworkTask]statusRetry, len(r.due))
 	sent := 0
 	for _, f := range v.Frameworks() {
@@ -79,7 +79,7 @@ func (l *leader) retryStatuses(now time.Time) int {
 	r.due = next
 	if sent > 0 {
 		l.logger.Debug("status updates resent", "count", sent)
-		l.m.metrics.statusesResent(sent)
+		l.metrics.statusesResent(sent)
 	}
 	return sent
 }

@@ -14,7 +14,7 @@ import (
 func (l *leader) store(ctx context.Context, c caller, r *protocol.StoreRequest) (*protocol.StoreReply, error) {
 	switch r.Op {
 	case protocol.StoreGet:
-		e, ok := l.m.View().StoreGet(c.principal, r.Key)
+		e, ok := l.view().StoreGet(c.principal, r.Key)
 		if !ok {
 			return &protocol.StoreReply{}, nil
 		}
@@ -24,7 +24,7 @@ func (l *leader) store(ctx context.Context, c caller, r *protocol.StoreRequest) 
 		if limit == 0 {
 			limit = protocol.MaxStoreListLen
 		}
-		entries, more := l.m.View().StoreList(c.principal, r.Prefix, r.After, limit)
+		entries, more := l.view().StoreList(c.principal, r.Prefix, r.After, limit)
 		reply := &protocol.StoreReply{More: more, Items: make([]protocol.StoreItem, 0, len(entries))}
 		for _, e := range entries {
 			reply.Items = append(reply.Items, storeItem(e))

@@ -2,10 +2,10 @@ package master
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/allot-project/allot/master/state"
+	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -35,45 +35,26 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 		l.refuseLaunch(r, err)
 		return err
 	}
-	resources := make([]protocol.Resources, len(tasks))
-	for i, t := range tasks {
-		resources[i] = t.Resources
-	}
-	now := time.Now()
-	l.mu.Lock()
-	var made time.Time
-	// Every task must name the offers' agent; the allocator checks the rest.
-	if first, ok := l.alloc.Offer(r.OfferIDs[0]); ok && first.FrameworkID == r.FrameworkID {
-		made = first.Made
-		for _, t := range tasks {
-			if t.AgentID != first.AgentID {
-				l.mu.Unlock()
-				err := fmt.Errorf("%w: task %s names agent %s, the offers are on %s",
-					protocol.ErrOfferMismatch, t.TaskID, t.AgentID, first.AgentID)
-				l.refuseLaunch(r, err)
-				return err
-			}
-		}
-	}
-	if err := l.checkNonPreemptible(r.FrameworkID, r.OfferIDs, tasks); err != nil {
-		l.mu.Unlock()
+	if err := l.checkNonPreemptible(r.FrameworkID, tasks); err != nil {
 		l.refuseLaunch(r, err)
 		return err
 	}
-	acc, err := l.alloc.AcceptTasks(r.FrameworkID, r.OfferIDs, resources, now)
-	if err == nil && acc.Remainder && r.Filters != nil && r.Filters.RefuseSeconds > 0 {
-		// As in Mesos, an accept's filters apply to what it left unused;
-		// without filters the remainder is offered again at once.
-		refuse := time.Duration(r.Filters.RefuseSeconds * float64(time.Second))
-		if ferr := l.alloc.RefuseAgent(r.FrameworkID, acc.Agent, refuse, now); ferr != nil {
-			l.logger.Warn("could not filter an accept's remainder", "framework_id", r.FrameworkID, "error", ferr)
-		}
+	launch := offers.Launch{Framework: r.FrameworkID, Offers: r.OfferIDs, Tasks: make([]offers.LaunchTask, len(tasks))}
+	for i, t := range tasks {
+		launch.Tasks[i] = offers.LaunchTask{ID: t.TaskID, Agent: t.AgentID, Resources: t.Resources, NonPreemptible: t.NonPreemptible}
 	}
+	if r.Filters != nil && r.Filters.RefuseSeconds > 0 {
+		launch.RefuseRemainder = time.Duration(r.Filters.RefuseSeconds * float64(time.Second))
+	}
+	now := time.Now()
+	l.mu.Lock()
+	acc, err := l.alloc.Launch(launch, now)
 	l.mu.Unlock()
 	if err != nil {
 		l.refuseLaunch(r, err)
 		return err
 	}
+	made := acc.Made
 	l.metrics.launchedAfter(made, now)
 	agent := acc.Agent
 	// A task's kind is the kind of offer it was launched on, whatever the
@@ -82,14 +63,13 @@ func (l *leader) accept(ctx context.Context, r *protocol.AcceptRequest) error {
 	for i := range tasks {
 		tasks[i].Kind = protocol.OfferKind(acc.Kinds[i])
 		tasks[i].Resources = acc.Tasks[i]
-		resources[i] = acc.Tasks[i]
 	}
 	_, err = l.apply(ctx, state.CmdLaunchTasks, state.LaunchTasks{
 		FrameworkID: r.FrameworkID, AgentID: agent, Tasks: tasks, Time: now.UnixNano(),
 	})
 	if err != nil {
 		l.mu.Lock()
-		for _, res := range resources {
+		for _, res := range acc.Tasks {
 			if rerr := l.alloc.Recover(r.FrameworkID, agent, res); rerr != nil {
 				l.logger.Warn("could not return resources of a refused launch", "error", rerr)
 			}

@@ -5,17 +5,16 @@ import (
 	"strings"
 
 	"github.com/allot-project/allot/master/state"
-	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/protocol"
 )
 
 // checkNonPreemptible refuses an accept whose non-preemptible tasks its
-// role's guarantee does not cover: such a task must run on fair offers,
-// under a role (its framework's or an ancestor) with a guarantee, and the
-// non-preemptible tasks under the nearest such role, these included, must
-// fit in that guarantee in every resource it names (and use one of them).
-// l.mu is held.
-func (l *leader) checkNonPreemptible(fw protocol.FrameworkID, offerIDs []protocol.OfferID, tasks []protocol.TaskInfo) error {
+// role's guarantee does not cover: such a task must run under a role (its
+// framework's or an ancestor) with a guarantee, and the non-preemptible
+// tasks under the nearest such role, these included, must fit in that
+// guarantee in every resource it names (and use one of them). That they
+// run on fair offers, not revocable ones, the allocator's Launch checks.
+func (l *leader) checkNonPreemptible(fw protocol.FrameworkID, tasks []protocol.TaskInfo) error {
 	var pinned []protocol.TaskInfo
 	for _, t := range tasks {
 		if t.NonPreemptible {
@@ -24,12 +23,6 @@ func (l *leader) checkNonPreemptible(fw protocol.FrameworkID, offerIDs []protoco
 	}
 	if len(pinned) == 0 {
 		return nil
-	}
-	for _, id := range offerIDs {
-		if o, ok := l.alloc.Offer(id); ok && o.Kind == offers.KindLeftover {
-			return fmt.Errorf("%w: task %s: a non-preemptible task cannot run on revocable (leftover) offer %s",
-				protocol.ErrNotPreemptible, pinned[0].TaskID, id)
-		}
 	}
 	v := l.view()
 	f, ok := v.Framework(fw)

@@ -24,6 +24,8 @@ type Accepted struct {
 	// with the GPU devices named where a task asked for gpus on an agent
 	// with devices without naming them (devices.go).
 	Tasks []protocol.Resources
+	// Made is when the first of the offers was made (Launch only).
+	Made time.Time
 }
 
 // Accept launches tasks on a framework's offers and returns the agent they

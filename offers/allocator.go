@@ -51,26 +51,18 @@ type Allocator struct {
 	static    staticTargets
 	collapsed collapsedWeights
 	fair      fairShares
-	crv       crvIndex
-	crvTurn   crvRound
-	pack      packState
-	freeSeq   uint64 // numbers changes of agents' free pools (agent.ver)
+	// crv is the constraint classes, their Constraint Resource Vector
+	// and the order they give a round's turns (crv.go).
+	crv     crvIndex
+	pack    packState
+	freeSeq uint64 // numbers changes of agents' free pools (agent.ver)
 	// fullDemand turns off the shortcut of demand_same.go (tests).
 	fullDemand bool
 
-	// Frameworks with leftover candidates, in shortest-remaining-work
-	// order once sorted (leftover.go).
-	spare       []*framework
-	spareSorted bool
-	spareBuf    []*framework  // scratch: one round's candidates
-	choiceBuf   []spareChoice // scratch: efficiency-first candidates
-	groupBuf    []packGroup   // scratch: efficiency-first shape groups
-	groupIdx    map[string]int
+	// leftover is the leftover phase's own state (leftover.go).
+	leftover leftoverState
 	// preempt remembers when needs began (preempt.go).
 	preempt preemptState
-	// generalPack makes efficiency-first use the general packer even
-	// without a work term (tests compare the two).
-	generalPack bool
 }
 
 // New returns an empty allocator.

@@ -71,6 +71,8 @@ type crvIndex struct {
 	classesVer, groupsAt uint64
 	// round counts the rounds that steered, for crvGroup.round.
 	round uint64
+	// turn is the order of one round's agent turns (crvround.go).
+	turn crvRound
 }
 
 // maxIdleClasses bounds the classes kept with no shape using them.

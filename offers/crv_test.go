@@ -352,7 +352,7 @@ func TestCRV_config(t *testing.T) {
 	}, []fwSpec{{ID: "f1", Demand: []Demand{{Resources: cpuMem(1000, 1024), Count: 1,
 		Constraints: []protocol.Constraint{{Attribute: "gpu", Op: protocol.OpExists}}}}}})
 	a.Allocate(t0)
-	if a.crvTurn.on || a.CRV()[0].Contended {
+	if a.crv.turn.on || a.CRV()[0].Contended {
 		t.Fatalf("steering on below the threshold: %+v", a.CRV())
 	}
 }

@@ -81,7 +81,7 @@ func (a *Allocator) crvGroupOf(ag *agent) *crvGroup {
 // spread orders the turns itself (placement.go), and packing weighs the
 // agents constrained work leans on, so nothing steers then.
 func (a *Allocator) crvPrepare(start int) {
-	r := &a.crvTurn
+	r := &a.crv.turn
 	r.on = false
 	if a.cfg.DisableCRV || len(a.crv.list) == 0 || a.cfg.Placement != PlacementSpread && a.cfg.Placement != "" {
 		return

@@ -54,7 +54,7 @@ func TestCRVPrepare_bucketsAsSort(t *testing.T) {
 func checkCRVOrder(t *testing.T, a *Allocator, start int, seed uint64) {
 	t.Helper()
 	a.crvPrepare(start)
-	turn := &a.crvTurn
+	turn := &a.crv.turn
 	if !turn.on {
 		return
 	}

@@ -186,13 +186,13 @@ func (a *Allocator) setOptional(f *framework, shapes []*shape, work float64) {
 		s.relaxed = true
 	}
 	f.optional, f.work = shapes, work
-	switch in := slices.Contains(a.spare, f); {
+	switch in := slices.Contains(a.leftover.spare, f); {
 	case len(shapes) > 0 && !in:
-		a.spare = append(a.spare, f)
+		a.leftover.spare = append(a.leftover.spare, f)
 	case len(shapes) == 0 && in:
-		a.spare = slices.DeleteFunc(a.spare, func(x *framework) bool { return x == f })
+		a.leftover.spare = slices.DeleteFunc(a.leftover.spare, func(x *framework) bool { return x == f })
 	}
-	a.spareSorted = false
+	a.leftover.spareSorted = false
 }
 
 // carryOffered moves the offered-unit counts of old shapes onto the new

@@ -54,25 +54,25 @@ func (f *framework) workKey() float64 {
 // in SRTF order: remaining work ascending, unknown last, then creation
 // order. The slice is scratch space for one round.
 func (a *Allocator) leftoverCandidates() []*framework {
-	if len(a.spare) == 0 {
+	if len(a.leftover.spare) == 0 {
 		return nil
 	}
-	if !a.spareSorted {
-		slices.SortStableFunc(a.spare, func(x, y *framework) int {
+	if !a.leftover.spareSorted {
+		slices.SortStableFunc(a.leftover.spare, func(x, y *framework) int {
 			if c := cmp.Compare(x.workKey(), y.workKey()); c != 0 {
 				return c
 			}
 			return cmp.Compare(x.leaf.seq, y.leaf.seq)
 		})
-		a.spareSorted = true
+		a.leftover.spareSorted = true
 	}
-	out := a.spareBuf[:0]
-	for _, f := range a.spare {
+	out := a.leftover.spareBuf[:0]
+	for _, f := range a.leftover.spare {
 		if f.wantsLeftover() {
 			out = append(out, f)
 		}
 	}
-	a.spareBuf = out
+	a.leftover.spareBuf = out
 	return out
 }
 
@@ -85,7 +85,7 @@ func (a *Allocator) turnLeftover(t *turn, cands []*framework) []*framework {
 	}
 	t.phase = phaseLeftover
 	switch {
-	case a.cfg.LeftoverOrder == LeftoverEfficiencyFirst && a.cfg.LeftoverWorkWeight == 0 && !a.generalPack:
+	case a.cfg.LeftoverOrder == LeftoverEfficiencyFirst && a.cfg.LeftoverWorkWeight == 0 && !a.leftover.generalPack:
 		a.packByAlignment(t, cands)
 	case a.cfg.LeftoverOrder == LeftoverEfficiencyFirst:
 		a.packEfficient(t, cands)
@@ -142,7 +142,7 @@ type spareChoice struct {
 func (a *Allocator) packEfficient(t *turn, cands []*framework) {
 	m := a.cfg.LeftoverWorkWeight
 	for {
-		choices := a.choiceBuf[:0]
+		choices := a.leftover.choiceBuf[:0]
 		for _, f := range cands {
 			if t.ag.free.isZero() && len(t.ag.freePorts) == 0 {
 				break
@@ -154,7 +154,7 @@ func (a *Allocator) packEfficient(t *turn, cands []*framework) {
 				choices = append(choices, spareChoice{f: f, s: s, align: x})
 			}
 		}
-		a.choiceBuf = choices
+		a.leftover.choiceBuf = choices
 		if len(choices) == 0 {
 			return
 		}
@@ -228,4 +228,20 @@ func (a *Allocator) giveSpare(t *turn, f *framework, s *shape) {
 		t.offers = append(t.offers, b)
 	}
 	a.addUnit(t, b, s)
+}
+
+// leftoverState is what the leftover phase keeps between rounds: the
+// frameworks with leftover candidates and its scratch.
+type leftoverState struct {
+	// spare are the frameworks with leftover candidates, in
+	// shortest-remaining-work order once sorted.
+	spare       []*framework
+	spareSorted bool
+	spareBuf    []*framework  // scratch: one round's candidates
+	choiceBuf   []spareChoice // scratch: efficiency-first candidates
+	groupBuf    []packGroup   // scratch: efficiency-first shape groups
+	groupIdx    map[string]int
+	// generalPack makes efficiency-first use the general packer even
+	// without a work term (tests compare the two).
+	generalPack bool
 }

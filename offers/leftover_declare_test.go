@@ -60,8 +60,8 @@ func TestAllocator_Declare(t *testing.T) {
 			if got := counts(f.optional); !reflect.DeepEqual(got, tc.spare) {
 				t.Errorf("optional: got %v, want %v", got, tc.spare)
 			}
-			if f.declared != tc.declared || len(a.spare) != min(1, tc.wantOptionals) {
-				t.Errorf("declared %v with %d leftover frameworks; want %v, %d", f.declared, len(a.spare), tc.declared, min(1, tc.wantOptionals))
+			if f.declared != tc.declared || len(a.leftover.spare) != min(1, tc.wantOptionals) {
+				t.Errorf("declared %v with %d leftover frameworks; want %v, %d", f.declared, len(a.leftover.spare), tc.declared, min(1, tc.wantOptionals))
 			}
 		})
 	}

@@ -65,11 +65,11 @@ func (g *packGroup) before(h *packGroup) bool {
 // fits depends on its own constraints and relaxation). Frameworks filtered
 // on the agent are left out.
 func (a *Allocator) packGroups(t *turn, cands []*framework) []packGroup {
-	groups := a.groupBuf[:0]
-	if a.groupIdx == nil {
-		a.groupIdx = map[string]int{}
+	groups := a.leftover.groupBuf[:0]
+	if a.leftover.groupIdx == nil {
+		a.leftover.groupIdx = map[string]int{}
 	}
-	byKey := a.groupIdx
+	byKey := a.leftover.groupIdx
 	clear(byKey)
 	order := 0
 	for _, f := range cands {
@@ -102,6 +102,6 @@ func (a *Allocator) packGroups(t *turn, cands []*framework) []packGroup {
 			g.rank = append(g.rank, order)
 		}
 	}
-	a.groupBuf = groups
+	a.leftover.groupBuf = groups
 	return groups
 }

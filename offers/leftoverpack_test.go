@@ -24,7 +24,7 @@ func TestPackByAlignment_MatchesGeneralPacker(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.LeftoverOrder = LeftoverEfficiencyFirst
 			a := newAlloc(t, cfg)
-			a.generalPack = general
+			a.leftover.generalPack = general
 			for i := range 1 + rng.IntN(6) {
 				var attrs protocol.Attributes
 				if rng.IntN(3) == 0 {

@@ -50,7 +50,7 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 	start := a.cursor % n
 	a.cursor++
 	a.crvPrepare(start)
-	order := a.crvTurn.order
+	order := a.crv.turn.order
 	t := &turn{hardOK: map[*shape]bool{}, shapeOf: map[*node]*shape{},
 		built: map[*framework]*building{}, spare: map[*framework]*building{}}
 	placed := a.turnOrder()
@@ -58,7 +58,7 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		switch {
 		case placed != nil:
 			return placed[i]
-		case a.crvTurn.on:
+		case a.crv.turn.on:
 			return order[i]
 		}
 		return a.agentList[(start+i)%n]
@@ -74,8 +74,8 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		case placed != nil:
 			// Placement's order replaces the constraint steering's.
 			ag = placed[i]
-		case a.crvTurn.on:
-			ag, t.scarce = order[i], i >= a.crvTurn.plain
+		case a.crv.turn.on:
+			ag, t.scarce = order[i], i >= a.crv.turn.plain
 		}
 		if ag.draining || ag.free.isZero() && len(ag.freePorts) == 0 {
 			continue

@@ -18,14 +18,14 @@ import (
 func TestDriver_Authentication(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1,
 		Credentials: map[string]string{"analytics": "s3cret", "ci": "other"}})
-	rec := &recorder{}
+	rec := newRecorder()
 	r := start(t, c, rec, framework.WithPrincipal("analytics"), framework.WithSecret("s3cret"),
 		framework.WithFailoverTimeout(time.Minute))
-	o := rec.waitOffer(t, r.d, 0, nil)
+	o := rec.WaitOffer(t, r.d, 0, nil)
 	if err := r.d.Launch(ctxT(t), []protocol.OfferID{o.ID}, task("a", unit(), testcluster.RunUntilKilled())); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitState(t, "a", protocol.TaskRunning)
+	rec.WaitState(t, "a", protocol.TaskRunning)
 
 	for name, opts := range map[string][]framework.Option{
 		"wrong secret":       {framework.WithPrincipal("analytics"), framework.WithSecret("guess")},
@@ -38,7 +38,7 @@ func TestDriver_Authentication(t *testing.T) {
 		"another principal's framework": {framework.WithPrincipal("ci"), framework.WithSecret("other"),
 			framework.WithFrameworkID(r.d.ID())},
 	} {
-		bad := startNoWait(t, c, &recorder{}, opts...)
+		bad := startNoWait(t, c, newRecorder(), opts...)
 		if err := bad.wait(t); !errors.Is(err, protocol.ErrUnauthorized) {
 			t.Errorf("%s: Run: %v, want ErrUnauthorized", name, err)
 		}
@@ -54,8 +54,8 @@ func TestDriver_Authentication(t *testing.T) {
 	if err := r.d.Kill(ctxT(t), "a", "", 0); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitState(t, "a", protocol.TaskKilled)
-	if errs := rec.errors(); len(errs) > 0 {
+	rec.WaitState(t, "a", protocol.TaskKilled)
+	if errs := rec.Errors(); len(errs) > 0 {
 		t.Fatalf("authenticated framework's errors: %v", errs)
 	}
 }

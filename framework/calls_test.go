@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
@@ -19,13 +20,13 @@ func onAgent(ag protocol.AgentID) func(protocol.Offer) bool {
 
 // offeredBoth runs a framework without declared demand on a cluster of two
 // agents until it holds an offer of each (whole agents).
-func offeredBoth(t *testing.T) (*testcluster.Cluster, *recorder, *framework.Driver, protocol.Offer, protocol.Offer) {
+func offeredBoth(t *testing.T) (*testcluster.Cluster, *sdktest.Recorder, *framework.Driver, protocol.Offer, protocol.Offer) {
 	t.Helper()
 	c := testcluster.New(t, testcluster.Options{Agents: 2})
-	rec := &recorder{}
+	rec := newRecorder()
 	d := start(t, c, rec).d
-	o0 := rec.waitOffer(t, d, 0, onAgent(c.Agents()[0].ID()))
-	o1 := rec.waitOffer(t, d, 0, onAgent(c.Agents()[1].ID()))
+	o0 := rec.WaitOffer(t, d, 0, onAgent(c.Agents()[0].ID()))
+	o1 := rec.WaitOffer(t, d, 0, onAgent(c.Agents()[1].ID()))
 	return c, rec, d, o0, o1
 }
 
@@ -33,12 +34,12 @@ func TestDriver_DeclineRefuseFilter(t *testing.T) {
 	_, rec, d, o0, o1 := offeredBoth(t)
 	a0 := o0.AgentID
 	const refuse = time.Second
-	mark := rec.offerCount()
+	mark := rec.OfferCount()
 	declined := time.Now()
 	if err := d.Decline(ctxT(t), []protocol.OfferID{o0.ID, o1.ID}, refuse); err != nil {
 		t.Fatal(err)
 	}
-	back := rec.waitOffer(t, d, mark, onAgent(a0))
+	back := rec.WaitOffer(t, d, mark, onAgent(a0))
 	if elapsed := time.Since(declined); elapsed < refuse {
 		t.Fatalf("agent %s offered again after %s, refuse filter %s", a0, elapsed, refuse)
 	}
@@ -46,12 +47,12 @@ func TestDriver_DeclineRefuseFilter(t *testing.T) {
 		t.Fatal("the declined offer came back under the same ID")
 	}
 	// A decline with NoFilter is offered again at once.
-	mark = rec.offerCount()
+	mark = rec.OfferCount()
 	declined = time.Now()
 	if err := d.Decline(ctxT(t), []protocol.OfferID{back.ID}, framework.NoFilter); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitOffer(t, d, mark, onAgent(a0))
+	rec.WaitOffer(t, d, mark, onAgent(a0))
 	if elapsed := time.Since(declined); elapsed >= refuse {
 		t.Fatalf("offered again after %s with no filter", elapsed)
 	}
@@ -59,50 +60,50 @@ func TestDriver_DeclineRefuseFilter(t *testing.T) {
 
 func TestDriver_SuppressRevive(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec := &recorder{}
+	rec := newRecorder()
 	r := start(t, c, rec)
 	d := r.d
-	o := rec.waitOffer(t, d, 0, nil)
+	o := rec.WaitOffer(t, d, 0, nil)
 	if err := d.Suppress(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
-	mark := rec.offerCount()
+	mark := rec.OfferCount()
 	if err := d.Decline(ctxT(t), []protocol.OfferID{o.ID}, framework.NoFilter); err != nil {
 		t.Fatal(err)
 	}
 	if f, ok := c.WaitForLeader().View().Framework(d.ID()); !ok || !f.Suppressed {
 		t.Fatalf("framework not suppressed in the state: %+v", f)
 	}
-	never(t, 300*time.Millisecond, "offered while suppressed", func() bool { return rec.offerCount() > mark })
+	never(t, 300*time.Millisecond, "offered while suppressed", func() bool { return rec.OfferCount() > mark })
 	if err := d.Revive(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitOffer(t, d, mark, nil)
+	rec.WaitOffer(t, d, mark, nil)
 }
 
 func TestDriver_SuppressedFromTheStart(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec := &recorder{}
+	rec := newRecorder()
 	r := start(t, c, rec, framework.WithSuppressed())
-	never(t, 300*time.Millisecond, "offered while subscribed suppressed", func() bool { return rec.offerCount() > 0 })
+	never(t, 300*time.Millisecond, "offered while subscribed suppressed", func() bool { return rec.OfferCount() > 0 })
 	if err := r.d.Revive(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitOffer(t, r.d, 0, nil)
+	rec.WaitOffer(t, r.d, 0, nil)
 }
 
 func TestDriver_KillAndReconcile(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec := &recorder{}
+	rec := newRecorder()
 	r := start(t, c, rec)
 	d := r.d
-	o := rec.waitOffer(t, d, 0, nil)
+	o := rec.WaitOffer(t, d, 0, nil)
 	if err := d.Launch(ctxT(t), []protocol.OfferID{o.ID},
 		task("a", unit(), testcluster.RunUntilKilled()), task("b", unit(), testcluster.RunUntilKilled())); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitState(t, "a", protocol.TaskRunning)
-	rec.waitState(t, "b", protocol.TaskRunning)
+	rec.WaitState(t, "a", protocol.TaskRunning)
+	rec.WaitState(t, "b", protocol.TaskRunning)
 
 	// Reconciled statuses carry no UUID.
 	reconciled := func(st protocol.TaskStatus) bool { return st.UUID == "" }
@@ -111,15 +112,15 @@ func TestDriver_KillAndReconcile(t *testing.T) {
 	// (A leader change may have had the driver reconcile on its own
 	// already, while a was still STAGING: only statuses after this call
 	// count.)
-	beforeA := len(rec.statusesOf("a"))
+	beforeA := len(rec.Statuses("a"))
 	if err := d.Reconcile(ctxT(t), protocol.ReconcileTask{TaskID: "a"}, protocol.ReconcileTask{TaskID: "ghost"}); err != nil {
 		t.Fatal(err)
 	}
 	var st protocol.TaskStatus
 	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
-		for _, s := range rec.statusesOf("a")[beforeA:] {
-			if reconciled(s) {
-				st = s
+		for _, s := range rec.Statuses("a")[beforeA:] {
+			if reconciled(s.TaskStatus) {
+				st = s.TaskStatus
 				return nil
 			}
 		}
@@ -128,17 +129,17 @@ func TestDriver_KillAndReconcile(t *testing.T) {
 	if st.State != protocol.TaskRunning || st.UUID != "" {
 		t.Fatalf("reconciled status %+v", st)
 	}
-	lost := rec.waitState(t, "ghost", protocol.TaskLost)
+	lost := rec.WaitState(t, "ghost", protocol.TaskLost)
 	if lost.Reason != protocol.ReasonTaskUnknown {
 		t.Fatalf("unknown task reconciled as %+v", lost)
 	}
 	// Implicit: every task.
-	before := len(rec.statusesOf("b"))
+	before := len(rec.Statuses("b"))
 	if err := d.Reconcile(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
-		sts := rec.statusesOf("b")
+		sts := rec.Statuses("b")
 		for _, st := range sts[before:] {
 			if st.UUID == "" && st.State == protocol.TaskRunning {
 				return nil
@@ -150,7 +151,7 @@ func TestDriver_KillAndReconcile(t *testing.T) {
 	if err := d.Kill(ctxT(t), "a", "", 0); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitState(t, "a", protocol.TaskKilled)
+	rec.WaitState(t, "a", protocol.TaskKilled)
 	if err := d.Kill(ctxT(t), "ghost", "", 0); !errors.Is(err, protocol.ErrUnknownTask) {
 		t.Fatalf("kill of an unknown task: %v, want ErrUnknownTask", err)
 	}
@@ -158,7 +159,7 @@ func TestDriver_KillAndReconcile(t *testing.T) {
 
 func TestDriver_AcceptOfUnknownOrRescindedOffer(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1, OfferTimeout: 300 * time.Millisecond})
-	rec := &recorder{}
+	rec := newRecorder()
 	r := start(t, c, rec)
 	d := r.d
 	ag := c.Agents()[0].ID()
@@ -169,9 +170,9 @@ func TestDriver_AcceptOfUnknownOrRescindedOffer(t *testing.T) {
 		t.Fatalf("launch on a forged offer: %v, want ErrUnknownOffer", err)
 	}
 	// An offer held past the offer timeout is rescinded.
-	o := rec.waitOffer(t, d, 0, nil)
+	o := rec.WaitOffer(t, d, 0, nil)
 	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
-		for _, id := range rec.rescinds() {
+		for _, id := range rec.Rescinds() {
 			if id == o.ID {
 				return nil
 			}
@@ -196,7 +197,7 @@ func TestDriver_AcceptOfUnknownOrRescindedOffer(t *testing.T) {
 		t.Fatalf("launch on a rescinded offer: %v, want ErrUnknownOffer", err)
 	}
 	// A refused accept changes nothing: the offer stays usable.
-	o2 := rec.waitOffer(t, d, 0, func(x protocol.Offer) bool { return x.ID != o.ID })
+	o2 := rec.WaitOffer(t, d, 0, func(x protocol.Offer) bool { return x.ID != o.ID })
 	huge := task("t3", protocol.Scalars(map[string]int64{protocol.ResCPUs: 1 << 40}), testcluster.RunUntilKilled())
 	if err := d.Launch(ctxT(t), []protocol.OfferID{o2.ID}, huge); !errors.Is(err, protocol.ErrInsufficient) {
 		t.Fatalf("launch beyond the offer: %v, want ErrInsufficient", err)
@@ -204,19 +205,19 @@ func TestDriver_AcceptOfUnknownOrRescindedOffer(t *testing.T) {
 	if err := d.Launch(ctxT(t), []protocol.OfferID{o2.ID}, task("t4", unit(), testcluster.RunUntilKilled())); err != nil {
 		t.Fatalf("launch after a refused one: %v", err)
 	}
-	rec.waitState(t, "t4", protocol.TaskRunning)
+	rec.WaitState(t, "t4", protocol.TaskRunning)
 }
 
 func TestDriver_Teardown(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec := &recorder{}
+	rec := newRecorder()
 	r := start(t, c, rec)
 	d := r.d
-	o := rec.waitOffer(t, d, 0, nil)
+	o := rec.WaitOffer(t, d, 0, nil)
 	if err := d.Launch(ctxT(t), []protocol.OfferID{o.ID}, task("a", unit(), testcluster.RunUntilKilled())); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitState(t, "a", protocol.TaskRunning)
+	rec.WaitState(t, "a", protocol.TaskRunning)
 	id := d.ID()
 	if err := d.Teardown(ctxT(t)); err != nil {
 		t.Fatal(err)

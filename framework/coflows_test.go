@@ -45,10 +45,10 @@ func TestDriver_CoflowSurvivesFailover(t *testing.T) {
 	}
 	waitCoflows("shuffle-1:2")
 
-	before := rec.reregistrations()
+	before := rec.Reregistrations()
 	c.KillLeader()
 	testutil.WaitFor(t, 10*time.Second, 10*time.Millisecond, func() error {
-		if rec.reregistrations() == before {
+		if rec.Reregistrations() == before {
 			return fmt.Errorf("not subscribed to a new leader yet")
 		}
 		return nil

@@ -14,7 +14,7 @@ import (
 
 func TestDriver_LaunchAndAcknowledge(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec := &recorder{}
+	rec := newRecorder()
 	d := prepare(t, c, rec, framework.WithName("launch"))
 	// Declared before Run: the first offer is sized for these tasks.
 	if err := d.Demand(ctxT(t), protocol.TaskShape{Resources: unit(), Count: 2}); err != nil {
@@ -23,12 +23,12 @@ func TestDriver_LaunchAndAcknowledge(t *testing.T) {
 	r := run(t, d)
 	<-r.d.Ready()
 	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
-		if got := rec.registeredIDs(); len(got) != 1 || got[0] != d.ID() || d.ID() == "" {
+		if got := rec.RegisteredIDs(); len(got) != 1 || got[0] != d.ID() || d.ID() == "" {
 			return fmt.Errorf("registered %v, driver id %q", got, d.ID())
 		}
 		return nil
 	})
-	o := rec.waitOffer(t, d, 0, nil)
+	o := rec.WaitOffer(t, d, 0, nil)
 	if got := o.Resources.Scalar(protocol.ResCPUs); got != 2000 {
 		t.Fatalf("offer holds %d milli-CPUs, want two tasks' worth (2000)", got)
 	}
@@ -40,8 +40,8 @@ func TestDriver_LaunchAndAcknowledge(t *testing.T) {
 	if len(d.Offers()) != 0 {
 		t.Fatalf("offers still held after the launch: %v", d.Offers())
 	}
-	running := rec.waitState(t, "run", protocol.TaskRunning)
-	rec.waitState(t, "fin", protocol.TaskFinished)
+	running := rec.WaitState(t, "run", protocol.TaskRunning)
+	rec.WaitState(t, "fin", protocol.TaskFinished)
 	if running.UUID == "" || running.AgentID != c.Agents()[0].ID() {
 		t.Fatalf("running status %+v", running)
 	}
@@ -58,10 +58,10 @@ func TestDriver_LaunchAndAcknowledge(t *testing.T) {
 		}
 		return nil
 	})
-	if got := states(rec.statusesOf("fin")); len(got) != 3 {
+	if got := states(rec.Statuses("fin")); len(got) != 3 {
 		t.Fatalf("fin statuses %v, want STARTING RUNNING FINISHED once each", got)
 	}
-	if errs := rec.errors(); len(errs) > 0 {
+	if errs := rec.Errors(); len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
 	}
 }

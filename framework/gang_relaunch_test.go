@@ -29,7 +29,7 @@ func waitLaunch(t *testing.T, s *gangScheduler, n int) []protocol.TaskInfo {
 		return nil
 	})
 	for _, ti := range tasks {
-		s.waitState(t, ti.TaskID, protocol.TaskRunning)
+		s.WaitState(t, ti.TaskID, protocol.TaskRunning)
 	}
 	return tasks
 }
@@ -78,7 +78,7 @@ func TestGang_RelaunchWhenWarned(t *testing.T) {
 	publishPreemption(t, c, r.d, protocol.PreemptionEvent{Deadline: time.Now().Add(time.Minute).UnixNano(),
 		Tasks: []protocol.PreemptedTask{{TaskID: first[0].TaskID, AgentID: first[0].AgentID, Reason: protocol.ReasonPreempted}}})
 	for _, ti := range first {
-		s.waitState(t, ti.TaskID, protocol.TaskKilled)
+		s.WaitState(t, ti.TaskID, protocol.TaskKilled)
 	}
 	second := waitLaunch(t, s, 2)
 	if got := taskIDs(second); !slices.Equal(got, []protocol.TaskID{"m-0.r1", "m-1.r1"}) {
@@ -92,7 +92,7 @@ func TestGang_RelaunchWhenWarned(t *testing.T) {
 	if err := waitGang(t, s.gang); !errors.Is(err, framework.ErrGangLost) {
 		t.Fatalf("gang error %v, want %v", err, framework.ErrGangLost)
 	}
-	s.waitState(t, other.TaskID, protocol.TaskKilled)
+	s.WaitState(t, other.TaskID, protocol.TaskKilled)
 	if n := s.gang.Launches(); n != 2 {
 		t.Fatalf("%d launches, want 2", n)
 	}
@@ -115,7 +115,7 @@ func TestGang_RelaunchDoneWhenFinished(t *testing.T) {
 	// The gang sees each status before the scheduler does.
 	for _, id := range []protocol.TaskID{"m-0", "m-1"} {
 		testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
-			if st := s.statusesOf(id); len(st) == 0 || st[len(st)-1].State != protocol.TaskFinished {
+			if st := s.Statuses(id); len(st) == 0 || st[len(st)-1].State != protocol.TaskFinished {
 				return fmt.Errorf("task %s: statuses %v, want FINISHED last", id, states(st))
 			}
 			return nil

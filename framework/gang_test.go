@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
@@ -18,21 +19,21 @@ import (
 // gangScheduler starts a gang once registered and feeds it every offer;
 // it declines what the gang returns.
 type gangScheduler struct {
-	recorder
+	sdktest.Recorder
 	mu   sync.Mutex
 	gang *framework.Gang
 	errs []error
 }
 
 func (s *gangScheduler) Registered(d *framework.Driver, id protocol.FrameworkID) {
-	s.recorder.Registered(d, id)
+	s.Recorder.Registered(d, id)
 	if err := s.gang.Start(context.Background()); err != nil {
 		s.fail(err)
 	}
 }
 
 func (s *gangScheduler) Offers(d *framework.Driver, offers []protocol.Offer) {
-	s.recorder.Offers(d, offers)
+	s.Recorder.Offers(d, offers)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	rest, err := s.gang.Offer(ctx, offers)
@@ -61,7 +62,7 @@ func (s *gangScheduler) failures() []error {
 // startGang runs a driver whose scheduler runs one gang.
 func startGang(t *testing.T, c *testcluster.Cluster, spec framework.GangSpec, opts ...framework.Option) (*gangScheduler, *running) {
 	t.Helper()
-	s := &gangScheduler{}
+	s := &gangScheduler{Recorder: sdktest.Recorder{Timeout: wait}}
 	d := prepare(t, c, s, opts...)
 	g, err := framework.NewGang(d, spec)
 	if err != nil {
@@ -108,7 +109,7 @@ func TestGang_UniqueRack(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ti := range s.gang.Tasks() {
-		s.waitState(t, ti.TaskID, protocol.TaskRunning)
+		s.WaitState(t, ti.TaskID, protocol.TaskRunning)
 	}
 	// One task per agent, each launched as a group of one, at once.
 	for _, a := range c.Agents() {
@@ -158,11 +159,11 @@ func TestGang_TimeoutReleasesOffers(t *testing.T) {
 		t.Fatalf("still held: gang %d, driver %v", s.gang.Held(), r.d.Offers())
 	}
 	// Another framework now gets every agent, whole.
-	other := &recorder{}
+	other := newRecorder()
 	start(t, c, other)
 	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
 		agents := map[protocol.AgentID]bool{}
-		for _, o := range other.offersSince(0) {
+		for _, o := range other.OffersSince(0) {
 			if o.Resources.Equal(testcluster.DefaultAgentResources()) {
 				agents[o.AgentID] = true
 			}
@@ -199,7 +200,7 @@ func TestGang_CompetingGangsBothComplete(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ti := range s.gang.Tasks() {
-			s.waitState(t, ti.TaskID, protocol.TaskFinished)
+			s.WaitState(t, ti.TaskID, protocol.TaskFinished)
 		}
 		if errs := s.failures(); len(errs) > 0 {
 			t.Fatal(errs)
@@ -253,7 +254,7 @@ func TestGang_StaleOffersAcquireAgain(t *testing.T) {
 		Timeout: 5 * time.Second,
 	}, framework.WithSuppressed())
 	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
-		if len(s.registeredIDs()) == 0 {
+		if len(s.RegisteredIDs()) == 0 {
 			return errors.New("not registered")
 		}
 		return nil
@@ -278,7 +279,7 @@ func TestGang_StaleOffersAcquireAgain(t *testing.T) {
 	if err := waitGang(t, s.gang); err != nil {
 		t.Fatal(err)
 	}
-	s.waitState(t, "rank-0", protocol.TaskRunning)
+	s.WaitState(t, "rank-0", protocol.TaskRunning)
 	if ts := agent.Tasks(); len(ts) != 1 || ts[0].Launches != 1 {
 		t.Fatalf("agent runs %+v, want rank-0 once", ts)
 	}

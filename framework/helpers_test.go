@@ -3,13 +3,11 @@ package framework_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
@@ -19,178 +17,10 @@ import (
 // wait bounds every wait in these tests.
 const wait = 10 * time.Second
 
-// recorder is a Scheduler that records every callback. Hooks, when set,
-// run after the recording, on the driver's callback goroutine.
-type recorder struct {
-	mu           sync.Mutex
-	registered   []protocol.FrameworkID
-	reregistered int
-	disconnected int
-	offers       []protocol.Offer
-	rescinded    []protocol.OfferID
-	statuses     []protocol.TaskStatus
-	errs         []error
+// newRecorder bounds the recorder's waits like every other wait here.
+func newRecorder() *sdktest.Recorder { return &sdktest.Recorder{Timeout: wait} }
 
-	onRegistered func(d *framework.Driver)
-	onOffers     func(d *framework.Driver, offers []protocol.Offer)
-	onStatus     func(d *framework.Driver, st protocol.TaskStatus)
-}
-
-var _ framework.Scheduler = (*recorder)(nil)
-
-func (r *recorder) Registered(d *framework.Driver, id protocol.FrameworkID) {
-	r.mu.Lock()
-	r.registered = append(r.registered, id)
-	r.mu.Unlock()
-	if r.onRegistered != nil {
-		r.onRegistered(d)
-	}
-}
-
-func (r *recorder) Reregistered(*framework.Driver) {
-	r.mu.Lock()
-	r.reregistered++
-	r.mu.Unlock()
-}
-
-func (r *recorder) Disconnected(*framework.Driver) {
-	r.mu.Lock()
-	r.disconnected++
-	r.mu.Unlock()
-}
-
-func (r *recorder) Offers(d *framework.Driver, offers []protocol.Offer) {
-	r.mu.Lock()
-	r.offers = append(r.offers, offers...)
-	r.mu.Unlock()
-	if r.onOffers != nil {
-		r.onOffers(d, offers)
-	}
-}
-
-func (r *recorder) OfferRescinded(_ *framework.Driver, id protocol.OfferID) {
-	r.mu.Lock()
-	r.rescinded = append(r.rescinded, id)
-	r.mu.Unlock()
-}
-
-func (r *recorder) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
-	r.mu.Lock()
-	r.statuses = append(r.statuses, st)
-	r.mu.Unlock()
-	if r.onStatus != nil {
-		r.onStatus(d, st)
-	}
-}
-
-func (r *recorder) ShareUpdate(*framework.Driver, protocol.ShareUpdateEvent) {}
-
-func (r *recorder) Error(_ *framework.Driver, err error) {
-	r.mu.Lock()
-	r.errs = append(r.errs, err)
-	r.mu.Unlock()
-}
-
-func (r *recorder) offerCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.offers)
-}
-
-func (r *recorder) offersSince(n int) []protocol.Offer {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.offers[n:])
-}
-
-func (r *recorder) registeredIDs() []protocol.FrameworkID {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.registered)
-}
-
-func (r *recorder) disconnects() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.disconnected
-}
-
-func (r *recorder) reregistrations() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.reregistered
-}
-
-func (r *recorder) errors() []error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.errs)
-}
-
-func (r *recorder) rescinds() []protocol.OfferID {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.rescinded)
-}
-
-// statusesOf returns the statuses received for a task, in order.
-func (r *recorder) statusesOf(id protocol.TaskID) []protocol.TaskStatus {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []protocol.TaskStatus
-	for _, st := range r.statuses {
-		if st.TaskID == id {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
-// waitStatus waits for a status of task id that satisfies match and
-// returns it.
-func (r *recorder) waitStatus(t *testing.T, id protocol.TaskID, match func(protocol.TaskStatus) bool) protocol.TaskStatus {
-	t.Helper()
-	var found protocol.TaskStatus
-	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
-		for _, st := range r.statusesOf(id) {
-			if match(st) {
-				found = st
-				return nil
-			}
-		}
-		return fmt.Errorf("task %s: statuses %v", id, states(r.statusesOf(id)))
-	})
-	return found
-}
-
-// waitState waits for task id to reach state.
-func (r *recorder) waitState(t *testing.T, id protocol.TaskID, state protocol.TaskState) protocol.TaskStatus {
-	t.Helper()
-	return r.waitStatus(t, id, func(st protocol.TaskStatus) bool { return st.State == state })
-}
-
-// waitOffers waits for an offer received after the first n that satisfies
-// match, and returns it.
-func (r *recorder) waitOffer(t *testing.T, d *framework.Driver, n int, match func(protocol.Offer) bool) protocol.Offer {
-	t.Helper()
-	var found protocol.Offer
-	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
-		held := map[protocol.OfferID]bool{}
-		for _, o := range d.Offers() {
-			held[o.ID] = true
-		}
-		for _, o := range r.offersSince(n) {
-			if held[o.ID] && (match == nil || match(o)) {
-				found = o
-				return nil
-			}
-		}
-		return errors.New("no matching offer held")
-	})
-	return found
-}
-
-func states(sts []protocol.TaskStatus) []protocol.TaskState {
+func states(sts []sdktest.Arrival) []protocol.TaskState {
 	out := make([]protocol.TaskState, len(sts))
 	for i, st := range sts {
 		out[i] = st.State

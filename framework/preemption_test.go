@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
@@ -18,7 +19,7 @@ import (
 
 // preemptRecorder is a recorder that also records preemption warnings.
 type preemptRecorder struct {
-	recorder
+	sdktest.Recorder
 	pmu    sync.Mutex
 	events []protocol.PreemptionEvent
 }
@@ -78,7 +79,7 @@ func publishPreemption(t *testing.T, c *testcluster.Cluster, d *framework.Driver
 
 // launchRunning launches tasks that run until killed on offer o and waits
 // until they run.
-func launchRunning(t *testing.T, rec *recorder, d *framework.Driver, o protocol.Offer, ids ...string) []protocol.TaskInfo {
+func launchRunning(t *testing.T, rec *sdktest.Recorder, d *framework.Driver, o protocol.Offer, ids ...string) []protocol.TaskInfo {
 	t.Helper()
 	var tasks []protocol.TaskInfo
 	for _, id := range ids {
@@ -88,7 +89,7 @@ func launchRunning(t *testing.T, rec *recorder, d *framework.Driver, o protocol.
 		t.Fatal(err)
 	}
 	for i := range tasks {
-		st := rec.waitState(t, tasks[i].TaskID, protocol.TaskRunning)
+		st := rec.WaitState(t, tasks[i].TaskID, protocol.TaskRunning)
 		tasks[i].AgentID = st.AgentID
 	}
 	return tasks
@@ -108,10 +109,10 @@ func warned(d *framework.Driver) []protocol.TaskID {
 // that ends leaves Warned.
 func TestDriver_PreemptionWarning(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec := &preemptRecorder{}
+	rec := &preemptRecorder{Recorder: sdktest.Recorder{Timeout: wait}}
 	d := start(t, c, rec).d
-	o := rec.waitOffer(t, d, 0, nil)
-	tasks := launchRunning(t, &rec.recorder, d, o, "a", "b")
+	o := rec.WaitOffer(t, d, 0, nil)
+	tasks := launchRunning(t, &rec.Recorder, d, o, "a", "b")
 	deadline := time.Now().Add(time.Minute).Truncate(time.Microsecond)
 	sent := protocol.PreemptionEvent{Deadline: deadline.UnixNano(), Tasks: []protocol.PreemptedTask{
 		{TaskID: "a", AgentID: tasks[0].AgentID, Resources: unit(), Reason: protocol.ReasonRevoked},
@@ -141,7 +142,7 @@ func TestDriver_PreemptionWarning(t *testing.T) {
 	if err := d.Kill(ctxT(t), "a", tasks[0].AgentID, 0); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitState(t, "a", protocol.TaskKilled)
+	rec.WaitState(t, "a", protocol.TaskKilled)
 	if got := warned(d); len(got) != 0 {
 		t.Fatalf("warned %v after a ended, want none", got)
 	}
@@ -151,9 +152,9 @@ func TestDriver_PreemptionWarning(t *testing.T) {
 // keeps working, and the driver still records the warning.
 func TestDriver_PreemptionWithoutHandler(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec := &recorder{}
+	rec := newRecorder()
 	d := start(t, c, rec).d
-	o := rec.waitOffer(t, d, 0, nil)
+	o := rec.WaitOffer(t, d, 0, nil)
 	tasks := launchRunning(t, rec, d, o, "a")
 	publishPreemption(t, c, d, protocol.PreemptionEvent{Deadline: time.Now().Add(time.Minute).UnixNano(),
 		Tasks: []protocol.PreemptedTask{{TaskID: "a", AgentID: tasks[0].AgentID, Reason: protocol.ReasonAgentDrained}}})
@@ -163,7 +164,7 @@ func TestDriver_PreemptionWithoutHandler(t *testing.T) {
 		}
 		return nil
 	})
-	if errs := rec.errors(); len(errs) != 0 {
+	if errs := rec.Errors(); len(errs) != 0 {
 		t.Fatalf("errors %v", errs)
 	}
 }
@@ -173,9 +174,9 @@ func TestDriver_PreemptionWithoutHandler(t *testing.T) {
 // capability.
 func TestWithoutRevocable(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{})
-	with := start(t, c, &recorder{}, framework.WithoutRevocable(),
+	with := start(t, c, newRecorder(), framework.WithoutRevocable(),
 		framework.WithCapabilities(protocol.CapGang, protocol.CapNoRevocable)).d
-	without := start(t, c, &recorder{}, framework.WithCapabilities(protocol.CapGang)).d
+	without := start(t, c, newRecorder(), framework.WithCapabilities(protocol.CapGang)).d
 	v := c.WaitForLeader().View()
 	f, ok := v.Framework(with.ID())
 	if !ok || !f.HasCapability(protocol.CapNoRevocable) || !f.HasCapability(protocol.CapGang) {
@@ -197,9 +198,9 @@ func TestTaskBuilder_NonPreemptible(t *testing.T) {
 		t.Fatal("NonPreemptible did not mark the task")
 	}
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec := &recorder{}
+	rec := newRecorder()
 	d := start(t, c, rec).d
-	o := rec.waitOffer(t, d, 0, nil)
+	o := rec.WaitOffer(t, d, 0, nil)
 	if err := d.Launch(ctxT(t), []protocol.OfferID{o.ID}, ti); !errors.Is(err, protocol.ErrNotPreemptible) {
 		t.Fatalf("launch of a non-preemptible task without a guarantee: %v, want %v", err, protocol.ErrNotPreemptible)
 	}

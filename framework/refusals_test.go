@@ -21,16 +21,16 @@ func TestDriver_RefusalsSurviveFailover(t *testing.T) {
 	if err := d.Decline(ctxT(t), []protocol.OfferID{o0.ID}, refuse); err != nil {
 		t.Fatal(err)
 	}
-	before, mark := rec.reregistrations(), rec.offerCount()
+	before, mark := rec.Reregistrations(), rec.OfferCount()
 	c.KillLeader()
 	testutil.WaitFor(t, 10*time.Second, 10*time.Millisecond, func() error {
-		if n := rec.reregistrations(); n == before {
+		if n := rec.Reregistrations(); n == before {
 			return fmt.Errorf("not subscribed to a new leader yet")
 		}
 		return nil
 	})
-	rec.waitOffer(t, d, mark, onAgent(a1))
-	back := rec.waitOffer(t, d, mark, onAgent(a0))
+	rec.WaitOffer(t, d, mark, onAgent(a1))
+	back := rec.WaitOffer(t, d, mark, onAgent(a0))
 	if elapsed := time.Since(declined); elapsed < refuse {
 		t.Fatalf("agent %s offered again %s after its decline, across a leader change, refuse filter %s (offer %s)",
 			a0, elapsed, refuse, back.ID)

@@ -123,7 +123,7 @@ func TestStore_isolated(t *testing.T) {
 		t.Fatal("ci's request on analytics' subject was answered")
 	}
 	// On its own subject, naming analytics' framework: refused.
-	fw := start(t, c, &recorder{}, framework.WithPrincipal("analytics"), framework.WithSecret("s3cret"))
+	fw := start(t, c, newRecorder(), framework.WithPrincipal("analytics"), framework.WithSecret("s3cret"))
 	put.FrameworkID = fw.d.ID()
 	if err := rawCallOn(t, c, conn, "ci", put); !errors.Is(err, protocol.ErrUnauthorized) {
 		t.Fatalf("ci naming analytics' framework: %v, want ErrUnauthorized", err)
@@ -153,12 +153,12 @@ func TestStore_isolated(t *testing.T) {
 // one's writes are refused and change nothing.
 func TestStore_fencedAfterTakeover(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	r1 := start(t, c, &recorder{}, framework.WithFailoverTimeout(time.Minute))
+	r1 := start(t, c, newRecorder(), framework.WithFailoverTimeout(time.Minute))
 	ctx := ctxT(t)
 	if _, err := r1.d.Store().Put(ctx, "owner", []byte("first")); err != nil {
 		t.Fatal(err)
 	}
-	r2 := start(t, c, &recorder{}, framework.WithFrameworkID(r1.d.ID()), framework.WithFailoverTimeout(time.Minute))
+	r2 := start(t, c, newRecorder(), framework.WithFrameworkID(r1.d.ID()), framework.WithFailoverTimeout(time.Minute))
 	if _, err := r2.d.Store().Put(ctx, "owner", []byte("second")); err != nil {
 		t.Fatal(err)
 	}

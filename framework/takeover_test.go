@@ -63,21 +63,21 @@ func rawCallWith(t *testing.T, c *testcluster.Cluster, nc *nats.Conn, principal 
 // controls the framework's tasks.
 func TestDriver_TakenOver(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	rec1 := &recorder{}
+	rec1 := newRecorder()
 	r1 := start(t, c, rec1, framework.WithFailoverTimeout(time.Minute))
-	o := rec1.waitOffer(t, r1.d, 0, nil)
+	o := rec1.WaitOffer(t, r1.d, 0, nil)
 	if err := r1.d.Launch(ctxT(t), []protocol.OfferID{o.ID}, task("a", unit(), testcluster.RunUntilKilled())); err != nil {
 		t.Fatal(err)
 	}
-	rec1.waitState(t, "a", protocol.TaskRunning)
+	rec1.WaitState(t, "a", protocol.TaskRunning)
 	id := r1.d.ID()
 
-	rec2 := &recorder{}
+	rec2 := newRecorder()
 	r2 := start(t, c, rec2, framework.WithFailoverTimeout(time.Minute), framework.WithFrameworkID(id))
 	if err := r1.wait(t); !errors.Is(err, protocol.ErrFailedOver) {
 		t.Fatalf("first scheduler's Run: %v, want ErrFailedOver", err)
 	}
-	if errs := rec1.errors(); len(errs) == 0 || !errors.Is(errs[len(errs)-1], protocol.ErrFailedOver) {
+	if errs := rec1.Errors(); len(errs) == 0 || !errors.Is(errs[len(errs)-1], protocol.ErrFailedOver) {
 		t.Fatalf("first scheduler's Error callbacks: %v", errs)
 	}
 	f, ok := c.WaitForLeader().View().Framework(id)
@@ -90,7 +90,7 @@ func TestDriver_TakenOver(t *testing.T) {
 	if !errors.Is(err, protocol.ErrFailedOver) {
 		t.Fatalf("kill in the old session: %v, want ErrFailedOver", err)
 	}
-	rec2.waitState(t, "a", protocol.TaskRunning)
+	rec2.WaitState(t, "a", protocol.TaskRunning)
 	if tk, ok := c.WaitForLeader().View().Task(id, "a"); !ok || tk.State != protocol.TaskRunning {
 		t.Fatalf("task after a fenced kill: %+v, want running", tk)
 	}
@@ -105,9 +105,9 @@ func TestDriver_TakenOver(t *testing.T) {
 	if err := r2.d.Kill(ctxT(t), "a", "", 0); err != nil {
 		t.Fatal(err)
 	}
-	rec2.waitState(t, "a", protocol.TaskKilled)
-	rec2.waitOffer(t, r2.d, 0, nil)
-	if errs := rec2.errors(); len(errs) > 0 {
+	rec2.WaitState(t, "a", protocol.TaskKilled)
+	rec2.WaitOffer(t, r2.d, 0, nil)
+	if errs := rec2.Errors(); len(errs) > 0 {
 		t.Fatalf("new scheduler's errors: %v", errs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/protocol"
@@ -83,7 +84,7 @@ func TestAgent_BadTasks(t *testing.T) {
 		if !errors.Is(err, protocol.ErrInsufficient) {
 			t.Fatalf("Launch: %v, want ErrInsufficient", err)
 		}
-		f.rec.waitStatus(t, "too-big", "ERROR task_invalid for insufficient resources", func(st arrival) bool {
+		f.rec.WaitStatus(t, "too-big", "ERROR task_invalid for insufficient resources", func(st sdktest.Arrival) bool {
 			return st.State == protocol.TaskError && st.Reason == protocol.ReasonTaskInvalid && st.UUID == "" &&
 				strings.Contains(st.Message, "insufficient")
 		})
@@ -95,7 +96,7 @@ func TestAgent_BadTasks(t *testing.T) {
 		bad := shTask("elsewhere", "true")
 		bad.Constraints = []protocol.Constraint{{Attribute: "rack", Op: protocol.OpEq, Value: "r9"}}
 		f.launch(t, agent, bad)
-		st := f.rec.waitUpdate(t, "elsewhere", protocol.TaskError)
+		st := f.rec.WaitUpdate(t, "elsewhere", protocol.TaskError)
 		if st.Reason != protocol.ReasonConstraintViolated || !strings.Contains(st.Message, "rack") {
 			t.Errorf("got %s %q, want constraint_violated naming rack", st.Reason, st.Message)
 		}
@@ -107,7 +108,7 @@ func TestAgent_BadTasks(t *testing.T) {
 		bad := framework.NewTask("bad-sum", "true").Shell().CPUs(100).Mem(32).
 			URI(protocol.URI{Value: srv.URL + "/payload", Sha256: strings.Repeat("0", 64)}).Build()
 		f.launch(t, agent, bad)
-		st := f.rec.waitUpdate(t, "bad-sum", protocol.TaskFailed)
+		st := f.rec.WaitUpdate(t, "bad-sum", protocol.TaskFailed)
 		if st.Reason != protocol.ReasonFetchFailed || !strings.Contains(st.Message, "sha256") {
 			t.Errorf("got %s %q, want fetch_failed about sha256", st.Reason, st.Message)
 		}
@@ -121,7 +122,7 @@ func TestAgent_BadTasks(t *testing.T) {
 	good := framework.NewTask("good", "cat in.txt").Shell().CPUs(100).Mem(32).
 		URI(protocol.URI{Value: srv.URL + "/payload", Sha256: hex.EncodeToString(sum[:]), OutputFile: "in.txt"}).Build()
 	f.launch(t, agent, good)
-	st := f.rec.waitState(t, "good", protocol.TaskFinished)
+	st := f.rec.WaitState(t, "good", protocol.TaskFinished)
 	if st.ExitCode == nil || *st.ExitCode != 0 {
 		t.Errorf("good: exit code %v", st.ExitCode)
 	}
@@ -160,7 +161,7 @@ func (b *badTasks) noLaunch(t *testing.T, id protocol.TaskID) {
 // accept it refused: sent by the master (no UUID), with reason.
 func (b *badTasks) refusedByMaster(t *testing.T, id protocol.TaskID, reason string) {
 	t.Helper()
-	st := b.f.rec.waitState(t, id, protocol.TaskError)
+	st := b.f.rec.WaitState(t, id, protocol.TaskError)
 	if st.Reason != reason || st.UUID != "" {
 		t.Errorf("%s: got %s %q uuid %q, want %s from the master", id, st.Reason, st.Message, st.UUID, reason)
 	}
@@ -177,7 +178,7 @@ func (b *badTasks) outputEscapes(t *testing.T) {
 		t.Fatalf("Launch: %v, want ErrInvalidArgument", err)
 	}
 	b.refusedByMaster(t, "escape", protocol.ReasonTaskInvalid)
-	if st := b.f.rec.statusesOf("escape"); !strings.Contains(st[0].Message, "escapes the sandbox") {
+	if st := b.f.rec.Statuses("escape"); !strings.Contains(st[0].Message, "escapes the sandbox") {
 		t.Errorf("message %q, want it to say the output escapes the sandbox", st[0].Message)
 	}
 	if n := b.srv.served("/evil"); n != 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/internal/testutil"
@@ -28,7 +29,7 @@ func TestAgent_FrameworkFailover(t *testing.T) {
 	// offered the whole agent.
 	svc := shTask("svc", "sleep 1000")
 	start := func(opts ...framework.Option) *sdkFramework {
-		rec := &sdkRecorder{}
+		rec := newRecorder()
 		d := newDriver(t, c, rec, opts...)
 		if err := d.Demand(sdkCtx(t), framework.ShapeOf(svc, 1)); err != nil {
 			t.Fatal(err)
@@ -40,8 +41,8 @@ func TestAgent_FrameworkFailover(t *testing.T) {
 	keepID, briefID := keep.d.ID(), brief.d.ID()
 	keep.launch(t, e.ID(), svc)
 	brief.launch(t, e.ID(), svc)
-	keep.rec.waitState(t, "svc", protocol.TaskRunning)
-	brief.rec.waitState(t, "svc", protocol.TaskRunning)
+	keep.rec.WaitState(t, "svc", protocol.TaskRunning)
+	brief.rec.WaitState(t, "svc", protocol.TaskRunning)
 
 	// Both schedulers go away.
 	for _, f := range []*sdkFramework{keep, brief} {
@@ -83,22 +84,22 @@ func TestAgent_FrameworkFailover(t *testing.T) {
 	if ts, ok := agentTask(e, keepID, "svc"); !ok || ts.State != protocol.TaskRunning {
 		t.Fatalf("keep's task on the agent: %+v, want RUNNING", ts)
 	}
-	rec := &sdkRecorder{}
+	rec := newRecorder()
 	back := runDriver(t, newDriver(t, c, rec, framework.WithName("keep"), framework.WithFailoverTimeout(time.Minute),
 		framework.WithFrameworkID(keepID)), rec)
 	testutil.WaitFor(t, sdkWait, 5*time.Millisecond, func() error {
-		if got := rec.registeredIDs(); !slices.Equal(got, []protocol.FrameworkID{keepID}) {
+		if got := rec.RegisteredIDs(); !slices.Equal(got, []protocol.FrameworkID{keepID}) {
 			return fmt.Errorf("registered as %v, want %s", got, keepID)
 		}
 		return nil
 	})
-	rec.waitStatus(t, "svc", "RUNNING from reconciliation", func(st arrival) bool {
+	rec.WaitStatus(t, "svc", "RUNNING from reconciliation", func(st sdktest.Arrival) bool {
 		return st.State == protocol.TaskRunning && st.Reason == protocol.ReasonReconciliation && st.UUID == ""
 	})
 	if err := back.d.Kill(sdkCtx(t), "svc", "", 0); err != nil {
 		t.Fatal(err)
 	}
-	st := rec.waitUpdate(t, "svc", protocol.TaskKilled)
+	st := rec.WaitUpdate(t, "svc", protocol.TaskKilled)
 	if st.Reason != protocol.ReasonKilledByFramework || st.UUID == "" {
 		t.Errorf("keep's task: got %s uuid %q, want an update with killed_by_framework", st.Reason, st.UUID)
 	}
@@ -106,7 +107,7 @@ func TestAgent_FrameworkFailover(t *testing.T) {
 	if fr, ok := c.WaitForLeader().View().Framework(keepID); !ok || !fr.Connected {
 		t.Errorf("keep in the leader: %+v (known %v), want connected", fr, ok)
 	}
-	if errs := rec.errors(); len(errs) > 0 {
+	if errs := rec.Errors(); len(errs) > 0 {
 		t.Errorf("scheduler errors: %v", errs)
 	}
 }

@@ -19,18 +19,18 @@ import (
 // gang does not keep.
 func startGang(t *testing.T, c *testcluster.Cluster, spec framework.GangSpec) (*sdkFramework, *framework.Gang) {
 	t.Helper()
-	rec := &sdkRecorder{}
+	rec := newRecorder()
 	d := newDriver(t, c, rec, framework.WithName(spec.GroupID))
 	g, err := framework.NewGang(d, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.onRegistered = func(d *framework.Driver) {
+	rec.OnRegistered = func(d *framework.Driver) {
 		if err := g.Start(context.Background()); err != nil {
 			rec.Error(d, err)
 		}
 	}
-	rec.onOffers = func(d *framework.Driver, offers []protocol.Offer) {
+	rec.OnOffers = func(d *framework.Driver, offers []protocol.Offer) {
 		ctx, cancel := context.WithTimeout(context.Background(), sdkWait)
 		defer cancel()
 		rest, err := g.Offer(ctx, offers)
@@ -94,11 +94,11 @@ func TestAgent_CompetingGangs(t *testing.T) {
 			t.Fatalf("gang: %v (attempt %d, holding %d offers)", err, x.g.Attempt(), x.g.Held())
 		}
 		for _, ti := range x.g.Tasks() {
-			if st := x.f.rec.waitState(t, ti.TaskID, protocol.TaskFinished); st.ExitCode == nil || *st.ExitCode != 0 {
+			if st := x.f.rec.WaitState(t, ti.TaskID, protocol.TaskFinished); st.ExitCode == nil || *st.ExitCode != 0 {
 				t.Errorf("%s: exit code %v", ti.TaskID, st.ExitCode)
 			}
 		}
-		if errs := x.f.rec.errors(); len(errs) > 0 {
+		if errs := x.f.rec.Errors(); len(errs) > 0 {
 			t.Errorf("scheduler errors: %v", errs)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/protocol"
@@ -18,7 +19,7 @@ import (
 
 // distinctStates returns the states of a task's status updates in arrival
 // order, each update (UUID) once; statuses without a UUID are left out.
-func distinctStates(sts []arrival) []protocol.TaskState {
+func distinctStates(sts []sdktest.Arrival) []protocol.TaskState {
 	seen := map[protocol.StatusUUID]bool{}
 	var out []protocol.TaskState
 	for _, st := range sts {
@@ -54,7 +55,7 @@ func TestAgent_ShellTasks(t *testing.T) {
 	f.launch(t, e.ID(), hello, three, long, stubborn, patient, hog)
 
 	t.Run("exit 0", func(t *testing.T) {
-		st := f.rec.waitUpdate(t, "hello", protocol.TaskFinished)
+		st := f.rec.WaitUpdate(t, "hello", protocol.TaskFinished)
 		if st.ExitCode == nil || *st.ExitCode != 0 {
 			t.Errorf("exit code %v, want 0", st.ExitCode)
 		}
@@ -63,7 +64,7 @@ func TestAgent_ShellTasks(t *testing.T) {
 		// acknowledged, and the queue is replicated. Reconciliation
 		// statuses (no UUID) may come in between.
 		want := []protocol.TaskState{protocol.TaskStarting, protocol.TaskRunning, protocol.TaskFinished}
-		if got := distinctStates(f.rec.statusesOf("hello")); !slices.Equal(got, want) {
+		if got := distinctStates(f.rec.Statuses("hello")); !slices.Equal(got, want) {
 			t.Errorf("updates %v, want %v (raft term %s, started at %s)", got, want, raftTerm(c), term)
 		}
 		if out := readSandbox(t, e, sandboxOf(t, e, f.d.ID(), "hello"), "stdout"); out != "hello\n" {
@@ -71,48 +72,48 @@ func TestAgent_ShellTasks(t *testing.T) {
 		}
 	})
 	t.Run("exit 3", func(t *testing.T) {
-		st := f.rec.waitUpdate(t, "three", protocol.TaskFailed)
+		st := f.rec.WaitUpdate(t, "three", protocol.TaskFailed)
 		if st.ExitCode == nil || *st.ExitCode != 3 || st.Reason != protocol.ReasonCommandFailed {
-			t.Errorf("got %s exit %v, want FAILED command_failed exit 3", describeStatuses([]arrival{st}), st.ExitCode)
+			t.Errorf("got %s exit %v, want FAILED command_failed exit 3", sdktest.DescribeStatuses([]sdktest.Arrival{st}), st.ExitCode)
 		}
 	})
 	t.Run("kill", func(t *testing.T) {
-		f.rec.waitState(t, "long", protocol.TaskRunning)
+		f.rec.WaitState(t, "long", protocol.TaskRunning)
 		if err := f.d.Kill(sdkCtx(t), "long", "", 0); err != nil {
 			t.Fatal(err)
 		}
-		st := f.rec.waitUpdate(t, "long", protocol.TaskKilled)
+		st := f.rec.WaitUpdate(t, "long", protocol.TaskKilled)
 		if st.Reason != protocol.ReasonKilledByFramework {
 			t.Errorf("reason %q, want %s", st.Reason, protocol.ReasonKilledByFramework)
 		}
 	})
 	t.Run("kill escalates after the grace", func(t *testing.T) {
-		f.rec.waitState(t, "stubborn", protocol.TaskRunning)
+		f.rec.WaitState(t, "stubborn", protocol.TaskRunning)
 		waitFile(t, sandboxFile(e, sandboxOf(t, e, f.d.ID(), "stubborn"), "ready"))
 		asked := time.Now()
 		if err := f.d.Kill(sdkCtx(t), "stubborn", "", 0); err != nil {
 			t.Fatal(err)
 		}
-		st := f.rec.waitUpdate(t, "stubborn", protocol.TaskKilled)
+		st := f.rec.WaitUpdate(t, "stubborn", protocol.TaskKilled)
 		if took := st.At.Sub(asked); took < stubborn.KillGracePeriod {
 			t.Errorf("KILLED %s after the kill, before the %s grace ran out", took, stubborn.KillGracePeriod)
 		}
 		if st.Reason != protocol.ReasonKilledByFramework || !strings.Contains(st.Message, "SIGKILL") {
 			t.Errorf("got %s %q, want killed_by_framework by SIGKILL", st.Reason, st.Message)
 		}
-		if got := distinctStates(f.rec.statusesOf("stubborn")); !slices.Contains(got, protocol.TaskKilling) {
+		if got := distinctStates(f.rec.Statuses("stubborn")); !slices.Contains(got, protocol.TaskKilling) {
 			t.Errorf("updates %v, want KILLING before KILLED", got)
 		}
 	})
 	t.Run("kill with its own grace", func(t *testing.T) {
-		f.rec.waitState(t, "patient", protocol.TaskRunning)
+		f.rec.WaitState(t, "patient", protocol.TaskRunning)
 		waitFile(t, sandboxFile(e, sandboxOf(t, e, f.d.ID(), "patient"), "ready"))
 		const grace = 300 * time.Millisecond
 		asked := time.Now()
 		if err := f.d.Kill(sdkCtx(t), "patient", "", grace); err != nil {
 			t.Fatal(err)
 		}
-		st := f.rec.waitUpdate(t, "patient", protocol.TaskKilled)
+		st := f.rec.WaitUpdate(t, "patient", protocol.TaskKilled)
 		if took := st.At.Sub(asked); took < grace {
 			t.Errorf("KILLED %s after the kill, before its %s grace ran out", took, grace)
 		}
@@ -121,7 +122,7 @@ func TestAgent_ShellTasks(t *testing.T) {
 		}
 	})
 	t.Run("memory limit", func(t *testing.T) {
-		st := f.rec.waitUpdate(t, "hog", protocol.TaskFailed)
+		st := f.rec.WaitUpdate(t, "hog", protocol.TaskFailed)
 		if st.Reason != protocol.ReasonMemoryLimit || !strings.Contains(st.Message, "32 MiB") {
 			t.Errorf("got %s %q, want memory_limit over 32 MiB", st.Reason, st.Message)
 		}
@@ -144,19 +145,19 @@ func TestAgent_GroupRefusedWhole(t *testing.T) {
 	bad.Constraints = []protocol.Constraint{{Attribute: "rack", Op: protocol.OpEq, Value: "r9"}}
 	f.launchGroup(t, e.ID(), "pair", ok, bad)
 
-	st := f.rec.waitUpdate(t, "bad", protocol.TaskError)
+	st := f.rec.WaitUpdate(t, "bad", protocol.TaskError)
 	if st.Reason != protocol.ReasonConstraintViolated || !strings.Contains(st.Message, "rack") {
 		t.Errorf("culprit: got %s %q, want constraint_violated naming rack", st.Reason, st.Message)
 	}
-	st = f.rec.waitUpdate(t, "ok", protocol.TaskError)
+	st = f.rec.WaitUpdate(t, "ok", protocol.TaskError)
 	if st.Reason != protocol.ReasonGroupMemberFailed || !strings.Contains(st.Message, "bad") {
 		t.Errorf("other member: got %s %q, want group_member_failed naming bad", st.Reason, st.Message)
 	}
 	for _, id := range []protocol.TaskID{"ok", "bad"} {
-		sts := f.rec.statusesOf(id)
+		sts := f.rec.Statuses(id)
 		// The agent decided, and reported nothing but ERROR.
 		if got := distinctStates(sts); !slices.Equal(got, []protocol.TaskState{protocol.TaskError}) {
-			t.Errorf("%s: updates %v (%s), want one ERROR", id, got, describeStatuses(sts))
+			t.Errorf("%s: updates %v (%s), want one ERROR", id, got, sdktest.DescribeStatuses(sts))
 		}
 		ts := waitAgentTask(t, e, fw, id, protocol.TaskError)
 		if ts.Sandbox != "" {
@@ -196,7 +197,7 @@ func TestAgent_GroupThatCannotFit(t *testing.T) {
 		t.Fatalf("LaunchGroup: %v, want ErrInsufficient", err)
 	}
 	for _, m := range members {
-		st := f.rec.waitState(t, m.TaskID, protocol.TaskError)
+		st := f.rec.WaitState(t, m.TaskID, protocol.TaskError)
 		if st.Reason != protocol.ReasonTaskInvalid || st.UUID != "" {
 			t.Errorf("%s: got %s %q, want task_invalid from the leader", m.TaskID, st.Reason, st.Message)
 		}
@@ -211,6 +212,6 @@ func TestAgent_GroupThatCannotFit(t *testing.T) {
 	small := []protocol.TaskInfo{shTask("s0", "sleep 1000"), shTask("s1", "sleep 1000")}
 	f.launchGroup(t, e.ID(), "small", small...)
 	for _, m := range small {
-		f.rec.waitState(t, m.TaskID, protocol.TaskRunning)
+		f.rec.WaitState(t, m.TaskID, protocol.TaskRunning)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/internal/testutil"
@@ -34,7 +35,7 @@ func TestAgent_LeaderKilledWhileTasksRun(t *testing.T) {
 	f.launch(t, e.ID(), tasks...)
 	sandboxes := map[protocol.TaskID]string{}
 	for _, id := range before {
-		f.rec.waitState(t, id, protocol.TaskRunning)
+		f.rec.WaitState(t, id, protocol.TaskRunning)
 		sandboxes[id] = sandboxOf(t, e, fw, id)
 	}
 
@@ -42,13 +43,13 @@ func TestAgent_LeaderKilledWhileTasksRun(t *testing.T) {
 	leader := c.WaitForLeader()
 	t.Logf("killed leader %s; %s leads", c.NodeID(old), leader.ID())
 	testutil.WaitFor(t, sdkWait, 5*time.Millisecond, func() error {
-		if f.rec.disconnects() == 0 || f.rec.reregistrations() == 0 {
-			return fmt.Errorf("disconnected %d times, reregistered %d times", f.rec.disconnects(), f.rec.reregistrations())
+		if f.rec.Disconnects() == 0 || f.rec.Reregistrations() == 0 {
+			return fmt.Errorf("disconnected %d times, reregistered %d times", f.rec.Disconnects(), f.rec.Reregistrations())
 		}
 		return nil
 	})
 	for _, id := range before {
-		f.rec.waitStatus(t, id, "RUNNING from reconciliation", func(st arrival) bool {
+		f.rec.WaitStatus(t, id, "RUNNING from reconciliation", func(st sdktest.Arrival) bool {
 			return st.State == protocol.TaskRunning && st.Reason == protocol.ReasonReconciliation && st.UUID == ""
 		})
 	}
@@ -59,7 +60,7 @@ func TestAgent_LeaderKilledWhileTasksRun(t *testing.T) {
 	f.launch(t, e.ID(), shTask("after", "echo after"))
 	all := append(slices.Clone(before), "after")
 	for _, id := range all {
-		f.rec.waitState(t, id, protocol.TaskFinished)
+		f.rec.WaitState(t, id, protocol.TaskFinished)
 	}
 	if out := readSandbox(t, e, sandboxOf(t, e, fw, "after"), "stdout"); out != "after\n" {
 		t.Errorf("stdout of after: %q", out)
@@ -84,7 +85,7 @@ func TestAgent_LeaderKilledWhileTasksRun(t *testing.T) {
 	// the leader change voided is refused with an ERROR that carries no
 	// UUID; the task is then launched on a fresh offer.)
 	for _, id := range all {
-		sts := f.rec.statusesOf(id)
+		sts := f.rec.Statuses(id)
 		for _, st := range sts {
 			switch {
 			case st.State == protocol.TaskLost || st.State == protocol.TaskUnreachable || st.State == protocol.TaskDropped,
@@ -94,13 +95,13 @@ func TestAgent_LeaderKilledWhileTasksRun(t *testing.T) {
 			}
 		}
 		for _, st := range []protocol.TaskState{protocol.TaskStarting, protocol.TaskRunning, protocol.TaskFinished} {
-			if n, _ := countUpdates(sts, st); n != 1 {
-				t.Errorf("%s: %d distinct %s updates, want 1 (statuses %s)", id, n, st, describeStatuses(sts))
+			if n, _ := sdktest.CountUpdates(sts, st); n != 1 {
+				t.Errorf("%s: %d distinct %s updates, want 1 (statuses %s)", id, n, st, sdktest.DescribeStatuses(sts))
 			}
 		}
 	}
 	checkKnownOnce(t, e, fw, all)
-	if errs := f.rec.errors(); len(errs) > 0 {
+	if errs := f.rec.Errors(); len(errs) > 0 {
 		t.Errorf("scheduler errors: %v", errs)
 	}
 }

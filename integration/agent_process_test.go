@@ -13,6 +13,7 @@ import (
 
 	"github.com/allot-project/allot/executor"
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
@@ -133,7 +134,7 @@ func TestAgent_ProcessKilledAndRestarted(t *testing.T) {
 	id := p.waitRegistered()
 	f := startSDK(t, c, framework.WithName("proc"))
 	f.launch(t, id, shTask("t1", waitForGo))
-	f.rec.waitState(t, "t1", protocol.TaskRunning)
+	f.rec.WaitState(t, "t1", protocol.TaskRunning)
 	var sandbox string
 	testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
 		st, err := p.state()
@@ -183,18 +184,18 @@ func TestAgent_ProcessKilledAndRestarted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sandbox, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.rec.waitUpdate(t, "t1", protocol.TaskFinished)
+	f.rec.WaitUpdate(t, "t1", protocol.TaskFinished)
 	testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
 		if _, ok := c.WaitForLeader().View().Task(f.d.ID(), "t1"); ok {
 			return fmt.Errorf("leader still holds t1: its FINISHED is not acknowledged")
 		}
 		return nil
 	})
-	if distinct, deliveries := countUpdates(f.rec.statusesOf("t1"), protocol.TaskFinished); distinct != 1 || deliveries != 1 {
+	if distinct, deliveries := sdktest.CountUpdates(f.rec.Statuses("t1"), protocol.TaskFinished); distinct != 1 || deliveries != 1 {
 		t.Errorf("FINISHED: %d updates delivered %d times, want one, once (%s)", distinct, deliveries,
-			describeStatuses(f.rec.statusesOf("t1")))
+			sdktest.DescribeStatuses(f.rec.Statuses("t1")))
 	}
-	for _, st := range f.rec.statusesOf("t1") {
+	for _, st := range f.rec.Statuses("t1") {
 		if st.State == protocol.TaskLost || st.State == protocol.TaskFailed {
 			t.Errorf("t1 reported %s (%s)", st.State, st.Reason)
 		}

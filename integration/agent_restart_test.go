@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/internal/testutil"
@@ -56,8 +57,8 @@ func TestAgent_RestartKeepsTaskRunning(t *testing.T) {
 	f := startSDK(t, c, framework.WithName("restart"))
 	fw := f.d.ID()
 	f.launch(t, id, shTask("stays", waitForGo), shTask("ends", waitForGo))
-	f.rec.waitState(t, "stays", protocol.TaskRunning)
-	f.rec.waitState(t, "ends", protocol.TaskRunning)
+	f.rec.WaitState(t, "stays", protocol.TaskRunning)
+	f.rec.WaitState(t, "ends", protocol.TaskRunning)
 	stays, ends := sandboxOf(t, e, fw, "stays"), sandboxOf(t, e, fw, "ends")
 	staysPid, endsPid := taskPid(t, e, stays), taskPid(t, e, ends)
 	before, ok := c.WaitForLeader().View().Agent(id)
@@ -103,12 +104,12 @@ func TestAgent_RestartKeepsTaskRunning(t *testing.T) {
 	if tk, ok := c.WaitForLeader().View().Task(fw, "stays"); !ok || tk.State != protocol.TaskRunning {
 		t.Fatalf("master holds %+v after the restarts, want stays RUNNING", tk)
 	}
-	f.rec.waitState(t, "ends", protocol.TaskFinished)
+	f.rec.WaitState(t, "ends", protocol.TaskFinished)
 	if out := readSandbox(t, e, ends, "stdout"); out != "done\n" {
 		t.Errorf("stdout of ends: %q, want %q", out, "done\n")
 	}
 	touchIn(t, e, stays, "go")
-	f.rec.waitState(t, "stays", protocol.TaskFinished)
+	f.rec.WaitState(t, "stays", protocol.TaskFinished)
 
 	// Acknowledged: the leader forgets both terminal tasks, and the agent
 	// has nothing left to send.
@@ -125,12 +126,12 @@ func TestAgent_RestartKeepsTaskRunning(t *testing.T) {
 		return nil
 	})
 	for _, task := range []protocol.TaskID{"stays", "ends"} {
-		sts := f.rec.statusesOf(task)
+		sts := f.rec.Statuses(task)
 		for _, st := range []protocol.TaskState{protocol.TaskStarting, protocol.TaskRunning, protocol.TaskFinished} {
-			n, deliveries := countUpdates(sts, st)
+			n, deliveries := sdktest.CountUpdates(sts, st)
 			if n != 1 || st == protocol.TaskFinished && deliveries != 1 {
 				t.Errorf("%s: %s came as %d updates in %d deliveries, want one (statuses %s)",
-					task, st, n, deliveries, describeStatuses(sts))
+					task, st, n, deliveries, sdktest.DescribeStatuses(sts))
 			}
 		}
 		for _, st := range sts {

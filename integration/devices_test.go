@@ -39,7 +39,7 @@ func gpuAgent(t *testing.T, c *testcluster.Cluster, devices string) *executors.E
 func devicesSeen(t *testing.T, e *executors.Executor, f *sdkFramework, id string) (string, string) {
 	t.Helper()
 	var line string
-	f.rec.waitState(t, protocol.TaskID(id), protocol.TaskRunning)
+	f.rec.WaitState(t, protocol.TaskID(id), protocol.TaskRunning)
 	path := sandboxFile(e, sandboxOf(t, e, f.d.ID(), protocol.TaskID(id)), "stdout")
 	testutil.WaitFor(t, sdkWait, 10*time.Millisecond, func() error {
 		data, err := os.ReadFile(path)

@@ -78,7 +78,7 @@ func newTenantCluster(t *testing.T, tls bool) *tenantCluster {
 	long := shTask(string(bobLong), `printf %s "$BOB_SECRET" > secret; chmod 600 secret; exec sleep 600`)
 	long.Command.Env = map[string]string{"BOB_SECRET": tc.bobSecret}
 	tc.bob.launch(t, tc.agents[0].ID(), long)
-	tc.bob.rec.waitState(t, bobLong, protocol.TaskRunning)
+	tc.bob.rec.WaitState(t, bobLong, protocol.TaskRunning)
 	tc.alice = tc.connectAs(t, protocol.Identity{Kind: protocol.KindFramework, Name: "alice"})
 	return tc
 }
@@ -97,7 +97,7 @@ func (tc *tenantCluster) tenant(t *testing.T, p, user, role string) *sdkFramewor
 	} else {
 		opts = append(opts, framework.WithSecret(tc.c.Secret(id)))
 	}
-	rec := &sdkRecorder{}
+	rec := newRecorder()
 	d, err := framework.NewDriver(rec, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -235,16 +235,16 @@ func (tc *tenantCluster) bobCarriesOn(t *testing.T, name string) {
 	for i, e := range tc.agents {
 		id := protocol.TaskID(fmt.Sprintf("bob-after-%s-%d", name, i))
 		tc.bob.launch(t, e.ID(), shTask(string(id), "echo fine"))
-		if st := tc.bob.rec.waitState(t, id, protocol.TaskFinished); st.ExitCode == nil || *st.ExitCode != 0 {
+		if st := tc.bob.rec.WaitState(t, id, protocol.TaskFinished); st.ExitCode == nil || *st.ExitCode != 0 {
 			t.Fatalf("%s: bob's task on agent %d: %+v", name, i, st.TaskStatus)
 		}
 	}
-	for _, st := range tc.bob.rec.statusesOf(bobLong) {
+	for _, st := range tc.bob.rec.Statuses(bobLong) {
 		if st.State != protocol.TaskStaging && st.State != protocol.TaskStarting && st.State != protocol.TaskRunning {
 			t.Fatalf("%s: bob heard its long task %s (%s)", name, st.State, st.Message)
 		}
 	}
-	if errs := tc.bob.rec.errors(); len(errs) > 0 {
+	if errs := tc.bob.rec.Errors(); len(errs) > 0 {
 		t.Fatalf("%s: bob's driver met errors: %v", name, errs)
 	}
 }

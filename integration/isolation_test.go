@@ -83,7 +83,7 @@ func attackSniff(t *testing.T, tc *tenantCluster) {
 	task := shTask("bob-sniffed", `echo "$BOB_SECRET" | wc -c`)
 	task.Command.Env = map[string]string{"BOB_SECRET": tc.bobSecret}
 	tc.bob.launch(t, tc.agents[1].ID(), task)
-	tc.bob.rec.waitState(t, "bob-sniffed", protocol.TaskFinished)
+	tc.bob.rec.WaitState(t, "bob-sniffed", protocol.TaskFinished)
 	if err := tc.alice.nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func attackSandboxRead(t *testing.T, tc *tenantCluster) {
 	bobSandbox := sandboxOf(t, e, tc.bob.d.ID(), bobLong)
 	script := fmt.Sprintf(`cat "$ALLOT_SANDBOX/../%s/secret"; echo "cat=$?"; ls "$ALLOT_SANDBOX/.."; echo "ls=$?"; id -u`, bobSandbox)
 	alice.launch(t, e.ID(), shTask("alice-reader", script))
-	alice.rec.waitState(t, "alice-reader", protocol.TaskFinished)
+	alice.rec.WaitState(t, "alice-reader", protocol.TaskFinished)
 	out := readSandbox(t, e, sandboxOf(t, e, alice.d.ID(), "alice-reader"), "stdout")
 	if strings.Contains(out, tc.bobSecret) || !strings.Contains(out, "cat=1") || strings.Contains(out, "ls=0") ||
 		strings.Contains(out, bobSandbox) || !strings.Contains(out, "65534") {

@@ -57,7 +57,7 @@ func TestLeftover_Figure2(t *testing.T) {
 		}
 		var req protocol.DemandRequest
 		plan.AddTo(&req)
-		rec := &sdkRecorder{}
+		rec := newRecorder()
 		d := newDriver(t, c, rec, framework.WithName(fmt.Sprintf("J%d", i+1)))
 		if err := d.DeclareDemand(ctx, req); err != nil {
 			t.Fatal(err)
@@ -80,17 +80,16 @@ func TestLeftover_Figure2(t *testing.T) {
 	for i, f := range fws {
 		var got map[protocol.OfferKind]protocol.Offer
 		testutil.WaitFor(t, sdkWait, 5*time.Millisecond, func() error {
-			f.rec.mu.Lock()
-			defer f.rec.mu.Unlock()
+			offers := f.rec.OffersSince(0)
 			got = map[protocol.OfferKind]protocol.Offer{}
-			for _, o := range f.rec.offers {
+			for _, o := range offers {
 				if _, dup := got[o.Kind]; dup {
-					return fmt.Errorf("J%d: two %s offers: %v", i+1, o.Kind, f.rec.offers)
+					return fmt.Errorf("J%d: two %s offers: %v", i+1, o.Kind, offers)
 				}
 				got[o.Kind] = o
 			}
 			if len(got) != 2 {
-				return fmt.Errorf("J%d: offers %v, want a fair and a leftover one", i+1, f.rec.offers)
+				return fmt.Errorf("J%d: offers %v, want a fair and a leftover one", i+1, offers)
 			}
 			return nil
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-project/allot/executor"
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
@@ -38,7 +39,7 @@ func TestNATSStall_ClientsMoveOn(t *testing.T) {
 		agent = st.AgentID
 		return nil
 	})
-	rec := &sdkRecorder{}
+	rec := newRecorder()
 	d, err := framework.NewDriver(rec, framework.WithNATSURLs(stalled.NATS), framework.WithName("stall"),
 		framework.WithLogger(testlog.New(t)), framework.WithRequestTimeout(time.Second))
 	if err != nil {
@@ -46,7 +47,7 @@ func TestNATSStall_ClientsMoveOn(t *testing.T) {
 	}
 	f := runDriver(t, d, rec)
 	f.launch(t, agent, shTask("before", "true"))
-	f.rec.waitState(t, "before", protocol.TaskFinished)
+	f.rec.WaitState(t, "before", protocol.TaskFinished)
 
 	stalled.Pause()
 	paused := time.Now()
@@ -57,7 +58,7 @@ func TestNATSStall_ClientsMoveOn(t *testing.T) {
 	if took > launchWithin {
 		t.Errorf("the framework launched %v after its server was paused, want within %v", took.Round(time.Millisecond), launchWithin)
 	}
-	f.rec.waitState(t, id, protocol.TaskFinished)
+	f.rec.WaitState(t, id, protocol.TaskFinished)
 	// The agent stays active while its first server stays paused.
 	for time.Now().Before(paused.Add(pause)) {
 		var st api.State
@@ -113,7 +114,7 @@ func launchUntil(t *testing.T, f *sdkFramework, agent protocol.AgentID, task pro
 		if errors.Is(last, framework.ErrAmbiguous) {
 			// Reconciliation settles it: unknown to the leader, or
 			// under way.
-			st := f.rec.waitStatus(t, task.TaskID, "any", func(arrival) bool { return true })
+			st := f.rec.WaitStatus(t, task.TaskID, "any", func(sdktest.Arrival) bool { return true })
 			if st.State != protocol.TaskLost {
 				return st.At, task.TaskID
 			}

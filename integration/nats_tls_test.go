@@ -24,14 +24,14 @@ func TestCluster_NATSTLS(t *testing.T) {
 		nc.Close()
 		t.Fatal("a client without a certificate connected")
 	}
-	if _, err := framework.NewDriver(&sdkRecorder{}, framework.WithNATSTLS(files.CA, files.Cert, "")); err == nil {
+	if _, err := framework.NewDriver(newRecorder(), framework.WithNATSTLS(files.CA, files.Cert, "")); err == nil {
 		t.Fatal("a driver took a client certificate without its key")
 	}
-	rec := &sdkRecorder{}
+	rec := newRecorder()
 	f := runDriver(t, newDriver(t, c, rec, framework.WithFailoverTimeout(time.Minute)), rec)
 	task := shTask("hello", "echo over tls")
 	f.launch(t, e.ID(), task)
-	if st := rec.waitState(t, "hello", protocol.TaskFinished); st.ExitCode == nil || *st.ExitCode != 0 {
+	if st := rec.WaitState(t, "hello", protocol.TaskFinished); st.ExitCode == nil || *st.ExitCode != 0 {
 		t.Fatalf("task over TLS: %+v", st)
 	}
 }

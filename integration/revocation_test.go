@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/master"
@@ -17,7 +18,7 @@ import (
 // launcher is an SDK framework that launches as many 1-CPU tasks as each
 // offer holds, up to max, and records its offers and warnings.
 type launcher struct {
-	*sdkRecorder
+	*sdktest.Recorder
 	name string
 	max  int
 
@@ -60,14 +61,14 @@ func (l *launcher) onOffers(d *framework.Driver, offers []protocol.Offer) {
 
 func newLauncher(t *testing.T, c *testcluster.Cluster, name, role string, max int, opts ...framework.Option) (*launcher, *sdkFramework) {
 	t.Helper()
-	l := &launcher{sdkRecorder: &sdkRecorder{}, name: name, max: max}
-	l.sdkRecorder.onOffers = l.onOffers
+	l := &launcher{Recorder: newRecorder(), name: name, max: max}
+	l.Recorder.OnOffers = l.onOffers
 	opts = append([]framework.Option{framework.WithName(name), framework.WithRole(role)}, opts...)
 	d, err := framework.NewDriver(l, append(driverOptions(t, c), opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, runDriver(t, d, l.sdkRecorder)
+	return l, runDriver(t, d, l.Recorder)
 }
 
 // TestRevocation_lenderGetsItsShareBack: a borrower runs long tasks on
@@ -109,13 +110,11 @@ func TestRevocation_lenderGetsItsShareBack(t *testing.T) {
 		}
 		return nil
 	})
-	borrower.mu.Lock()
-	for _, o := range borrower.offers {
+	for _, o := range borrower.OffersSince(0) {
 		if !o.Revocable || o.Kind != protocol.OfferLeftover {
 			t.Errorf("borrower's offer %s is %s, revocable %v; want leftover and revocable", o.ID, o.Kind, o.Revocable)
 		}
 	}
-	borrower.mu.Unlock()
 
 	// The lender's demand returns.
 	returned := time.Now()
@@ -153,13 +152,13 @@ func TestRevocation_lenderGetsItsShareBack(t *testing.T) {
 	t.Logf("the lender got its share %v after its demand returned, %v after the last warning's deadline", reached.Sub(returned), reached.Sub(deadline))
 	checkRevoked(t, borrower, warnings)
 
-	refuser.mu.Lock()
-	defer refuser.mu.Unlock()
-	for _, o := range refuser.offers {
+	for _, o := range refuser.OffersSince(0) {
 		if o.Revocable || o.Kind == protocol.OfferLeftover {
 			t.Errorf("the framework that takes no revocable resources was offered %s (%s)", o.ID, o.Kind)
 		}
 	}
+	lender.mu.Lock()
+	defer lender.mu.Unlock()
 	if len(lender.warnings) != 0 {
 		t.Errorf("the lender was warned: %+v", lender.warnings)
 	}
@@ -181,10 +180,10 @@ func checkRevoked(t *testing.T, borrower *launcher, warnings []protocol.Preempti
 	}
 	// The borrower hears of its KILLED tasks on its own stream, which may
 	// come after the lender's launch.
-	var killed []arrival
+	var killed []sdktest.Arrival
 	testutil.WaitFor(t, sdkWait, 5*time.Millisecond, func() error {
 		killed = killed[:0]
-		for _, a := range borrower.statusesSnapshot() {
+		for _, a := range firstOfEachState(borrower.AllStatuses()) {
 			if a.State == protocol.TaskKilled {
 				killed = append(killed, a)
 			}
@@ -204,14 +203,12 @@ func checkRevoked(t *testing.T, borrower *launcher, warnings []protocol.Preempti
 	}
 }
 
-// statusesSnapshot returns the statuses received so far, deduplicated by
-// task and state.
-func (r *sdkRecorder) statusesSnapshot() []arrival {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// firstOfEachState keeps the first of each task's statuses in each state:
+// reconciliation and redelivery repeat a state the task reached once.
+func firstOfEachState(sts []sdktest.Arrival) []sdktest.Arrival {
 	seen := map[string]bool{}
-	var out []arrival
-	for _, a := range r.statuses {
+	var out []sdktest.Arrival
+	for _, a := range sts {
 		k := string(a.TaskID) + "/" + string(a.State)
 		if !seen[k] {
 			seen[k] = true

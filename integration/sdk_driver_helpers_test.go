@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
@@ -22,14 +23,14 @@ import (
 // sdkFramework is a framework.Driver running in the background.
 type sdkFramework struct {
 	d      *framework.Driver
-	rec    *sdkRecorder
+	rec    *sdktest.Recorder
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error
 }
 
 // newDriver builds a driver for rec connected to the cluster.
-func newDriver(t *testing.T, c *testcluster.Cluster, rec *sdkRecorder, opts ...framework.Option) *framework.Driver {
+func newDriver(t *testing.T, c *testcluster.Cluster, rec *sdktest.Recorder, opts ...framework.Option) *framework.Driver {
 	t.Helper()
 	d, err := framework.NewDriver(rec, append(driverOptions(t, c), opts...)...)
 	if err != nil {
@@ -53,7 +54,7 @@ func driverOptions(t *testing.T, c *testcluster.Cluster) []framework.Option {
 
 // runDriver runs d until the test ends (or stop) and waits until it has
 // subscribed.
-func runDriver(t *testing.T, d *framework.Driver, rec *sdkRecorder) *sdkFramework {
+func runDriver(t *testing.T, d *framework.Driver, rec *sdktest.Recorder) *sdkFramework {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &sdkFramework{d: d, rec: rec, cancel: cancel, done: make(chan struct{})}
@@ -76,12 +77,12 @@ func runDriver(t *testing.T, d *framework.Driver, rec *sdkRecorder) *sdkFramewor
 }
 
 // startSDK builds and runs an SDK framework recording into a new
-// sdkRecorder. It declares no demand, so it is offered whole agents, and
+// recorder. It declares no demand, so it is offered whole agents, and
 // it holds every offer it does not launch on: frameworks that share an
 // agent declare their demand instead (see TestAgent_FrameworkFailover).
 func startSDK(t *testing.T, c *testcluster.Cluster, opts ...framework.Option) *sdkFramework {
 	t.Helper()
-	rec := &sdkRecorder{}
+	rec := newRecorder()
 	return runDriver(t, newDriver(t, c, rec, opts...), rec)
 }
 
@@ -146,7 +147,7 @@ func (f *sdkFramework) launchWith(t *testing.T, id protocol.AgentID, tasks []pro
 		need.AddInPlace(ti.Resources)
 	}
 	for range 10 {
-		before := len(f.rec.statusesOf(tasks[0].TaskID))
+		before := len(f.rec.Statuses(tasks[0].TaskID))
 		err := accept(f.offerOn(t, id, need))
 		// A stale offer, or none leading to take the accept (nobody
 		// received it): try a fresh offer.
@@ -158,7 +159,7 @@ func (f *sdkFramework) launchWith(t *testing.T, id protocol.AgentID, tasks []pro
 			// The leader changed while committing: the driver reconciles,
 			// and a launch that never committed comes back LOST
 			// (task_unknown); the tasks of one accept commit together.
-			st := f.rec.waitStatusAfter(t, tasks[0].TaskID, before)
+			st := f.rec.WaitStatusAfter(t, tasks[0].TaskID, before)
 			if st.State == protocol.TaskLost && st.Reason == protocol.ReasonTaskUnknown {
 				continue
 			}

@@ -24,12 +24,12 @@ func TestCLI_TaskLogs(t *testing.T) {
 		cfg.OperatorToken = "op"
 	}})
 	e := executors.New(t, c, executors.Options{})
-	rec := &sdkRecorder{}
+	rec := newRecorder()
 	// A failover timeout, so that a loaded machine's late heartbeat does
 	// not end the framework and kill its task.
 	f := runDriver(t, newDriver(t, c, rec, framework.WithFailoverTimeout(time.Minute)), rec)
 	f.launch(t, e.ID(), shTask("greet", "for i in 1 2 3 4 5; do echo line $i; done; echo oops >&2"))
-	rec.waitState(t, "greet", protocol.TaskFinished)
+	rec.WaitState(t, "greet", protocol.TaskFinished)
 
 	run := func(args ...string) (string, string, error) {
 		cmd := exec.Command(allotBinary(t), append([]string{"tasks", "logs", string(f.d.ID()), "greet",

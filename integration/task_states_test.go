@@ -15,6 +15,7 @@ import (
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/framework/altruism"
 	"github.com/allot-project/allot/framework/dag"
+	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/internal/testlog"
@@ -132,7 +133,7 @@ func TestTaskStates_AgentKilledDuringLaunch(t *testing.T) {
 	files.serve()
 	p.start()
 
-	st := aware.rec.waitStatus(t, "fetching", "terminal", func(st arrival) bool { return st.State.Terminal() })
+	st := aware.rec.WaitStatus(t, "fetching", "terminal", func(st sdktest.Arrival) bool { return st.State.Terminal() })
 	if st.State != protocol.TaskDropped || st.Reason != protocol.ReasonAgentRestarted {
 		t.Errorf("partition-aware framework: task ended %s (%s), want DROPPED (agent_restarted)", st.State, st.Reason)
 	}
@@ -186,9 +187,7 @@ func TestTaskStates_StaleOfferDropped(t *testing.T) {
 		task := shTask("late", "true")
 		o := f.offerOn(t, e.ID(), task.Resources)
 		testutil.WaitFor(t, sdkWait, 5*time.Millisecond, func() error {
-			f.rec.mu.Lock()
-			defer f.rec.mu.Unlock()
-			if !slices.Contains(f.rec.rescinded, o.ID) {
+			if !slices.Contains(f.rec.Rescinds(), o.ID) {
 				return fmt.Errorf("%s: offer %s not rescinded yet", tc.name, o.ID)
 			}
 			return nil
@@ -198,7 +197,7 @@ func TestTaskStates_StaleOfferDropped(t *testing.T) {
 		if !errors.Is(err, protocol.ErrOfferRescinded) && !errors.Is(err, protocol.ErrUnknownOffer) {
 			t.Fatalf("%s: accept of a rescinded offer: %v, want rescinded or unknown", tc.name, err)
 		}
-		st := f.rec.waitStatus(t, "late", "terminal", func(st arrival) bool { return st.State.Terminal() })
+		st := f.rec.WaitStatus(t, "late", "terminal", func(st sdktest.Arrival) bool { return st.State.Terminal() })
 		if st.State != tc.want || st.Reason != protocol.ReasonInvalidOffers || st.UUID != "" {
 			t.Errorf("%s: task ended %s (%s, uuid %q), want %s (invalid_offers) with no update UUID", tc.name, st.State, st.Reason, st.UUID, tc.want)
 		}

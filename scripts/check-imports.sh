@@ -42,6 +42,7 @@ only-ours        | sim                               | offers coflow framework/a
 only-ours        | natsclient                        | protocol
 only-ours        | internal/testlog                  | -
 only-ours        | internal/heapq                    | -
+only-ours        | internal/sdktest                  | framework protocol internal/testutil
 only-ours        | internal/testutil                 | -
 only-ours        | master                            | coflow jobs natsauth natsclient offers protocol raftstore
 only-ours        | master/api                        | protocol

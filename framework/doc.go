@@ -64,7 +64,7 @@
 //		for _, o := range offers {
 //			n := int64(0)
 //			if len(b.todo) > 0 {
-//				n = min(framework.HowMany(o.Resources, framework.ShapeOf(b.todo[0], 1)), int64(len(b.todo)))
+//				n = min(placement.HowMany(o.Resources, placement.ShapeOf(b.todo[0], 1)), int64(len(b.todo)))
 //			}
 //			if n == 0 {
 //				_ = d.Decline(ctx, []protocol.OfferID{o.ID}, 0)
@@ -101,7 +101,7 @@
 //			log.Fatal(err)
 //		}
 //		// Declared before Run: the first offers are sized for these tasks.
-//		_ = d.Demand(context.Background(), framework.ShapeOf(b.todo[0], 10))
+//		_ = d.Demand(context.Background(), placement.ShapeOf(b.todo[0], 10))
 //		if err := d.Run(context.Background()); err != nil {
 //			log.Fatal(err)
 //		}

@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/protocol"
 )
@@ -25,7 +26,7 @@ func (b *batch) Offers(d *framework.Driver, offers []protocol.Offer) {
 	for _, o := range offers {
 		n := int64(0)
 		if len(b.todo) > 0 {
-			n = min(framework.HowMany(o.Resources, framework.ShapeOf(b.todo[0], 1)), int64(len(b.todo)))
+			n = min(placement.HowMany(o.Resources, placement.ShapeOf(b.todo[0], 1)), int64(len(b.todo)))
 		}
 		if n == 0 {
 			_ = d.Decline(ctx, []protocol.OfferID{o.ID}, 0)
@@ -64,7 +65,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	// Declared before Run: the first offers are sized for these tasks.
-	if err := d.Demand(context.Background(), framework.ShapeOf(b.todo[0], 6)); err != nil {
+	if err := d.Demand(context.Background(), placement.ShapeOf(b.todo[0], 6)); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("run:", d.Run(context.Background()))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -18,7 +19,7 @@ import (
 // launch sends one launch group per agent, concurrently. When any fails,
 // it kills the tasks of the others (and of unanswered ones, which may
 // have committed) and returns ErrGangLaunch.
-func (g *Gang) launch(ctx context.Context, p Placement) error {
+func (g *Gang) launch(ctx context.Context, p placement.Plan) error {
 	errs := make([]error, len(p.Agents))
 	var wg sync.WaitGroup
 	for i, ap := range p.Agents {
@@ -50,7 +51,7 @@ func (g *Gang) launch(ctx context.Context, p Placement) error {
 
 // prepare has the spec's Prepare complete the placed tasks of p, on
 // copies, and puts them back into p's per-agent launches.
-func (g *Gang) prepare(p *Placement) error {
+func (g *Gang) prepare(p *placement.Plan) error {
 	if g.spec.Prepare == nil {
 		return nil
 	}
@@ -222,7 +223,7 @@ func (g *Gang) release(ctx context.Context, held []protocol.Offer) {
 	if len(held) == 0 {
 		return
 	}
-	if err := g.d.Decline(ctx, OfferIDs(held), g.spec.Refuse); err != nil && ctx.Err() == nil {
+	if err := g.d.Decline(ctx, placement.OfferIDs(held), g.spec.Refuse); err != nil && ctx.Err() == nil {
 		g.logger.Warn("could not decline the gang's offers", "error", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -29,7 +30,7 @@ func (g *Gang) Offer(ctx context.Context, offers []protocol.Offer) (rest []proto
 			rest = append(rest, o)
 		}
 	}
-	p, ok := Place(g.heldLocked(), PlacementSpec{Tasks: g.spec.Tasks, Ports: g.spec.Ports, Constraints: g.spec.Constraints})
+	p, ok := placement.Place(g.heldLocked(), placement.Spec{Tasks: g.spec.Tasks, Ports: g.spec.Ports, Constraints: g.spec.Constraints})
 	if !ok {
 		g.mu.Unlock()
 		return rest, nil
@@ -86,14 +87,14 @@ func (g *Gang) useful(o protocol.Offer) bool {
 			total.AddInPlace(h.Resources)
 		}
 	}
-	if !GroupAllows(g.spec.Constraints, nil, o.Attributes) {
+	if !placement.GroupAllows(g.spec.Constraints, nil, o.Attributes) {
 		return false
 	}
-	if ok, _ := MatchOffer(o, g.spec.Constraints); !ok {
+	if ok, _ := placement.MatchOffer(o, g.spec.Constraints); !ok {
 		return false
 	}
 	for _, t := range g.spec.Tasks {
-		if ok, _ := MatchOffer(o, t.Constraints); !ok || !total.Contains(t.Resources) {
+		if ok, _ := placement.MatchOffer(o, t.Constraints); !ok || !total.Contains(t.Resources) {
 			continue
 		}
 		left := total.Ranges[protocol.ResPorts].Minus(t.Resources.Ranges[protocol.ResPorts])

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -106,10 +107,10 @@ func (s GangSpec) validate() error {
 // gangShapes are the distinct shapes of the gang's tasks, each with an
 // unlimited count.
 func gangShapes(spec GangSpec) []protocol.TaskShape {
-	common := TaskConstraints(spec.Constraints)
+	common := placement.TaskConstraints(spec.Constraints)
 	var out []protocol.TaskShape
 	for _, t := range spec.Tasks {
-		s := ShapeOf(t, UnlimitedCount)
+		s := placement.ShapeOf(t, UnlimitedCount)
 		s.Ports += spec.Ports
 		for _, c := range common {
 			if !c.Soft {

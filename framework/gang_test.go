@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testutil"
@@ -41,7 +42,7 @@ func (s *gangScheduler) Offers(d *framework.Driver, offers []protocol.Offer) {
 		s.fail(err)
 	}
 	if len(rest) > 0 {
-		if err := d.Decline(ctx, framework.OfferIDs(rest), framework.NoFilter); err != nil {
+		if err := d.Decline(ctx, placement.OfferIDs(rest), framework.NoFilter); err != nil {
 			s.fail(err)
 		}
 	}
@@ -303,7 +304,7 @@ func TestGang_PrepareCompletesPlacedTasks(t *testing.T) {
 		Timeout:     5 * time.Second,
 		Prepare: func(tasks []protocol.TaskInfo) error {
 			seen = slices.Clone(tasks)
-			ports := framework.PortList(tasks[0].Resources.Ranges[protocol.ResPorts])
+			ports := placement.PortList(tasks[0].Resources.Ranges[protocol.ResPorts])
 			if len(ports) != 1 {
 				return fmt.Errorf("first task has ports %v, want one", ports)
 			}
@@ -328,7 +329,7 @@ func TestGang_PrepareCompletesPlacedTasks(t *testing.T) {
 			t.Fatalf("Prepare saw task %d as %s on agent %q, want rank-%d placed", i, ti.TaskID, ti.AgentID, i)
 		}
 	}
-	want := fmt.Sprintf("%s:%d", seen[0].AgentID, framework.PortList(seen[0].Resources.Ranges[protocol.ResPorts])[0])
+	want := fmt.Sprintf("%s:%d", seen[0].AgentID, placement.PortList(seen[0].Resources.Ranges[protocol.ResPorts])[0])
 	for _, ti := range s.gang.Tasks() {
 		if got := ti.Command.Env["ROOT"]; got != want {
 			t.Errorf("gang task %s has ROOT=%q, want %q", ti.TaskID, got, want)
@@ -373,3 +374,6 @@ func TestGang_PrepareFails(t *testing.T) {
 		}
 	}
 }
+
+// uniqueRack spreads a gang's tasks over racks.
+var uniqueRack = protocol.Constraint{Attribute: "rack", Op: protocol.OpUnique}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -69,7 +70,7 @@ func (b *TaskBuilder) Resources(r protocol.Resources) *TaskBuilder {
 // Ports adds ports (picked from an offer with PickPorts) to the task's
 // resources.
 func (b *TaskBuilder) Ports(ports protocol.Ranges) *TaskBuilder {
-	b.t.Resources = WithPorts(b.t.Resources, ports)
+	b.t.Resources = placement.WithPorts(b.t.Resources, ports)
 	return b
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
@@ -31,7 +32,7 @@ func TestAgent_FrameworkFailover(t *testing.T) {
 	start := func(opts ...framework.Option) *sdkFramework {
 		rec := newRecorder()
 		d := newDriver(t, c, rec, opts...)
-		if err := d.Demand(sdkCtx(t), framework.ShapeOf(svc, 1)); err != nil {
+		if err := d.Demand(sdkCtx(t), placement.ShapeOf(svc, 1)); err != nil {
 			t.Fatal(err)
 		}
 		return runDriver(t, d, rec)

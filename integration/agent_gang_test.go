@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/protocol"
@@ -38,7 +39,7 @@ func startGang(t *testing.T, c *testcluster.Cluster, spec framework.GangSpec) (*
 			rec.Error(d, err)
 		}
 		if len(rest) > 0 {
-			if err := d.Decline(ctx, framework.OfferIDs(rest), framework.NoFilter); err != nil {
+			if err := d.Decline(ctx, placement.OfferIDs(rest), framework.NoFilter); err != nil {
 				rec.Error(d, err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/allot-project/allot/executor"
 	"github.com/allot-project/allot/executor/runner"
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/protocol"
@@ -39,7 +40,7 @@ func (s *latencyScheduler) Offers(d *framework.Driver, offers []protocol.Offer) 
 		s.mu.Unlock()
 		n := 0
 		if todo > 0 {
-			n = int(min(framework.HowMany(o.Resources, framework.ShapeOf(s.tasks[0], 1)), int64(todo)))
+			n = int(min(placement.HowMany(o.Resources, placement.ShapeOf(s.tasks[0], 1)), int64(todo)))
 		}
 		if n == 0 {
 			_ = d.Decline(ctx, []protocol.OfferID{o.ID}, 0)
@@ -118,7 +119,7 @@ func benchAgentLaunchLatency(b *testing.B, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := d.Demand(context.Background(), framework.ShapeOf(s.tasks[0], int64(n))); err != nil {
+		if err := d.Demand(context.Background(), placement.ShapeOf(s.tasks[0], int64(n))); err != nil {
 			b.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())

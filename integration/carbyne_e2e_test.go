@@ -12,6 +12,7 @@ import (
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/framework/altruism"
 	"github.com/allot-project/allot/framework/dag"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testcluster/executors"
 	"github.com/allot-project/allot/internal/testlog"
@@ -129,7 +130,7 @@ func (g *greedyBatch) Registered(d *framework.Driver, _ protocol.FrameworkID) {
 	ctx, cancel := context.WithTimeout(context.Background(), sdkWait)
 	defer cancel()
 	g.mu.Lock()
-	shape := framework.ShapeOf(g.todo[0], int64(len(g.todo)))
+	shape := placement.ShapeOf(g.todo[0], int64(len(g.todo)))
 	g.started = time.Now()
 	g.mu.Unlock()
 	_ = d.Demand(ctx, shape)
@@ -143,7 +144,7 @@ func (g *greedyBatch) Offers(d *framework.Driver, offers []protocol.Offer) {
 	for _, o := range offers {
 		n := 0
 		if len(g.todo) > 0 {
-			n = int(min(framework.HowMany(o.Resources, framework.ShapeOf(g.todo[0], 1)), int64(len(g.todo))))
+			n = int(min(placement.HowMany(o.Resources, placement.ShapeOf(g.todo[0], 1)), int64(len(g.todo))))
 		}
 		if n == 0 {
 			_ = d.Decline(ctx, []protocol.OfferID{o.ID}, 0)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -66,7 +67,7 @@ func (f *faultFramework) Offers(d *framework.Driver, offers []protocol.Offer) {
 	defer cancel()
 	for _, o := range offers {
 		f.mu.Lock()
-		n := min(int(framework.HowMany(o.Resources, protocol.TaskShape{Resources: f.shape, Count: 1})), len(f.pending))
+		n := min(int(placement.HowMany(o.Resources, protocol.TaskShape{Resources: f.shape, Count: 1})), len(f.pending))
 		var tasks []protocol.TaskInfo
 		for _, logical := range f.pending[:n] {
 			f.attempt[logical]++

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/jobs"
 	"github.com/allot-project/allot/protocol"
 )
@@ -149,7 +149,7 @@ func (r *Runner) declare(ctx context.Context) {
 // shapeOf is the demand of count instances like in: its tasks together.
 func shapeOf(in *instance, count int64) protocol.TaskShape {
 	sum, ports := in.group.Need()
-	s := framework.ShapeOf(protocol.TaskInfo{Resources: sum, Constraints: in.group.Constraints}, count)
+	s := placement.ShapeOf(protocol.TaskInfo{Resources: sum, Constraints: in.group.Constraints}, count)
 	s.Ports = ports
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -16,14 +17,14 @@ func tasksFor(in *instance, agent protocol.AgentID, avail protocol.Resources) ([
 	var out []protocol.TaskInfo
 	for _, t := range in.group.Tasks {
 		res := t.Resources.Scalars()
-		if !framework.Fits(left, res) {
+		if !placement.Fits(left, res) {
 			return nil, avail, false
 		}
-		ports, err := framework.PickPorts(left, t.Resources.Ports)
+		ports, err := placement.PickPorts(left, t.Resources.Ports)
 		if err != nil {
 			return nil, avail, false
 		}
-		res = framework.WithPorts(res, ports)
+		res = placement.WithPorts(res, ports)
 		left = left.Sub(res)
 		b := framework.NewTask(taskID(in.id, t.Name), t.Command, t.Args...).Name(in.id+"."+t.Name).
 			Resources(res).Constraint(in.group.Constraints...).On(agent).
@@ -46,7 +47,7 @@ func tasksFor(in *instance, agent protocol.AgentID, avail protocol.Resources) ([
 		if t.Check != nil {
 			hc := *t.Check
 			if hc.Type != protocol.HealthCheckCommand {
-				hc.Port = int(framework.PortList(ports)[hc.Port])
+				hc.Port = int(placement.PortList(ports)[hc.Port])
 			}
 			b.HealthCheck(hc)
 		}

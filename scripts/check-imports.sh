@@ -49,6 +49,8 @@ only-ours        | master/api                        | protocol
 only-ours        | master/coflowbook                 | coflow protocol
 never            | master/coflowbook                 | $NATS $RAFT
 only-ours        | framework                         | natsclient protocol internal/heapq
+only-ours        | framework/placement               | protocol
+never            | framework/placement               | $NATS $RAFT
 only-ours        | executor                          | natsclient protocol
 only-ours        | jobs                              | protocol
 never            | jobs                              | $NATS $RAFT

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -172,7 +173,7 @@ func (f runFlags) tasks(argv []string) ([]protocol.TaskInfo, protocol.TaskShape,
 		}
 		tasks = append(tasks, b.Build())
 	}
-	shape := framework.ShapeOf(tasks[0], int64(f.count))
+	shape := placement.ShapeOf(tasks[0], int64(f.count))
 	shape.Constraints = cons
 	return tasks, shape, nil
 }

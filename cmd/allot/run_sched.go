@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -34,7 +35,7 @@ func (s *runScheduler) Offers(d *framework.Driver, offers []protocol.Offer) {
 		var batch []protocol.TaskInfo
 		left := o.Resources
 		for _, t := range s.tasks {
-			if _, ok := s.launched[t.TaskID]; ok || framework.HowMany(left, framework.ShapeOf(t, 1)) == 0 {
+			if _, ok := s.launched[t.TaskID]; ok || placement.HowMany(left, placement.ShapeOf(t, 1)) == 0 {
 				continue
 			}
 			t.AgentID = o.AgentID

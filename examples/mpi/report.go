@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -38,7 +39,7 @@ func (j *job) explainGang(err error) {
 		tw := tabwriter.NewWriter(j.out, 0, 0, 2, ' ', 0)
 		for _, o := range offers {
 			verdict := "room for a rank"
-			if ok, why := framework.MatchOffer(o, j.cfg.constraints()); !ok {
+			if ok, why := placement.MatchOffer(o, j.cfg.constraints()); !ok {
 				verdict = why
 			} else if passing++; !j.fits(o) {
 				verdict = "no room for a rank"
@@ -60,8 +61,8 @@ func (j *job) explainGang(err error) {
 // maxPlaceable is how many ranks the offers could hold together.
 func (j *job) maxPlaceable(offers []protocol.Offer) int {
 	for k := len(j.tasks); k > 0; k-- {
-		spec := framework.PlacementSpec{Tasks: j.tasks[:k], Ports: 1, Constraints: j.cfg.constraints()}
-		if _, ok := framework.Place(offers, spec); ok {
+		spec := placement.Spec{Tasks: j.tasks[:k], Ports: 1, Constraints: j.cfg.constraints()}
+		if _, ok := placement.Place(offers, spec); ok {
 			return k
 		}
 	}
@@ -70,7 +71,7 @@ func (j *job) maxPlaceable(offers []protocol.Offer) int {
 
 // fits reports whether one rank fits in an offer, its port included.
 func (j *job) fits(o protocol.Offer) bool {
-	_, ok := framework.Place([]protocol.Offer{o}, framework.PlacementSpec{Tasks: j.tasks[:1], Ports: 1})
+	_, ok := placement.Place([]protocol.Offer{o}, placement.Spec{Tasks: j.tasks[:1], Ports: 1})
 	return ok
 }
 
@@ -238,7 +239,7 @@ func resourcesText(r protocol.Resources) string {
 
 func portsText(r protocol.Resources) string {
 	var out []string
-	for _, p := range framework.PortList(r.Ranges[protocol.ResPorts]) {
+	for _, p := range placement.PortList(r.Ranges[protocol.ResPorts]) {
 		out = append(out, fmt.Sprint(p))
 	}
 	return strings.Join(out, ",")

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -84,7 +85,7 @@ func (s *scheduler) Offers(d *framework.Driver, offers []protocol.Offer) {
 		refuse = refuseDone
 	default:
 	}
-	if err := d.Decline(ctx, framework.OfferIDs(rest), refuse); err != nil {
+	if err := d.Decline(ctx, placement.OfferIDs(rest), refuse); err != nil {
 		// The offers expire anyway; after the teardown the master
 		// no longer knows the framework.
 		s.logger.Debug("decline", "error", err)
@@ -198,7 +199,7 @@ func (s *scheduler) prepare(tasks []protocol.TaskInfo) error {
 
 // rootAddr is where rank 0, placed as t, listens.
 func (s *scheduler) rootAddr(t protocol.TaskInfo) (string, error) {
-	ports := framework.PortList(t.Resources.Ranges[protocol.ResPorts])
+	ports := placement.PortList(t.Resources.Ranges[protocol.ResPorts])
 	if len(ports) == 0 {
 		return "", fmt.Errorf("rank 0 was given no port")
 	}

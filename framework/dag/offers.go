@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/framework/altruism"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -64,7 +65,7 @@ func (s *Scheduler) offers(d driver, offers []protocol.Offer) {
 	ctx, cancel := s.callCtx()
 	defer cancel()
 	touched := map[*jobState]bool{}
-	for _, group := range framework.ByAgent(offers) {
+	for _, group := range placement.ByAgent(offers) {
 		var fair, leftover []protocol.Offer
 		for _, o := range group {
 			if o.Kind == protocol.OfferLeftover {
@@ -98,8 +99,8 @@ func (s *Scheduler) placeLocked(ctx context.Context, offers []protocol.Offer, ki
 	if len(offers) == 0 {
 		return
 	}
-	ids := framework.OfferIDs(offers)
-	avail := framework.SumOffers(offers)
+	ids := placement.OfferIDs(offers)
+	avail := placement.SumOffers(offers)
 	agent := offers[0].AgentID
 	revocable := kind == protocol.OfferLeftover ||
 		slices.ContainsFunc(offers, func(o protocol.Offer) bool { return o.Revocable })
@@ -107,9 +108,9 @@ func (s *Scheduler) placeLocked(ctx context.Context, offers []protocol.Offer, ki
 	if !s.closed {
 		for _, c := range s.candidatesLocked(kind) {
 			need := c.js.demand[c.task.Stage]
-			if c.js.unstarted(c.task) && framework.Fits(avail, need) {
+			if c.js.unstarted(c.task) && placement.Fits(avail, need) {
 				picked = append(picked, c)
-				avail = framework.Subtract(avail, need)
+				avail = placement.Subtract(avail, need)
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/allot-project/allot/executor/runner"
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/protocol"
@@ -92,7 +93,7 @@ func (s *oneTask) Offers(d *framework.Driver, offers []protocol.Offer) {
 	task := framework.NewTask("t1", cmp.Or(s.command, "true")).Shell().CPUs(100).Mem(32).Build()
 	for _, o := range offers {
 		s.mu.Lock()
-		launch := !s.launched && framework.HowMany(o.Resources, framework.ShapeOf(task, 1)) > 0
+		launch := !s.launched && placement.HowMany(o.Resources, placement.ShapeOf(task, 1)) > 0
 		s.launched = s.launched || launch
 		s.mu.Unlock()
 		if launch {

@@ -1,4 +1,4 @@
-package framework
+package placement
 
 import (
 	"cmp"
@@ -9,8 +9,8 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// PlacementSpec is a set of tasks to place together.
-type PlacementSpec struct {
+// Spec is a set of tasks to place together.
+type Spec struct {
 	// Tasks are placed as they are, each on one agent; their own hard
 	// constraints apply.
 	Tasks []protocol.TaskInfo
@@ -23,19 +23,19 @@ type PlacementSpec struct {
 	Constraints []protocol.Constraint
 }
 
-// Placement says where each task goes.
-type Placement struct {
+// Plan says where each task goes.
+type Plan struct {
 	// Tasks are the spec's tasks in order, with AgentID set and the ports
 	// they were given added to their resources.
 	Tasks []protocol.TaskInfo
 	// Agents lists the agents used, by agent ID, with the tasks placed
 	// there and every offer held on that agent (accepting them all
 	// returns the unused part to the agent).
-	Agents []AgentPlacement
+	Agents []AgentPlan
 }
 
-// AgentPlacement is the part of a placement on one agent: one accept.
-type AgentPlacement struct {
+// AgentPlan is the part of a placement on one agent: one accept.
+type AgentPlan struct {
 	AgentID  protocol.AgentID
 	OfferIDs []protocol.OfferID
 	Tasks    []protocol.TaskInfo
@@ -56,9 +56,9 @@ const placementBudget = 20000
 // interchangeable for the remaining tasks are tried once. With `same`
 // constraints each group of agents sharing the values is searched on its
 // own, largest first.
-func Place(offers []protocol.Offer, spec PlacementSpec) (Placement, bool) {
+func Place(offers []protocol.Offer, spec Spec) (Plan, bool) {
 	if len(spec.Tasks) == 0 {
-		return Placement{}, true
+		return Plan{}, true
 	}
 	slots := slotsOf(offers)
 	group := GroupConstraints(spec.Constraints)
@@ -69,7 +69,7 @@ func Place(offers []protocol.Offer, spec PlacementSpec) (Placement, bool) {
 			return s.result(spec), true
 		}
 	}
-	return Placement{}, false
+	return Plan{}, false
 }
 
 // slot is one agent's offers, summed.
@@ -161,7 +161,7 @@ type search struct {
 	budget int
 }
 
-func newSearch(slots []*slot, spec PlacementSpec, group, common []protocol.Constraint) *search {
+func newSearch(slots []*slot, spec Spec, group, common []protocol.Constraint) *search {
 	n := len(spec.Tasks)
 	s := &search{slots: slots, ports: spec.Ports, group: group, budget: placementBudget,
 		assign: make([]int, n), given: make([]protocol.Ranges, n), placed: make([]protocol.Attributes, 0, n)}
@@ -330,8 +330,8 @@ func (s *search) unplace(k, j int) {
 }
 
 // result builds the placement of a successful search.
-func (s *search) result(spec PlacementSpec) Placement {
-	p := Placement{Tasks: make([]protocol.TaskInfo, len(spec.Tasks))}
+func (s *search) result(spec Spec) Plan {
+	p := Plan{Tasks: make([]protocol.TaskInfo, len(spec.Tasks))}
 	perSlot := map[int][]int{}
 	for k, t := range s.tasks {
 		j := s.assign[k]
@@ -346,7 +346,7 @@ func (s *search) result(spec PlacementSpec) Placement {
 			continue
 		}
 		slices.Sort(idx)
-		ap := AgentPlacement{AgentID: sl.id, OfferIDs: slices.Clone(sl.offers)}
+		ap := AgentPlan{AgentID: sl.id, OfferIDs: slices.Clone(sl.offers)}
 		for _, i := range idx {
 			ap.Tasks = append(ap.Tasks, p.Tasks[i])
 		}

@@ -1,4 +1,4 @@
-package framework_test
+package placement_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -24,15 +25,15 @@ func TestSumOffersAndByAgent(t *testing.T) {
 		{ID: "o2", AgentID: "b", Resources: res(2000, 256)},
 		{ID: "o3", AgentID: "a", Resources: res(500, 0, protocol.Range{Begin: 102, End: 105})},
 	}
-	sum := framework.SumOffers(offers)
+	sum := placement.SumOffers(offers)
 	if !sum.Equal(res(3500, 768, protocol.Range{Begin: 100, End: 105})) {
 		t.Fatalf("sum %s", sum)
 	}
-	groups := framework.ByAgent(offers)
+	groups := placement.ByAgent(offers)
 	if len(groups) != 2 || len(groups[0]) != 2 || groups[0][1].ID != "o3" || groups[1][0].ID != "o2" {
 		t.Fatalf("by agent %v", groups)
 	}
-	if ids := framework.OfferIDs(offers); !slices.Equal(ids, []protocol.OfferID{"o1", "o2", "o3"}) {
+	if ids := placement.OfferIDs(offers); !slices.Equal(ids, []protocol.OfferID{"o1", "o2", "o3"}) {
 		t.Fatalf("ids %v", ids)
 	}
 }
@@ -53,44 +54,44 @@ func TestFitsSubtractHowMany(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := framework.HowMany(avail, tt.shape); got != tt.want {
+			if got := placement.HowMany(avail, tt.shape); got != tt.want {
 				t.Fatalf("HowMany = %d, want %d", got, tt.want)
 			}
-			if got := framework.FitsShape(avail, tt.shape); got != (tt.want > 0) {
+			if got := placement.FitsShape(avail, tt.shape); got != (tt.want > 0) {
 				t.Fatalf("FitsShape = %v", got)
 			}
 		})
 	}
 	need := res(1000, 512, protocol.Range{Begin: 31000, End: 31001})
-	if !framework.Fits(avail, need) {
+	if !placement.Fits(avail, need) {
 		t.Fatal("need does not fit")
 	}
-	left := framework.Subtract(avail, need)
+	left := placement.Subtract(avail, need)
 	if !left.Equal(res(3000, 512, protocol.Range{Begin: 31002, End: 31009})) {
 		t.Fatalf("left %s", left)
 	}
-	if framework.Fits(left, need) {
+	if placement.Fits(left, need) {
 		t.Fatal("taken ports fit again")
 	}
 }
 
 func TestPickPorts(t *testing.T) {
 	avail := res(0, 0, protocol.Range{Begin: 8000, End: 8001}, protocol.Range{Begin: 9000, End: 9010})
-	got, err := framework.PickPorts(avail, 4)
+	got, err := placement.PickPorts(avail, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []uint64{8000, 8001, 9000, 9001}; !slices.Equal(framework.PortList(got), want) {
-		t.Fatalf("picked %v, want %v", framework.PortList(got), want)
+	if want := []uint64{8000, 8001, 9000, 9001}; !slices.Equal(placement.PortList(got), want) {
+		t.Fatalf("picked %v, want %v", placement.PortList(got), want)
 	}
-	if _, err := framework.PickPorts(avail, 14); !errors.Is(err, protocol.ErrInsufficient) {
+	if _, err := placement.PickPorts(avail, 14); !errors.Is(err, protocol.ErrInsufficient) {
 		t.Fatalf("too many ports: %v", err)
 	}
-	if got, err := framework.PickPorts(avail, 0); err != nil || len(got) != 0 {
+	if got, err := placement.PickPorts(avail, 0); err != nil || len(got) != 0 {
 		t.Fatalf("zero ports: %v %v", got, err)
 	}
-	withPorts := framework.WithPorts(res(100, 10), got)
-	if !framework.Fits(avail.Add(res(100, 10)), withPorts) {
+	withPorts := placement.WithPorts(res(100, 10), got)
+	if !placement.Fits(avail.Add(res(100, 10)), withPorts) {
 		t.Fatalf("task with picked ports does not fit its offer: %s", withPorts)
 	}
 }
@@ -103,7 +104,7 @@ func TestShapeOf(t *testing.T) {
 			protocol.Constraint{Attribute: "zone", Op: protocol.OpEq, Value: "a", Soft: true},
 			protocol.Constraint{Attribute: "rack", Op: protocol.OpUnique},
 		).Build()
-	s := framework.ShapeOf(ti, 7)
+	s := placement.ShapeOf(ti, 7)
 	if s.Count != 7 || s.Ports != 3 || !s.Resources.Equal(res(500, 64)) || len(s.Constraints) != 1 ||
 		s.Constraints[0].Attribute != "arch" {
 		t.Fatalf("shape %+v", s)
@@ -163,32 +164,32 @@ func TestConstraintHelpers(t *testing.T) {
 	amd := protocol.Constraint{Attribute: "arch", Op: protocol.OpEq, Value: "amd64"}
 	soft := protocol.Constraint{Attribute: "rack", Op: protocol.OpEq, Value: "r2", Soft: true}
 	unique := protocol.Constraint{Attribute: "rack", Op: protocol.OpUnique}
-	got := framework.FilterOffers(offers, []protocol.Constraint{amd, soft, unique})
+	got := placement.FilterOffers(offers, []protocol.Constraint{amd, soft, unique})
 	if len(got) != 1 || got[0].ID != "o1" {
 		t.Fatalf("filtered %v", got)
 	}
-	if ok, why := framework.MatchOffer(offers[2], []protocol.Constraint{amd}); ok || why == "" {
+	if ok, why := placement.MatchOffer(offers[2], []protocol.Constraint{amd}); ok || why == "" {
 		t.Fatalf("missing attribute matched: %v %q", ok, why)
 	}
-	if n := framework.SoftMisses(offers[0], []protocol.Constraint{soft}); n != 1 {
+	if n := placement.SoftMisses(offers[0], []protocol.Constraint{soft}); n != 1 {
 		t.Fatalf("soft misses %d", n)
 	}
 	ti := framework.NewTask("t", "x").CPUs(1000).Mem(100).Constraint(amd).Build()
-	if !framework.CanHost(offers[0], ti) || framework.CanHost(offers[1], ti) {
+	if !placement.CanHost(offers[0], ti) || placement.CanHost(offers[1], ti) {
 		t.Fatal("CanHost")
 	}
-	if g := framework.GroupConstraints([]protocol.Constraint{amd, soft, unique}); len(g) != 1 || g[0].Op != protocol.OpUnique {
+	if g := placement.GroupConstraints([]protocol.Constraint{amd, soft, unique}); len(g) != 1 || g[0].Op != protocol.OpUnique {
 		t.Fatalf("group constraints %v", g)
 	}
-	if g := framework.TaskConstraints([]protocol.Constraint{amd, soft, unique}); len(g) != 2 {
+	if g := placement.TaskConstraints([]protocol.Constraint{amd, soft, unique}); len(g) != 2 {
 		t.Fatalf("task constraints %v", g)
 	}
 	cs := []protocol.Constraint{unique}
 	placed := []protocol.Attributes{offers[0].Attributes}
-	if framework.GroupAllows(cs, placed, offers[2].Attributes) || !framework.GroupAllows(cs, placed, offers[1].Attributes) {
+	if placement.GroupAllows(cs, placed, offers[2].Attributes) || !placement.GroupAllows(cs, placed, offers[1].Attributes) {
 		t.Fatal("GroupAllows unique")
 	}
-	err := framework.CheckGroup(cs, []protocol.Attributes{offers[0].Attributes, offers[2].Attributes})
+	err := placement.CheckGroup(cs, []protocol.Attributes{offers[0].Attributes, offers[2].Attributes})
 	if !errors.Is(err, protocol.ErrConstraintViolated) {
 		t.Fatalf("CheckGroup: %v", err)
 	}

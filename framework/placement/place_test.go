@@ -1,4 +1,4 @@
-package framework_test
+package placement_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/framework/placement"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -34,7 +35,7 @@ func maxPerRack(n int) protocol.Constraint {
 }
 
 // checkPlacement verifies a placement against its spec and offers.
-func checkPlacement(t *testing.T, offers []protocol.Offer, spec framework.PlacementSpec, p framework.Placement) {
+func checkPlacement(t *testing.T, offers []protocol.Offer, spec placement.Spec, p placement.Plan) {
 	t.Helper()
 	byAgent := map[protocol.AgentID]protocol.Resources{}
 	attrsOf := map[protocol.AgentID]protocol.Attributes{}
@@ -72,7 +73,7 @@ func checkPlacement(t *testing.T, offers []protocol.Offer, spec framework.Placem
 			t.Fatalf("agent %s: tasks use %s, offers hold %s", ag, u, byAgent[ag])
 		}
 	}
-	if err := framework.CheckGroup(spec.Constraints, placements); err != nil {
+	if err := placement.CheckGroup(spec.Constraints, placements); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -106,55 +107,55 @@ func TestPlace(t *testing.T) {
 	tests := []struct {
 		name   string
 		offers []protocol.Offer
-		spec   framework.PlacementSpec
+		spec   placement.Spec
 		ok     bool
 		agents int // agents used, when ok (0: not checked)
 	}{
 		{"unique over distinct racks", racks3,
-			framework.PlacementSpec{Tasks: cpuTasks(3, 1000), Constraints: []protocol.Constraint{uniqueRack}}, true, 3},
+			placement.Spec{Tasks: cpuTasks(3, 1000), Constraints: []protocol.Constraint{uniqueRack}}, true, 3},
 		{"unique with more tasks than racks", racks3,
-			framework.PlacementSpec{Tasks: cpuTasks(4, 1000), Constraints: []protocol.Constraint{uniqueRack}}, false, 0},
+			placement.Spec{Tasks: cpuTasks(4, 1000), Constraints: []protocol.Constraint{uniqueRack}}, false, 0},
 		{"unique with shared racks", []protocol.Offer{
 			agentOffer("a1", 4000, "rack", "r1"), agentOffer("a2", 4000, "rack", "r1"),
 			agentOffer("a3", 4000, "rack", "r2"), agentOffer("a4", 4000, "rack", "r2"), agentOffer("a5", 4000, "rack", "r3"),
-		}, framework.PlacementSpec{Tasks: cpuTasks(3, 1000), Constraints: []protocol.Constraint{uniqueRack}}, true, 3},
+		}, placement.Spec{Tasks: cpuTasks(3, 1000), Constraints: []protocol.Constraint{uniqueRack}}, true, 3},
 		{"unique skips agents without the attribute", []protocol.Offer{
 			agentOffer("a1", 4000, "rack", "r1"), agentOffer("a2", 4000), agentOffer("a3", 4000, "rack", "r2"),
-		}, framework.PlacementSpec{Tasks: cpuTasks(3, 1000), Constraints: []protocol.Constraint{uniqueRack}}, false, 0},
+		}, placement.Spec{Tasks: cpuTasks(3, 1000), Constraints: []protocol.Constraint{uniqueRack}}, false, 0},
 		{"same picks the rack that holds them all", []protocol.Offer{
 			agentOffer("a1", 1000, "rack", "r1"), agentOffer("a2", 1000, "rack", "r1"), agentOffer("a3", 1000, "rack", "r1"),
 			agentOffer("b1", 4000, "rack", "r2"),
-		}, framework.PlacementSpec{Tasks: cpuTasks(3, 2000), Constraints: []protocol.Constraint{sameRack}}, false, 0},
+		}, placement.Spec{Tasks: cpuTasks(3, 2000), Constraints: []protocol.Constraint{sameRack}}, false, 0},
 		{"same over several agents of one rack", []protocol.Offer{
 			agentOffer("a1", 1000, "rack", "r1"), agentOffer("b1", 2000, "rack", "r2"), agentOffer("b2", 2000, "rack", "r2"),
 			agentOffer("c1", 1000, "rack", "r3"),
-		}, framework.PlacementSpec{Tasks: cpuTasks(4, 1000), Constraints: []protocol.Constraint{sameRack}}, true, 2},
+		}, placement.Spec{Tasks: cpuTasks(4, 1000), Constraints: []protocol.Constraint{sameRack}}, true, 2},
 		{"max_per spreads", racks3,
-			framework.PlacementSpec{Tasks: cpuTasks(6, 1000), Constraints: []protocol.Constraint{maxPerRack(2)}}, true, 3},
+			placement.Spec{Tasks: cpuTasks(6, 1000), Constraints: []protocol.Constraint{maxPerRack(2)}}, true, 3},
 		{"max_per too tight", racks3,
-			framework.PlacementSpec{Tasks: cpuTasks(7, 1000), Constraints: []protocol.Constraint{maxPerRack(2)}}, false, 0},
+			placement.Spec{Tasks: cpuTasks(7, 1000), Constraints: []protocol.Constraint{maxPerRack(2)}}, false, 0},
 		{"packing without group constraints", racks3[:1],
-			framework.PlacementSpec{Tasks: cpuTasks(4, 1000)}, true, 1},
-		{"beyond capacity", racks3[:1], framework.PlacementSpec{Tasks: cpuTasks(5, 1000)}, false, 0},
+			placement.Spec{Tasks: cpuTasks(4, 1000)}, true, 1},
+		{"beyond capacity", racks3[:1], placement.Spec{Tasks: cpuTasks(5, 1000)}, false, 0},
 		{"per-task constraint forces the order", []protocol.Offer{
 			agentOffer("a1", 4000, "rack", "r1", "gpu", "a100"), agentOffer("a2", 4000, "rack", "r2"),
-		}, framework.PlacementSpec{Tasks: append(cpuTasks(1, 1000),
+		}, placement.Spec{Tasks: append(cpuTasks(1, 1000),
 			framework.NewTask("gpu", "x").CPUs(1000).Constraint(protocol.Constraint{Attribute: "gpu", Op: protocol.OpExists}).Build()),
 			Constraints: []protocol.Constraint{uniqueRack}}, true, 2},
-		{"constraint for every task", racks3, framework.PlacementSpec{Tasks: cpuTasks(2, 1000),
+		{"constraint for every task", racks3, placement.Spec{Tasks: cpuTasks(2, 1000),
 			Constraints: []protocol.Constraint{{Attribute: "rack", Op: protocol.OpIn, Values: []string{"r2", "r3"}}, uniqueRack}}, true, 2},
 		{"ports", []protocol.Offer{{ID: "o1", AgentID: "a1", Resources: res(4000, 1024, protocol.Range{Begin: 100, End: 103})}},
-			framework.PlacementSpec{Tasks: cpuTasks(2, 1000), Ports: 2}, true, 1},
+			placement.Spec{Tasks: cpuTasks(2, 1000), Ports: 2}, true, 1},
 		{"ports run out", []protocol.Offer{{ID: "o1", AgentID: "a1", Resources: res(4000, 1024, protocol.Range{Begin: 100, End: 102})}},
-			framework.PlacementSpec{Tasks: cpuTasks(2, 1000), Ports: 2}, false, 0},
+			placement.Spec{Tasks: cpuTasks(2, 1000), Ports: 2}, false, 0},
 		{"offers of one agent add up", []protocol.Offer{
 			{ID: "o1", AgentID: "a1", Resources: res(1000, 512)}, {ID: "o2", AgentID: "a1", Resources: res(1000, 512)},
-		}, framework.PlacementSpec{Tasks: cpuTasks(1, 2000)}, true, 1},
-		{"nothing to place", nil, framework.PlacementSpec{}, true, 0},
+		}, placement.Spec{Tasks: cpuTasks(1, 2000)}, true, 1},
+		{"nothing to place", nil, placement.Spec{}, true, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, ok := framework.Place(tt.offers, tt.spec)
+			p, ok := placement.Place(tt.offers, tt.spec)
 			if ok != tt.ok {
 				t.Fatalf("Place = %v, want %v", ok, tt.ok)
 			}
@@ -194,9 +195,9 @@ func TestPlace_FindsEveryPlacement(t *testing.T) {
 			}
 			tasks = append(tasks, b.Build())
 		}
-		spec := framework.PlacementSpec{Tasks: tasks, Constraints: groups[rng.IntN(len(groups))]}
+		spec := placement.Spec{Tasks: tasks, Constraints: groups[rng.IntN(len(groups))]}
 		want := bruteForce(offers, spec)
-		p, got := framework.Place(offers, spec)
+		p, got := placement.Place(offers, spec)
 		if got != want {
 			t.Fatalf("instance %d: Place = %v, exhaustive search = %v\noffers %+v\nspec %+v", i, got, want, offers, spec)
 		}
@@ -207,7 +208,7 @@ func TestPlace_FindsEveryPlacement(t *testing.T) {
 }
 
 // bruteForce tries every assignment of tasks to agents.
-func bruteForce(offers []protocol.Offer, spec framework.PlacementSpec) bool {
+func bruteForce(offers []protocol.Offer, spec placement.Spec) bool {
 	n, m := len(spec.Tasks), len(offers)
 	assign := make([]int, n)
 	var try func(k int) bool

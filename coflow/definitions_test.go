@@ -3,7 +3,7 @@ package coflow
 import "testing"
 
 // FIFO and FAIR as the reference simulator defines them (madd.go, SplitRate):
-// the cases of sim's TestRunCoflowSim_FIFOAndFairDefinitions, worked there.
+// the cases of sim/coflowsim's TestRunCoflowSim_FIFOAndFairDefinitions, worked there.
 func TestFIFO_MADDLeavesRoomBehindTheBottleneck(t *testing.T) {
 	set := []testCoflow{
 		{id: "A", flows: []flowMB{{0, 2, 2}, {0, 3, 2}}},

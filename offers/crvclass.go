@@ -10,7 +10,7 @@ import (
 // The pure, shared part of the Constraint Resource Vector (docs/phoenix.md):
 // how a constraint becomes a class, and one class's demand,
 // supply, ratio and contention with hysteresis. The allocator (crv.go) and
-// the hybrid-scheduler simulator (sim/phoenix*.go) both use it.
+// the hybrid-scheduler simulator (sim/phoenix) both use it.
 
 // ClassKey normalises a per-task constraint into its CRV class: hard, no
 // group count, values sorted and without duplicates. It returns the class's

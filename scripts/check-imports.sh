@@ -39,6 +39,11 @@ only-ours        | master/state                      | protocol
 only-ours        | examples/*                        | framework framework/altruism protocol
 only-ours        | offers/scenario                   | offers protocol
 only-ours        | sim                               | offers coflow framework/altruism protocol internal/heapq
+only-ours        | sim/carbyne                       | offers framework/altruism protocol internal/heapq sim/internal
+only-ours        | sim/coflowsim                     | coflow internal/heapq sim/internal
+only-ours        | sim/phoenix                       | offers protocol internal/heapq sim/internal
+only-ours        | sim/hdrf                          | offers
+only-ours        | sim/internal                      | -
 only-ours        | natsclient                        | protocol
 only-ours        | internal/testlog                  | -
 only-ours        | internal/heapq                    | -

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,15 +10,10 @@ import (
 
 	"github.com/allot-project/allot/offers"
 	"github.com/allot-project/allot/offers/scenario"
-	"github.com/allot-project/allot/sim"
+	"github.com/allot-project/allot/sim/hdrf"
 )
 
-func simHDRFCommand() *cobra.Command {
-	var policy, preemption, scenarioPath string
-	cmd := &cobra.Command{
-		Use:   "hdrf",
-		Short: "Replay an H-DRF scenario and print the allocation as JSON",
-		Long: `Replay an H-DRF scenario (a weighted tree whose leaves run identical tasks on
+const simHDRFLong = `Replay an H-DRF scenario (a weighted tree whose leaves run identical tasks on
 one pool of capacity) under an allocation policy and print each leaf's running
 tasks and usage over capacity as JSON (--policy lists the policies).
 
@@ -32,29 +26,48 @@ withdrawn, and when it first held its guarantee and its fair share.
 --preemption (off, guarantees or fair) replaces the file's cluster policy.
 
 Example:
-  allot sim hdrf --scenario examples/scenarios/prod-arrives.json --preemption fair`,
-		Args: cobra.NoArgs,
+  allot sim hdrf --scenario examples/scenarios/prod-arrives.json --preemption fair`
+
+// simHDRFOptions are the flags of `allot sim hdrf`: the scenario and the
+// policies to replay it under.
+type simHDRFOptions struct {
+	policy, preemption, scenarioPath string
+}
+
+func simHDRFCommand() *cobra.Command {
+	o := &simHDRFOptions{}
+	cmd := &cobra.Command{
+		Use:   "hdrf",
+		Short: "Replay an H-DRF scenario and print the allocation as JSON",
+		Long:  simHDRFLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if scenarioPath == "" {
-				return fmt.Errorf("--scenario is required (a file, or - for stdin)")
-			}
-			data, err := readScenario(cmd.InOrStdin(), scenarioPath)
-			if err != nil {
-				return err
-			}
-			res, err := replayHDRF(data, policy, preemption)
-			if err != nil {
-				return err
-			}
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(res)
+			return o.run(cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&policy, "policy", string(offers.PolicyDynamic), "allocation policy: "+offers.PolicyNames())
-	cmd.Flags().StringVar(&preemption, "preemption", "", "cluster preemption policy for a scenario with a timeline: off, guarantees or fair (default: the file's)")
-	cmd.Flags().StringVar(&scenarioPath, "scenario", "", "scenario JSON file, or - for stdin")
+	o.addFlags(cmd)
 	return cmd
+}
+
+func (o *simHDRFOptions) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.policy, "policy", string(offers.PolicyDynamic), "allocation policy: "+offers.PolicyHelp())
+	cmd.Flags().StringVar(&o.preemption, "preemption", "", "cluster preemption policy for a scenario with a timeline: off, guarantees or fair (default: the file's)")
+	cmd.Flags().StringVar(&o.scenarioPath, "scenario", "", "scenario JSON file, or - for stdin")
+}
+
+func (o *simHDRFOptions) run(stdin io.Reader, out io.Writer) error {
+	if o.scenarioPath == "" {
+		return fmt.Errorf("--scenario is required (a file, or - for stdin)")
+	}
+	data, err := readScenario(stdin, o.scenarioPath)
+	if err != nil {
+		return err
+	}
+	res, err := replayHDRF(data, o.policy, o.preemption)
+	if err != nil {
+		return err
+	}
+	return writeJSON(out, res)
 }
 
 func readScenario(stdin io.Reader, path string) ([]byte, error) {
@@ -70,7 +83,7 @@ func readScenario(stdin io.Reader, path string) ([]byte, error) {
 }
 
 // replayHDRF replays a scenario with a timeline through offers/scenario, and
-// one without exactly as before, through sim.RunHDRF.
+// one without exactly as before, through hdrf.Run.
 func replayHDRF(data []byte, policy, preemption string) (any, error) {
 	file, err := scenario.ParseFile(bytes.NewReader(data))
 	if err != nil {
@@ -80,11 +93,11 @@ func replayHDRF(data []byte, policy, preemption string) (any, error) {
 		if preemption != "" {
 			return nil, fmt.Errorf("--preemption needs a scenario with a timeline (preemption, until, arrival, duration or guarantee)")
 		}
-		sc, err := sim.ParseHDRFScenario(bytes.NewReader(data))
+		sc, err := hdrf.ParseScenario(bytes.NewReader(data))
 		if err != nil {
 			return nil, err
 		}
-		return sim.RunHDRF(sc, policy)
+		return hdrf.Run(sc, policy)
 	}
 	pol, err := offers.ParsePolicy(policy)
 	if err != nil {

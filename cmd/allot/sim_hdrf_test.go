@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/allot-project/allot/sim"
+	"github.com/allot-project/allot/sim/hdrf"
 )
 
 // runSimHDRF runs `allot sim hdrf` in process.
@@ -23,7 +23,7 @@ func runSimHDRF(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
-// A scenario without a timeline prints exactly what sim.RunHDRF gives, as
+// A scenario without a timeline prints exactly what hdrf.Run gives, as
 // before timelines existed.
 func TestSimHDRF_UntimedOutputUnchanged(t *testing.T) {
 	t.Parallel()
@@ -47,11 +47,11 @@ func TestSimHDRF_UntimedOutputUnchanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc, err := sim.ParseHDRFScenario(bytes.NewReader(data))
+			sc, err := hdrf.ParseScenario(bytes.NewReader(data))
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := sim.RunHDRF(sc, "dynamic")
+			res, err := hdrf.Run(sc, "dynamic")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,7 +36,7 @@ help:
 	@echo 'make demo       a local cluster running the MapReduce and MPI examples to verified results'
 	@echo 'make real-cluster  the README recipe on one machine: three masters and three agents as processes'
 	@echo 'make test       all tests with the race detector'
-	@echo 'make check      gofmt, vet, staticcheck, import rules, file sizes, references, go mod tidy'
+	@echo 'make check      gofmt, vet, staticcheck, import rules, file and function sizes, references, go mod tidy'
 	@echo 'make bench      every benchmark (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME) BENCHPKGS=$(BENCHPKGS))'
 	@echo 'make bench-smoke every benchmark once, at small sizes (CI)'
 	@echo 'make bench-jobs the job runner: a service of N=1000 instances to RUNNING on allot dev'
@@ -94,7 +94,7 @@ imports:
 	@scripts/check-imports.sh
 
 filesize:
-	@echo '==> file sizes'
+	@echo '==> file and function sizes'
 	@scripts/check-filesize.sh
 
 refs:

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# check-filesize.sh: keep files small (house style: one concept per file, files short). Fails if a non-test .go file
-# has more than MAX_LINES lines or a _test.go file more than MAX_TEST_LINES lines, and lists
-# every offender. testdata/, bin/ and vendor/ are not checked.
+# check-filesize.sh: keep files and functions small (house style: one concept per file, files
+# short, a function says one thing). Fails if a .go file has more than MAX_LINES lines (a _test.go
+# file more than MAX_TEST_LINES) or a function more than MAX_FUNC_LINES (scripts/funclen), and
+# lists every offender. testdata/, bin/ and vendor/ are not checked.
 set -euo pipefail
 
-MAX_LINES=${MAX_LINES:-800}
-MAX_TEST_LINES=${MAX_TEST_LINES:-1500}
+MAX_LINES=${MAX_LINES:-400}
+MAX_TEST_LINES=${MAX_TEST_LINES:-400}
+MAX_FUNC_LINES=${MAX_FUNC_LINES:-100}
 
 cd "$(dirname "$0")/.."
 
@@ -26,4 +28,5 @@ if ((offenders > 0)); then
 	echo "check-filesize: $offenders file(s) over the limit; split them by concept" >&2
 	exit 1
 fi
+go run ./scripts/funclen -max "$MAX_FUNC_LINES" .
 echo "check-filesize: ok"

@@ -64,7 +64,8 @@ only-ours        | internal/testcluster              | internal executor master 
 only-ours        | internal/devcluster               | executor master natsauth protocol raftstore
 only-ours        | cmd/allot                         | coflow executor framework internal/devcluster jobrunner jobs master natsauth offers protocol sim
 only-ours        | integration                       | -
-never-imported   | cmd/* examples/* integration      |
+only-ours        | scripts                           | -
+never-imported   | cmd/* examples/* integration scripts |
 "
 
 cd "$(dirname "$0")/.."

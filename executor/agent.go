@@ -36,20 +36,18 @@ type Agent struct {
 	// shuffle orders the file server's shuffle transfers and reports
 	// their progress (shuffle.go, shuffle_report.go).
 	shuffle *shuffleServer
-	// journal is the task journal. The flusher (flusher.go) owns it from
-	// startFlusher to stopFlusher; ckptWake wakes it, closing ckptStop
-	// stops it, and ckptDone is closed once it has stopped.
-	journal  *journal
-	ckptWake chan struct{}
-	ckptStop chan struct{}
-	ckptDone chan struct{}
+	// records is the task records' way to disk: the queue of their
+	// changes, the flusher and the journal, under a lock of their own
+	// (flusher.go).
+	records *recordLog
 
 	ran   atomic.Bool
 	ready chan struct{}
 
 	// mu guards everything below. Task record changes are queued under it
-	// and written by the flusher; an update is sent only once its record
-	// change is on disk.
+	// (records' lock is taken inside it, never the other way round) and
+	// written by the flusher; an update is sent only once its record change
+	// is on disk.
 	mu         sync.Mutex
 	id         protocol.AgentID
 	heartbeat  time.Duration
@@ -71,17 +69,7 @@ type Agent struct {
 	term     uint64
 	stopping bool
 	srv      *http.Server
-	// pending holds the journal entries queued for the flusher, one per
-	// record name at most (pendingAt indexes them). seq numbers the record
-	// changes; those up to durable are on disk. committed is closed, and
-	// replaced, whenever durable advances.
-	pending   []journalEntry
-	pendingAt map[string]int
-	seq       uint64
-	durable   uint64
-	committed chan struct{}
-
-	wake chan struct{} // wakes the sender
+	wake     chan struct{} // wakes the sender
 	// startSlots bounds the tasks starting at once.
 	startSlots chan struct{}
 	poke       chan struct{} // wakes the session loop (heartbeat or reregister now)
@@ -157,12 +145,8 @@ func New(cfg Config) (*Agent, error) {
 		wake:       make(chan struct{}, 1),
 		startSlots: make(chan struct{}, max(4, 2*runtime.NumCPU())),
 		poke:       make(chan struct{}, 1),
-		ckptWake:   make(chan struct{}, 1),
-		ckptStop:   make(chan struct{}),
-		ckptDone:   make(chan struct{}),
-		pendingAt:  map[string]int{},
-		committed:  make(chan struct{}),
 	}
+	a.records = newRecordLog(log, a.kick)
 	return a, nil
 }
 

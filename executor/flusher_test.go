@@ -51,7 +51,7 @@ func TestFlusher_SendsOnlyDurableUpdates(t *testing.T) {
 	if got := a.takeBatchesLocked(time.Now()); len(got) != 0 {
 		t.Fatalf("sent %+v before its record was written", got[0].updates)
 	}
-	seq := a.seq
+	seq := a.records.last()
 	a.mu.Unlock()
 
 	a.startFlusher(j)

@@ -75,7 +75,7 @@ func (a *Agent) reregister(ctx context.Context) error {
 		Attributes: a.attrs, Version: a.cfg.Version,
 	}
 	delivered := map[taskKey]protocol.StatusUUID{}
-	seq := a.seq // the request reports the records as of now
+	seq := a.records.last() // the request reports the records as of now
 	for k, t := range a.tasks {
 		if t.abandoned || t.rec.Latest == nil {
 			continue
@@ -174,7 +174,7 @@ func (a *Agent) abandon(ctx context.Context) error {
 		delete(a.tasks, k)
 	}
 	a.id, a.registered = "", false
-	seq := a.seq
+	seq := a.records.last()
 	a.mu.Unlock()
 	if sub != nil {
 		if err := sub.Unsubscribe(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/master"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -32,6 +33,10 @@ func BenchmarkFailover(b *testing.B) {
 					Masters: 3, TCPRaft: true,
 					AgentTimeout:   10 * time.Minute,
 					RequestTimeout: 30 * time.Second,
+					// The agents all register through one connection here;
+					// each agent's own credential is rate limited in a
+					// real cluster.
+					Configure: func(_ int, cfg *master.Config) { cfg.AgentRateLimit = master.RateLimit{} },
 				})
 				nc := c.Connect("bench")
 				registerAgents(b, c, nc, n)
@@ -85,10 +90,18 @@ func registerAgents(b *testing.B, c *testcluster.Cluster, nc *nats.Conn, n int) 
 			}
 		}()
 	}
-	for i := 0; i < n; i++ {
-		work <- i
-	}
-	close(work)
+	// Workers that fail stop taking work: stop handing it out then.
+	func() {
+		defer close(work)
+		for i := 0; i < n; i++ {
+			select {
+			case work <- i:
+			case err := <-errs:
+				errs <- err
+				return
+			}
+		}
+	}()
 	wg.Wait()
 	select {
 	case err := <-errs:

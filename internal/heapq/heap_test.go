@@ -1,6 +1,7 @@
 package heapq
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -135,5 +136,44 @@ func TestSlice_initFixPop(t *testing.T) {
 		if s[0] != 1 || len(s) != 2 {
 			t.Fatalf("round %d: after two pushes %v", round, s)
 		}
+	}
+}
+
+// TestTimeline: values come out by time, those of one time by sequence,
+// whatever order they were pushed in; Reset empties it.
+func TestTimeline(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var h Timeline[int]
+	type key struct {
+		at  float64
+		seq uint64
+	}
+	for round := range 100 {
+		var want []key
+		for i := range rng.IntN(200) {
+			k := key{at: float64(rng.IntN(20)), seq: uint64(rng.IntN(1000))*1000 + uint64(i)}
+			h.Push(k.at, k.seq, int(k.seq))
+			want = append(want, k)
+		}
+		slices.SortFunc(want, func(a, b key) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		for _, w := range want {
+			got := h.Pop()
+			if got.At != w.at || got.Seq != w.seq || got.Value != int(w.seq) {
+				t.Fatalf("round %d: popped %+v, want %+v", round, got, w)
+			}
+		}
+		if h.Len() != 0 {
+			t.Fatalf("round %d: %d left", round, h.Len())
+		}
+	}
+	h.Push(1, 1, 1)
+	h.Reset()
+	if h.Len() != 0 {
+		t.Error("Reset left values")
 	}
 }

@@ -185,13 +185,13 @@ func TestPhoenix_unsatisfiableRejected(t *testing.T) {
 		j := &job{id: -1, spec: &jobSpec{durs: []float64{1, 1}, est: 1,
 			cons: []protocol.Constraint{{Attribute: "arch", Op: protocol.OpEq, Value: "sparc"}}}}
 		j.hard = j.spec.cons
-		s.ev = s.ev[:0]
+		s.ev.Reset()
 		s.arrive(j)
 		if !j.reject {
 			t.Fatalf("%s: unsatisfiable job admitted", sched)
 		}
-		if len(s.ev) != 0 {
-			t.Fatalf("%s: rejected job scheduled %d events", sched, len(s.ev))
+		if s.ev.Len() != 0 {
+			t.Fatalf("%s: rejected job scheduled %d events", sched, s.ev.Len())
 		}
 	}
 }

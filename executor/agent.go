@@ -56,9 +56,8 @@ type Agent struct {
 	nc         *nats.Conn
 	cmdSub     *nats.Subscription
 	subs       []*nats.Subscription
-	tasks      map[taskKey]*task
-	ended      map[taskKey]endedTask
-	endedOrder []taskKey
+	// tasks is the agent's table of tasks (task_table.go).
+	tasks taskTable
 	// registered is true while the leader knows the agent: updates are sent
 	// only then. rereg asks for a reregistration.
 	registered bool
@@ -140,8 +139,7 @@ func New(cfg Config) (*Agent, error) {
 		files:      fh,
 		shuffle:    shuffle,
 		ready:      make(chan struct{}),
-		tasks:      map[taskKey]*task{},
-		ended:      map[taskKey]endedTask{},
+		tasks:      newTaskTable(),
 		wake:       make(chan struct{}, 1),
 		startSlots: make(chan struct{}, max(4, 2*runtime.NumCPU())),
 		poke:       make(chan struct{}, 1),

@@ -90,7 +90,7 @@ func (a *Agent) start(ctx context.Context) error {
 func (a *Agent) hasTasks() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.tasks) > 0
+	return len(a.tasks.live) > 0
 }
 
 // subscribe subscribes h to subject; the handler runs only while the

@@ -95,9 +95,9 @@ func (a *Agent) kill(fw protocol.FrameworkID, id protocol.TaskID, reason string,
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	k := taskKey{fw, id}
-	t, ok := a.tasks[k]
+	t, ok := a.tasks.live[k]
 	if !ok {
-		if _, ended := a.ended[k]; ended {
+		if _, ended := a.tasks.ended[k]; ended {
 			a.log.Debug("kill of an ended task ignored", "task", k.String())
 			return
 		}
@@ -135,7 +135,7 @@ func (a *Agent) shutdownFramework(fw protocol.FrameworkID) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := 0
-	for _, t := range a.tasks {
+	for _, t := range a.tasks.live {
 		if t.rec.FrameworkID == fw && !t.rec.State.Terminal() {
 			a.killLocked(t, protocol.ReasonFrameworkRemoved, 0)
 			n++

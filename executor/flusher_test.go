@@ -108,7 +108,7 @@ func TestFlusher_Removal(t *testing.T) {
 		tk := a.newTaskLocked("fw", protocol.TaskInfo{TaskID: id})
 		a.enqueueLocked(tk, protocol.TaskFinished, "", "", nil)
 	}
-	drop := a.tasks[taskKey{"fw", "drop"}]
+	drop := a.tasks.live[taskKey{"fw", "drop"}]
 	dropUpdate(drop, drop.rec.Queue[0].UUID)
 	a.persistLocked(drop)
 	a.mu.Unlock()

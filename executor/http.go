@@ -130,7 +130,7 @@ func (a *Agent) State() StateResponse {
 		AgentID: a.id, Hostname: a.cfg.Hostname, HTTPAddr: a.advertise, Registered: a.registered,
 		Resources: a.total.Clone(), Used: a.usedLocked(), Attributes: a.attrs, Tasks: []TaskSummary{},
 	}
-	for _, t := range a.tasks {
+	for _, t := range a.tasks.live {
 		ts := TaskSummary{
 			FrameworkID: t.rec.FrameworkID, TaskID: t.rec.Info.TaskID, Name: t.rec.Info.Name,
 			GroupID: t.rec.Info.GroupID, State: t.rec.State, Resources: t.rec.Info.Resources,
@@ -145,7 +145,7 @@ func (a *Agent) State() StateResponse {
 		}
 		s.Tasks = append(s.Tasks, ts)
 	}
-	for k, e := range a.ended {
+	for k, e := range a.tasks.ended {
 		ts := TaskSummary{
 			FrameworkID: k.fw, TaskID: k.id, State: e.status.State, Reason: e.status.Reason,
 			Message: e.status.Message, ExitCode: e.status.ExitCode,

@@ -98,8 +98,8 @@ func (a *Agent) newLaunchLocked(fw protocol.FrameworkID, info protocol.TaskInfo)
 }
 
 func (a *Agent) knownLocked(k taskKey) bool {
-	_, live := a.tasks[k]
-	_, ended := a.ended[k]
+	_, live := a.tasks.live[k]
+	_, ended := a.tasks.ended[k]
 	return live || ended
 }
 
@@ -110,7 +110,7 @@ func (a *Agent) newTaskLocked(fw protocol.FrameworkID, info protocol.TaskInfo) *
 		rec: taskRecord{Name: name, FrameworkID: fw, Info: info, State: protocol.TaskStaging},
 		log: a.log.With("framework_id", fw, "task_id", info.TaskID),
 	}
-	a.tasks[t.key()] = t
+	a.tasks.live[t.key()] = t
 	return t
 }
 
@@ -118,12 +118,12 @@ func (a *Agent) newTaskLocked(fw protocol.FrameworkID, info protocol.TaskInfo) *
 // a task the agent has or had, or by a sandbox or control directory on
 // disk.
 func (a *Agent) nameTakenLocked(name string) bool {
-	for _, t := range a.tasks {
+	for _, t := range a.tasks.live {
 		if t.rec.Name == name {
 			return true
 		}
 	}
-	for _, e := range a.ended {
+	for _, e := range a.tasks.ended {
 		if e.name == name {
 			return true
 		}
@@ -163,7 +163,7 @@ func (a *Agent) admitLocked(t *task) (protocol.TaskState, string, string, bool) 
 // tasks that have not ended.
 func (a *Agent) freeLocked() protocol.Resources {
 	free := a.total.Clone()
-	for _, t := range a.tasks {
+	for _, t := range a.tasks.live {
 		if t.admitted && !t.rec.State.Terminal() {
 			free.SubInPlace(t.rec.Info.Resources)
 		}
@@ -175,7 +175,7 @@ func (a *Agent) freeLocked() protocol.Resources {
 // ended.
 func (a *Agent) usedLocked() protocol.Resources {
 	var used protocol.Resources
-	for _, t := range a.tasks {
+	for _, t := range a.tasks.live {
 		if t.admitted && !t.rec.State.Terminal() {
 			used.AddInPlace(t.rec.Info.Resources)
 		}

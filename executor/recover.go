@@ -32,12 +32,12 @@ func (a *Agent) recoverTasks(ctx context.Context, recs []taskRecord) {
 	for _, rec := range recs {
 		t := &task{rec: rec, log: a.log.With("framework_id", rec.FrameworkID, "task_id", rec.Info.TaskID)}
 		k := t.key()
-		if other, dup := a.tasks[k]; dup {
+		if other, dup := a.tasks.live[k]; dup {
 			t.log.Error("two records for one task; dropping one", "kept", other.rec.Name, "dropped", rec.Name)
 			a.queueLocked(nil, removeEntry(rec.Name))
 			continue
 		}
-		a.tasks[k] = t
+		a.tasks.live[k] = t
 		t.admitted = !rec.Unknown
 		if rec.State.Terminal() {
 			if len(rec.Queue) == 0 {
@@ -69,7 +69,7 @@ func (a *Agent) recoverTasks(ctx context.Context, recs []taskRecord) {
 		}
 	}
 	if len(recs) > 0 {
-		a.log.Info("checkpoint recovered", "tasks", len(a.tasks))
+		a.log.Info("checkpoint recovered", "tasks", len(a.tasks.live))
 	}
 }
 

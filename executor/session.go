@@ -76,7 +76,7 @@ func (a *Agent) reregister(ctx context.Context) error {
 	}
 	delivered := map[taskKey]protocol.StatusUUID{}
 	seq := a.records.last() // the request reports the records as of now
-	for k, t := range a.tasks {
+	for k, t := range a.tasks.live {
 		if t.abandoned || t.rec.Latest == nil {
 			continue
 		}
@@ -131,7 +131,7 @@ func (a *Agent) delivered(uuids map[taskKey]protocol.StatusUUID) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for k, uuid := range uuids {
-		if t, ok := a.tasks[k]; ok && dropUpdate(t, uuid) {
+		if t, ok := a.tasks.live[k]; ok && dropUpdate(t, uuid) {
 			a.persistLocked(t)
 		}
 	}
@@ -146,7 +146,7 @@ func (a *Agent) sessionUp(heartbeat time.Duration) {
 	}
 	a.heartbeat = heartbeat
 	a.registered, a.rereg = true, false
-	for _, t := range a.tasks {
+	for _, t := range a.tasks.live {
 		t.lastSent = time.Time{}
 	}
 	a.mu.Unlock()
@@ -163,7 +163,7 @@ func (a *Agent) abandon(ctx context.Context) error {
 	a.mu.Lock()
 	sub := a.cmdSub
 	a.cmdSub = nil
-	for k, t := range a.tasks {
+	for k, t := range a.tasks.live {
 		t.abandoned = true
 		if t.rt != nil {
 			if err := t.rt.Kill(); err != nil {
@@ -171,7 +171,7 @@ func (a *Agent) abandon(ctx context.Context) error {
 			}
 		}
 		a.queueLocked(t, removeEntry(t.rec.Name))
-		delete(a.tasks, k)
+		delete(a.tasks.live, k)
 	}
 	a.id, a.registered = "", false
 	seq := a.records.last()
@@ -305,7 +305,7 @@ func (a *Agent) onLeader(m *nats.Msg) {
 		return
 	}
 	a.leader = ann
-	for _, t := range a.tasks {
+	for _, t := range a.tasks.live {
 		t.lastSent = time.Time{}
 	}
 	a.mu.Unlock()

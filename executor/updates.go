@@ -62,24 +62,7 @@ func (a *Agent) persistLocked(t *task) {
 }
 
 // forgetLocked moves a finished task to the ended memory.
-func (a *Agent) forgetLocked(t *task) {
-	k := t.key()
-	if a.tasks[k] == t {
-		delete(a.tasks, k)
-	}
-	var st protocol.TaskStatus
-	if t.rec.Latest != nil {
-		st = t.rec.Latest.Status
-	}
-	if _, ok := a.ended[k]; !ok {
-		a.endedOrder = append(a.endedOrder, k)
-	}
-	a.ended[k] = endedTask{name: t.rec.Name, sandbox: t.admitted && !t.rec.Unknown, status: st}
-	for len(a.endedOrder) > maxEnded {
-		delete(a.ended, a.endedOrder[0])
-		a.endedOrder = a.endedOrder[1:]
-	}
-}
+func (a *Agent) forgetLocked(t *task) { a.tasks.forget(t) }
 
 // ack drops acknowledged updates from their tasks' queues.
 func (a *Agent) ack(acks []protocol.StatusAck) {
@@ -87,7 +70,7 @@ func (a *Agent) ack(acks []protocol.StatusAck) {
 	defer a.mu.Unlock()
 	touched := map[*task]bool{}
 	for _, ack := range acks {
-		t, ok := a.tasks[taskKey{ack.FrameworkID, ack.TaskID}]
+		t, ok := a.tasks.live[taskKey{ack.FrameworkID, ack.TaskID}]
 		if ok && dropUpdate(t, ack.UUID) {
 			touched[t] = true
 		}
@@ -166,7 +149,7 @@ func (a *Agent) flush(ctx context.Context, now time.Time) {
 func (a *Agent) takeBatchesLocked(now time.Time) []*batch {
 	var batches []*batch
 	cur := &batch{}
-	for _, t := range a.tasks {
+	for _, t := range a.tasks.live {
 		if len(t.rec.Queue) == 0 || t.inflight || !a.durableLocked(t) ||
 			!t.lastSent.IsZero() && now.Sub(t.lastSent) < a.cfg.ResendInterval {
 			continue
@@ -236,7 +219,7 @@ func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *batch) {
 	}
 	touched := map[*task]bool{}
 	for _, u := range b.updates {
-		t, ok := a.tasks[taskKey{u.Status.FrameworkID, u.Status.TaskID}]
+		t, ok := a.tasks.live[taskKey{u.Status.FrameworkID, u.Status.TaskID}]
 		if !ok {
 			continue
 		}

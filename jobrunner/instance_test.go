@@ -2,6 +2,7 @@ package jobrunner
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -149,5 +150,32 @@ func TestKeepInPlace_onlyCountChanged(t *testing.T) {
 	keepInPlace(jr, &jobs.Job{Name: "web", Type: jobs.Service, Groups: []jobs.Group{group(5, "serve")}}, 5, map[int]*jobs.Job{})
 	if run.Version != 4 {
 		t.Fatalf("an instance of an unknown version kept: v%d", run.Version)
+	}
+}
+
+// TestPrune: an ended instance is forgotten when a later attempt of its
+// slot replaced it or the runner stopped it itself (its count lowered, its
+// version replaced); one that ended on its own with nothing after it stays,
+// to be restarted or shown failed, and so does one still stopping.
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	inst := func(index, attempt int, st jobs.InstanceState, stopping bool) *instance {
+		return &instance{Instance: jobs.Instance{Slot: jobs.Slot{Group: "g", Index: index}, Attempt: attempt, State: st, Stopping: stopping}}
+	}
+	jr := &jobRun{insts: map[string]*instance{
+		"replaced":        inst(0, 0, jobs.InstanceFailed, false),
+		"its replacement": inst(0, 1, jobs.InstanceRunning, false),
+		"stopped, ended":  inst(1, 0, jobs.InstanceFailed, true),
+		"failed alone":    inst(2, 0, jobs.InstanceFailed, false),
+		"stopping":        inst(3, 0, jobs.InstanceRunning, true),
+	}}
+	(&Runner{}).prune(jr)
+	var kept []string
+	for id := range jr.insts {
+		kept = append(kept, id)
+	}
+	slices.Sort(kept)
+	if want := []string{"failed alone", "its replacement", "stopping"}; !slices.Equal(kept, want) || !jr.liveDirty {
+		t.Errorf("kept %v (dirty %v), want %v", kept, jr.liveDirty, want)
 	}
 }

@@ -143,14 +143,17 @@ func (r *Runner) stop(jr *jobRun, which jobs.Instance, now time.Time) {
 	}
 }
 
-// prune forgets ended instances a later attempt of their slot replaced.
+// prune forgets ended instances a later attempt of their slot replaced,
+// and those the runner stopped itself (a count lowered, an old version
+// replaced, the job stopped): their end was asked for, and their task IDs,
+// which name their version, are never planned again.
 func (r *Runner) prune(jr *jobRun) {
 	latest := map[jobs.Slot]int{}
 	for _, in := range jr.insts {
 		latest[in.Slot] = max(latest[in.Slot], in.Attempt)
 	}
 	for id, in := range jr.insts {
-		if in.State.Ended() && in.Attempt < latest[in.Slot] {
+		if in.State.Ended() && (in.Attempt < latest[in.Slot] || in.Stopping) {
 			delete(jr.insts, id)
 			jr.liveDirty = true
 		}

@@ -1,10 +1,12 @@
 package testcluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -153,7 +155,11 @@ func (p *masterProc) stop() error {
 	select {
 	case <-done:
 	case <-time.After(stopTimeout):
-		return fmt.Errorf("run did not return %s after cancel", stopTimeout)
+		// What every goroutine waits on, to tell which part of the
+		// master did not stop.
+		var stacks bytes.Buffer
+		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+		return fmt.Errorf("run did not return %s after cancel; goroutines:\n%s", stopTimeout, stacks.String())
 	}
 	if err := p.err(); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("run: %w", err)

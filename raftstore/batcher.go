@@ -52,6 +52,10 @@ type batcher struct {
 	queue chan *applyRequest
 	slots chan struct{} // one token per entry in flight
 	stop  <-chan struct{}
+	// raftDown is closed once Raft has shut down: an entry whose future
+	// is unanswered by then never will be (one still in Raft's apply
+	// queue is dropped, not answered), and its callers get ErrShutdown.
+	raftDown chan struct{}
 	carry *applyRequest // taken from the queue but did not fit the previous batch
 
 	inflight sync.WaitGroup
@@ -74,6 +78,7 @@ func newBatcher(r *raft.Raft, cfg Config, logger hclog.Logger, translate func(er
 		queue:        make(chan *applyRequest, 2*cfg.MaxBatch),
 		slots:        make(chan struct{}, cfg.MaxInFlight),
 		stop:         stop,
+		raftDown:     make(chan struct{}),
 	}
 }
 
@@ -173,7 +178,7 @@ func (b *batcher) submit(batch []*applyRequest) {
 // complete waits for one entry and answers its callers.
 func (b *batcher) complete(future raft.ApplyFuture, batch []*applyRequest) {
 	defer b.inflight.Done()
-	err := future.Error()
+	err := b.outcome(future)
 	<-b.slots
 	if err != nil {
 		err = b.translate(err)
@@ -189,6 +194,26 @@ func (b *batcher) complete(future raft.ApplyFuture, batch []*applyRequest) {
 			v = results[i]
 		}
 		r.resp <- applyResponse{value: v}
+	}
+}
+
+// outcome waits for an entry's future, or until Raft has shut down
+// without answering it. The future is read on a goroutine of its own, so
+// that it can be given up; one Raft dropped leaves that goroutine waiting
+// until the process ends, which only a node's shutdown can cause.
+func (b *batcher) outcome(future raft.ApplyFuture) error {
+	answered := make(chan error, 1)
+	go func() { answered <- future.Error() }()
+	select {
+	case err := <-answered:
+		return err
+	case <-b.raftDown:
+		select {
+		case err := <-answered:
+			return err
+		default:
+			return ErrShutdown
+		}
 	}
 }
 

@@ -149,6 +149,7 @@ func (n *Node) Shutdown() error {
 	n.shutdownOnce.Do(func() {
 		close(n.shutdownCh)
 		err := n.raft.Shutdown().Error() // also closes the transport
+		close(n.batcher.raftDown)
 		// Closing the transport stops its listener, not the connections
 		// it pooled to its peers, whose servers would wait on them for
 		// ever: close those too.

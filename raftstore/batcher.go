@@ -56,7 +56,7 @@ type batcher struct {
 	// is unanswered by then never will be (one still in Raft's apply
 	// queue is dropped, not answered), and its callers get ErrShutdown.
 	raftDown chan struct{}
-	carry *applyRequest // taken from the queue but did not fit the previous batch
+	carry    *applyRequest // taken from the queue but did not fit the previous batch
 
 	inflight sync.WaitGroup
 

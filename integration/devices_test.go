@@ -97,7 +97,7 @@ func TestDevices_EndToEnd(t *testing.T) {
 	// What the master recorded for each task, before the restart.
 	recorded := func() map[protocol.TaskID]map[int]int64 {
 		out := map[protocol.TaskID]map[int]int64{}
-		for _, tk := range c.Leader().View().Tasks() {
+		for _, tk := range c.WaitForLeader().View().Tasks() {
 			out[tk.ID] = tk.Info.Resources.GPUDevices()
 		}
 		return out

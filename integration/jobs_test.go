@@ -283,11 +283,16 @@ func TestJobs_serviceThroughFaults(t *testing.T) {
 	if tk, ok := m.View().Task(e.frameworkOf(t, running[0]), running[0]); ok && tk.AgentID != lost.ID() {
 		lost = e.agents[1]
 	}
+	leaderAtStop := e.c.LeaderIndex()
 	stopped := time.Now()
 	lost.Stop()
 	bound := testcluster.DefaultAgentTimeout + interval
 	replaced := func(states ...protocol.TaskState) error {
-		v := e.c.Leader().View()
+		l := e.c.Leader()
+		if l == nil {
+			return fmt.Errorf("no leader serves")
+		}
+		v := l.View()
 		placed := 0
 		for _, tk := range v.Tasks() {
 			if strings.HasPrefix(string(tk.ID), "keep.") && slices.Contains(states, tk.State) {
@@ -309,7 +314,14 @@ func TestJobs_serviceThroughFaults(t *testing.T) {
 	testutil.WaitFor(t, jobsWait, 2*time.Millisecond, func() error { return replaced(protocol.TaskRunning) })
 	t.Logf("instances launched again %v and running %v after the agent stopped (agent timeout %v, allocation interval %v)",
 		launched.Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond), testcluster.DefaultAgentTimeout, interval)
-	if launched > bound {
+	// The bound is a steady leader's: one elected meanwhile counts the
+	// agent's silence from what its predecessor recorded, a heartbeat or
+	// two late (a loaded machine's elections in the test cluster's short
+	// Raft timeouts).
+	switch {
+	case e.c.LeaderIndex() != leaderAtStop:
+		t.Logf("the leader changed while the agent was lost: the bound of %v is not checked", bound)
+	case launched > bound:
 		t.Errorf("lost instances launched again %v after the agent stopped, want within %v", launched, bound)
 	}
 

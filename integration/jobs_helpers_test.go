@@ -212,3 +212,24 @@ func versionOf(in jobs.LiveInstance) int {
 	_, ji, _ := jobs.ParseInstanceID(in.ID)
 	return ji.Version
 }
+
+func sleeper(count int) string {
+	return fmt.Sprintf(`job "keep" {
+  group "g" {
+    count = %d
+    restart {
+      attempts = 10
+      interval = "1h"
+      delay    = "100ms"
+    }
+    task "t" {
+      command = "sleep"
+      args    = ["300"]
+      resources {
+        cpus = 0.1
+        mem  = "16M"
+      }
+    }
+  }
+}`, count)
+}

@@ -241,27 +241,6 @@ func TestJobs_rollingUpdateAndRevert(t *testing.T) {
 	}
 }
 
-func sleeper(count int) string {
-	return fmt.Sprintf(`job "keep" {
-  group "g" {
-    count = %d
-    restart {
-      attempts = 10
-      interval = "1h"
-      delay    = "100ms"
-    }
-    task "t" {
-      command = "sleep"
-      args    = ["300"]
-      resources {
-        cpus = 0.1
-        mem  = "16M"
-      }
-    }
-  }
-}`, count)
-}
-
 // TestJobs_serviceThroughFaults: a service keeps its count when an agent
 // holding some of its instances is lost (they are replaced on the other
 // agent within the agent timeout and one allocation interval of the

@@ -66,22 +66,19 @@ func Submit(ctx context.Context, s Store, file string, src []byte, now time.Time
 // AutoRevert makes version to's file the job's next version, marked as a
 // failed update's revert (the runner's, with auto_revert).
 func AutoRevert(ctx context.Context, s Store, name string, to int, now time.Time) (int, error) {
-	item, ok, err := s.Get(ctx, VersionKey(name, to))
+	src, err := keptVersion(ctx, s, name, to)
 	if err != nil {
 		return 0, err
 	}
-	if !ok {
-		return 0, fmt.Errorf("%w: job %q keeps no version %d", protocol.ErrInvalidArgument, name, to)
-	}
 	for {
-		cur, err := readCurrent(ctx, s, name, item.Value)
+		cur, err := readCurrent(ctx, s, name, src)
 		if err != nil {
 			return 0, err
 		}
 		if cur.rev == 0 {
 			return 0, fmt.Errorf("%w: no job %q", protocol.ErrInvalidArgument, name)
 		}
-		next, err := addVersion(ctx, s, name, cur, item.Value, true, now)
+		next, err := addVersion(ctx, s, name, cur, src, true, now)
 		if !errors.Is(err, protocol.ErrConflict) {
 			return next, err
 		}
@@ -194,14 +191,23 @@ func Stop(ctx context.Context, s Store, name string, now time.Time) error {
 
 // Revert makes a kept version's job file the job's next version.
 func Revert(ctx context.Context, s Store, name string, version int, now time.Time) (Submitted, error) {
-	item, ok, err := s.Get(ctx, VersionKey(name, version))
+	src, err := keptVersion(ctx, s, name, version)
 	if err != nil {
 		return Submitted{}, err
 	}
-	if !ok {
-		return Submitted{}, fmt.Errorf("%w: job %q keeps no version %d", protocol.ErrInvalidArgument, name, version)
+	return Submit(ctx, s, fmt.Sprintf("%s v%d", name, version), src, now)
+}
+
+// keptVersion is a kept version's job file.
+func keptVersion(ctx context.Context, s Store, name string, version int) ([]byte, error) {
+	item, ok, err := s.Get(ctx, VersionKey(name, version))
+	if err != nil {
+		return nil, err
 	}
-	return Submit(ctx, s, fmt.Sprintf("%s v%d", name, version), item.Value, now)
+	if !ok {
+		return nil, fmt.Errorf("%w: job %q keeps no version %d", protocol.ErrInvalidArgument, name, version)
+	}
+	return item.Value, nil
 }
 
 // ReadSpec returns a job's spec record and its revision (0: no job).

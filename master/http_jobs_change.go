@@ -1,9 +1,7 @@
 package master
 
 import (
-	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"time"
@@ -138,18 +136,13 @@ func decodeJobBody(w http.ResponseWriter, r *http.Request, limit int64, out any)
 		writeError(w, http.StatusUnsupportedMediaType, protocol.Errorf(protocol.ErrInvalidArgument, "the body must be JSON (Content-Type: application/json)"))
 		return false
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(out)
-	if err == nil && dec.More() {
-		err = errors.New("more than one JSON value")
-	}
+	err := decodeStrictJSON(http.MaxBytesReader(w, r.Body, limit), out)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		writeError(w, http.StatusRequestEntityTooLarge, protocol.Errorf(protocol.ErrInvalidArgument, "the body is over %d bytes", limit))
 		return false
-	case err != nil && !errors.Is(err, io.EOF):
+	case err != nil:
 		writeError(w, http.StatusBadRequest, protocol.Errorf(protocol.ErrInvalidArgument, "body: %v", err))
 		return false
 	}

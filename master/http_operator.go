@@ -81,13 +81,23 @@ func (m *Master) serveTeardown(w http.ResponseWriter, r *http.Request, l *leader
 // as it is. Unknown fields, trailing data and bodies over maxActionBody
 // are ErrInvalidArgument.
 func decodeOptionalJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxActionBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	if err := decodeStrictJSON(io.LimitReader(r.Body, maxActionBody), v); err != nil {
 		return protocol.Errorf(protocol.ErrInvalidArgument, "body: %v", err)
 	}
+	return nil
+}
+
+// decodeStrictJSON decodes one JSON value from body into v, refusing
+// unknown fields and anything after the value; an empty body leaves v as
+// it is.
+func decodeStrictJSON(body io.Reader, v any) error {
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
 	if dec.More() {
-		return protocol.Errorf(protocol.ErrInvalidArgument, "body: more than one JSON value")
+		return errors.New("more than one JSON value")
 	}
 	return nil
 }

@@ -36,28 +36,24 @@ type Agent struct {
 	// shuffle orders the file server's shuffle transfers and reports
 	// their progress (shuffle.go, shuffle_report.go).
 	shuffle *shuffleServer
-	// records is the task records' way to disk: the queue of their
-	// changes, the flusher and the journal, under a lock of their own
-	// (flusher.go).
-	records *recordLog
+	// tasks is the agent's tasks, their update queues and their way to
+	// disk, under a lock of its own (task_store.go).
+	tasks *taskStore
+	// id is the agent ID: written under mu, read anywhere.
+	id agentID
 
 	ran   atomic.Bool
 	ready chan struct{}
 
-	// mu guards everything below. Task record changes are queued under it
-	// (records' lock is taken inside it, never the other way round) and
-	// written by the flusher; an update is sent only once its record change
-	// is on disk.
+	// mu guards the session: everything below. The task store's lock is
+	// taken inside it when both are needed, never the other way round.
 	mu         sync.Mutex
-	id         protocol.AgentID
 	heartbeat  time.Duration
 	listenAddr string
 	advertise  string
 	nc         *nats.Conn
 	cmdSub     *nats.Subscription
 	subs       []*nats.Subscription
-	// tasks is the agent's table of tasks (task_table.go).
-	tasks taskTable
 	// registered is true while the leader knows the agent: updates are sent
 	// only then. rereg asks for a reregistration.
 	registered bool
@@ -139,12 +135,11 @@ func New(cfg Config) (*Agent, error) {
 		files:      fh,
 		shuffle:    shuffle,
 		ready:      make(chan struct{}),
-		tasks:      newTaskTable(),
 		wake:       make(chan struct{}, 1),
 		startSlots: make(chan struct{}, max(4, 2*runtime.NumCPU())),
 		poke:       make(chan struct{}, 1),
 	}
-	a.records = newRecordLog(log, a.kick)
+	a.tasks = newTaskStore(newRecordLog(log, a.kick))
 	return a, nil
 }
 
@@ -154,11 +149,7 @@ func (a *Agent) Ready() <-chan struct{} { return a.ready }
 
 // ID returns the agent ID: the checkpointed one, or the one the master
 // assigned; empty before either is known.
-func (a *Agent) ID() protocol.AgentID {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.id
-}
+func (a *Agent) ID() protocol.AgentID { return a.id.load() }
 
 // HTTPAddr returns the file server's actual listen address (host:port);
 // empty before Run started it.

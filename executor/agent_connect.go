@@ -24,10 +24,7 @@ func (a *Agent) connect(ctx context.Context) error {
 			// server that stopped answering, are lost: reregistering has
 			// the leader send again the launches this agent never saw.
 			nats.ReconnectHandler(func(*nats.Conn) {
-				a.mu.Lock()
-				known := a.id != ""
-				a.mu.Unlock()
-				if known {
+				if a.ID() != "" {
 					a.log.Info("NATS connection back; reregistering")
 					a.wantReregister()
 				}

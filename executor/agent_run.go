@@ -59,7 +59,7 @@ func (a *Agent) start(ctx context.Context) error {
 	}
 	if found {
 		a.mu.Lock()
-		a.id = rec.AgentID
+		a.id.store(rec.AgentID)
 		a.mu.Unlock()
 	}
 	j, recs, err := a.ckpt.openTasks()
@@ -88,8 +88,8 @@ func (a *Agent) start(ctx context.Context) error {
 }
 
 func (a *Agent) hasTasks() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	return len(a.tasks.live) > 0
 }
 

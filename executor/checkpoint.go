@@ -35,7 +35,7 @@ import (
 // acknowledgement, so they go to one append-only journal (journal.go)
 // instead of a file each: the agent's flusher appends every record change
 // that accumulated while its previous fsync ran with one write and one
-// fsync (group commit), off the agent's lock (flusher.go). A file per
+// fsync (group commit), off the task store's lock (flusher.go). A file per
 // record cost two fsyncs per change, serialized under the lock.
 //
 // A task record holds the task's state and its unacknowledged status

@@ -92,8 +92,8 @@ func (a *Agent) currentTerm(m *nats.Msg) bool {
 // master committed but that never arrived does not stay STAGING; the task
 // is remembered, so that a late launch of it is not started.
 func (a *Agent) kill(fw protocol.FrameworkID, id protocol.TaskID, reason string, grace time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	k := taskKey{fw, id}
 	t, ok := a.tasks.live[k]
 	if !ok {
@@ -102,7 +102,7 @@ func (a *Agent) kill(fw protocol.FrameworkID, id protocol.TaskID, reason string,
 			return
 		}
 		a.log.Info("kill of an unknown task; reporting it lost", "task", k.String())
-		t = a.newTaskLocked(fw, protocol.TaskInfo{TaskID: id, AgentID: a.id})
+		t = a.newTaskLocked(fw, protocol.TaskInfo{TaskID: id, AgentID: a.ID()})
 		t.rec.Unknown = true
 		a.enqueueLocked(t, protocol.TaskLost, protocol.ReasonTaskUnknown, "kill of a task unknown to the agent", nil)
 		return
@@ -132,8 +132,8 @@ func (a *Agent) killLocked(t *task, reason string, grace time.Duration) {
 
 // shutdownFramework kills every task of a framework.
 func (a *Agent) shutdownFramework(fw protocol.FrameworkID) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	n := 0
 	for _, t := range a.tasks.live {
 		if t.rec.FrameworkID == fw && !t.rec.State.Terminal() {

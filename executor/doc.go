@@ -79,7 +79,7 @@
 // Each task has a record: its description, state, kill request and
 // unacknowledged updates. The records live in tasks.journal, an
 // append-only file of whole records and removals, each entry a line with
-// a CRC. Record changes are not written under the agent's lock one by one:
+// a CRC. Record changes are not written under the task store's lock one by one:
 // a flusher goroutine appends all those that accumulated while its
 // previous write ran with one write and one fsync (group commit), and
 // only then are the updates they hold sent; a reregistration likewise

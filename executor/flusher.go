@@ -10,7 +10,7 @@ import (
 )
 
 // This file holds the flusher, which writes task record changes to the
-// journal off the agent's lock, many at once (group commit).
+// journal off the task store's lock, many at once (group commit).
 //
 // Every change of a task record is numbered (recordLog.seq) and queued by
 // persistLocked; the task remembers the number of its latest change
@@ -39,9 +39,10 @@ import (
 // recordLog is the task records' way to disk: the queue of their changes
 // (one entry per record name at most: the latest replaces one queued
 // before it), their numbering, the flusher that appends them to the
-// journal, and what is durable. Its lock is a leaf: the agent queues and
-// asks under its own lock, and recordLog never calls back into the agent
-// while holding its lock.
+// journal, and what is durable. It belongs to the task store
+// (task_store.go), and its lock is a leaf: the store queues and asks under
+// its own lock, and recordLog never calls back into the agent while
+// holding its lock.
 type recordLog struct {
 	log hclog.Logger
 	// committedHook runs after each commit, off the lock: it wakes the
@@ -101,31 +102,19 @@ func (r *recordLog) last() uint64 {
 // isDurable reports whether the change numbered version is on disk.
 func (r *recordLog) isDurable(version uint64) bool { return version <= r.durable.Load() }
 
-// queueLocked queues a task's journal entry (t may be nil) and records the
-// change as t's latest. a.mu is held.
-func (a *Agent) queueLocked(t *task, e journalEntry) {
-	seq := a.records.queue(e)
-	if t != nil {
-		t.version = seq
-	}
-}
-
-// durableLocked reports whether t's latest record change is on disk.
-func (a *Agent) durableLocked(t *task) bool { return a.records.isDurable(t.version) }
-
 // startFlusher hands the journal to the flusher and starts it. stopFlusher
 // stops it.
-func (a *Agent) startFlusher(j *journal) { a.records.start(j) }
+func (a *Agent) startFlusher(j *journal) { a.tasks.records.start(j) }
 
 // stopFlusher writes what is still queued, stops the flusher and closes
 // the journal. It must run after every goroutine that changes task
 // records has ended; it does nothing if the flusher never started.
-func (a *Agent) stopFlusher() { a.records.close() }
+func (a *Agent) stopFlusher() { a.tasks.records.close() }
 
 // waitDurable waits until every record change numbered seq or lower is on
 // disk, the flusher stopped, or ctx is done.
 func (a *Agent) waitDurable(ctx context.Context, seq uint64) error {
-	return a.records.waitDurable(ctx, seq)
+	return a.tasks.records.waitDurable(ctx, seq)
 }
 
 func (r *recordLog) start(j *journal) {

@@ -45,14 +45,14 @@ func idleAgent(t *testing.T) (*Agent, *journal) {
 func TestFlusher_SendsOnlyDurableUpdates(t *testing.T) {
 	t.Parallel()
 	a, j := idleAgent(t)
-	a.mu.Lock()
+	a.tasks.mu.Lock()
 	tk := a.newTaskLocked("fw", protocol.TaskInfo{TaskID: "t"})
 	a.enqueueLocked(tk, protocol.TaskStarting, "", "", nil)
-	if got := a.takeBatchesLocked(time.Now()); len(got) != 0 {
+	if got := a.tasks.takeBatchesLocked(time.Now(), a.cfg.ResendInterval); len(got) != 0 {
 		t.Fatalf("sent %+v before its record was written", got[0].updates)
 	}
-	seq := a.records.last()
-	a.mu.Unlock()
+	seq := a.tasks.records.last()
+	a.tasks.mu.Unlock()
 
 	a.startFlusher(j)
 	stopped := false
@@ -66,14 +66,14 @@ func TestFlusher_SendsOnlyDurableUpdates(t *testing.T) {
 	if err := a.waitDurable(ctx, seq); err != nil {
 		t.Fatal(err)
 	}
-	a.mu.Lock()
-	got := a.takeBatchesLocked(time.Now())
+	a.tasks.mu.Lock()
+	got := a.tasks.takeBatchesLocked(time.Now(), a.cfg.ResendInterval)
 	if len(got) != 1 || len(got[0].updates) != 1 || got[0].updates[0].Status.State != protocol.TaskStarting {
 		t.Fatalf("sent %d batches, want one with STARTING", len(got))
 	}
 	tk.inflight = false
 	a.enqueueLocked(tk, protocol.TaskRunning, "", "", nil)
-	a.mu.Unlock()
+	a.tasks.mu.Unlock()
 
 	// A crash now: the disk holds STARTING at least.
 	crashed := t.TempDir()
@@ -103,15 +103,15 @@ func TestFlusher_Removal(t *testing.T) {
 	t.Parallel()
 	a, j := idleAgent(t)
 	a.startFlusher(j)
-	a.mu.Lock()
+	a.tasks.mu.Lock()
 	for _, id := range []protocol.TaskID{"keep", "drop"} {
 		tk := a.newTaskLocked("fw", protocol.TaskInfo{TaskID: id})
 		a.enqueueLocked(tk, protocol.TaskFinished, "", "", nil)
 	}
 	drop := a.tasks.live[taskKey{"fw", "drop"}]
 	dropUpdate(drop, drop.rec.Queue[0].UUID)
-	a.persistLocked(drop)
-	a.mu.Unlock()
+	a.tasks.persistLocked(drop)
+	a.tasks.mu.Unlock()
 	a.stopFlusher()
 	_, recs := openOK(t, a.cfg.WorkDir)
 	checkRecords(t, recs, map[string]protocol.TaskState{"fw_keep": protocol.TaskFinished})

@@ -19,8 +19,8 @@ import (
 // member before the start aborts the group the same way. Once running,
 // the tasks live and end independently.
 func (a *Agent) launchGroup(ctx context.Context, fw protocol.FrameworkID, group string, infos []protocol.TaskInfo) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	var ts []*task
 	for _, info := range infos {
 		if info.GroupID == "" {
@@ -73,12 +73,13 @@ func (a *Agent) failGroupLocked(ts []*task, culprit int, st protocol.TaskState, 
 // runGroup prepares and starts an admitted group.
 func (a *Agent) runGroup(ctx context.Context, ts []*task) {
 	defer a.wg.Done()
-	a.mu.Lock()
+	adv := a.advertised()
+	a.tasks.mu.Lock()
 	specs := make([]runner.Spec, len(ts))
 	for i, t := range ts {
-		specs[i] = a.specLocked(t)
+		specs[i] = a.specLocked(t, adv)
 	}
-	a.mu.Unlock()
+	a.tasks.mu.Unlock()
 
 	errs := make([]error, len(ts))
 	var wg sync.WaitGroup
@@ -103,8 +104,8 @@ func (a *Agent) runGroup(ctx context.Context, ts []*task) {
 		}
 		rts = append(rts, rt)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	switch {
 	case startErr != nil && ctx.Err() != nil:
 		// Stopping: kill what started, so the restarted agent finds none
@@ -130,8 +131,8 @@ func (a *Agent) runGroup(ctx context.Context, ts []*task) {
 // checkGroup ends the group if a preparation failed or a member was
 // killed meanwhile, and reports whether the group may start.
 func (a *Agent) checkGroup(ts []*task, errs []error) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	for i, t := range ts {
 		if t.abandoned {
 			return false

@@ -59,9 +59,9 @@ func (a *Agent) healthLoop(ctx context.Context, t *task, rt *runner.Task, c heal
 		case !inGrace:
 			fails++
 		}
-		a.mu.Lock()
+		a.tasks.mu.Lock()
 		if t.rec.State.Terminal() || t.abandoned {
-			a.mu.Unlock()
+			a.tasks.mu.Unlock()
 			return
 		}
 		if t.rec.State == protocol.TaskRunning && !(inGrace && !healthy) && (t.healthy == nil || *t.healthy != healthy) {
@@ -76,7 +76,7 @@ func (a *Agent) healthLoop(ctx context.Context, t *task, rt *runner.Task, c heal
 			t.log.Info("killing an unhealthy task", "failures", fails, "error", err)
 			a.killLocked(t, protocol.ReasonTaskUnhealthy, 0)
 		}
-		a.mu.Unlock()
+		a.tasks.mu.Unlock()
 	}
 }
 

@@ -125,11 +125,14 @@ func advertiseAddr(configured, listen, hostname string) string {
 // ordered by framework and task ID, recently ended ones included.
 func (a *Agent) State() StateResponse {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	s := StateResponse{
-		AgentID: a.id, Hostname: a.cfg.Hostname, HTTPAddr: a.advertise, Registered: a.registered,
-		Resources: a.total.Clone(), Used: a.usedLocked(), Attributes: a.attrs, Tasks: []TaskSummary{},
+		AgentID: a.ID(), Hostname: a.cfg.Hostname, HTTPAddr: a.advertise, Registered: a.registered,
+		Resources: a.total.Clone(), Attributes: a.attrs, Tasks: []TaskSummary{},
 	}
+	a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
+	s.Used = a.tasks.usedLocked()
 	for _, t := range a.tasks.live {
 		ts := TaskSummary{
 			FrameworkID: t.rec.FrameworkID, TaskID: t.rec.Info.TaskID, Name: t.rec.Info.Name,

@@ -65,8 +65,8 @@ func (a *Agent) launch(ctx context.Context, fw protocol.FrameworkID, group strin
 
 // launchOne admits one task and starts launching it in the background.
 func (a *Agent) launchOne(ctx context.Context, fw protocol.FrameworkID, info protocol.TaskInfo) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	t, ok := a.newLaunchLocked(fw, info)
 	if !ok {
 		return
@@ -90,17 +90,11 @@ func (a *Agent) newLaunchLocked(fw protocol.FrameworkID, info protocol.TaskInfo)
 		return nil, false
 	}
 	k := taskKey{fw, info.TaskID}
-	if a.knownLocked(k) {
+	if a.tasks.knownLocked(k) {
 		a.log.Info("launch delivered again, ignored", "task", k.String())
 		return nil, false
 	}
 	return a.newTaskLocked(fw, info), true
-}
-
-func (a *Agent) knownLocked(k taskKey) bool {
-	_, live := a.tasks.live[k]
-	_, ended := a.tasks.ended[k]
-	return live || ended
 }
 
 // newTaskLocked creates and registers a STAGING task.
@@ -145,42 +139,18 @@ func (a *Agent) admitLocked(t *task) (protocol.TaskState, string, string, bool) 
 	if err := info.Validate(); err != nil {
 		return protocol.TaskError, protocol.ReasonTaskInvalid, err.Error(), false
 	}
-	if info.AgentID != a.id {
+	if info.AgentID != a.ID() {
 		return protocol.TaskError, protocol.ReasonTaskInvalid,
-			fmt.Sprintf("task is for agent %s, this is agent %s", info.AgentID, a.id), false
+			fmt.Sprintf("task is for agent %s, this is agent %s", info.AgentID, a.ID()), false
 	}
 	if ok, why := protocol.MatchHard(info.Constraints, a.attrs); !ok {
 		return protocol.TaskError, protocol.ReasonConstraintViolated, "hard constraint not satisfied: " + why, false
 	}
-	if free := a.freeLocked(); !free.Contains(info.Resources) {
+	if free := a.tasks.freeLocked(a.total); !free.Contains(info.Resources) {
 		return protocol.TaskError, protocol.ReasonTaskInvalid,
 			fmt.Sprintf("resources %s exceed what is free on the agent (%s)", info.Resources, free), false
 	}
 	return "", "", "", true
-}
-
-// freeLocked returns the total resources minus those of the admitted
-// tasks that have not ended.
-func (a *Agent) freeLocked() protocol.Resources {
-	free := a.total.Clone()
-	for _, t := range a.tasks.live {
-		if t.admitted && !t.rec.State.Terminal() {
-			free.SubInPlace(t.rec.Info.Resources)
-		}
-	}
-	return free
-}
-
-// usedLocked returns the resources of the admitted tasks that have not
-// ended.
-func (a *Agent) usedLocked() protocol.Resources {
-	var used protocol.Resources
-	for _, t := range a.tasks.live {
-		if t.admitted && !t.rec.State.Terminal() {
-			used.AddInPlace(t.rec.Info.Resources)
-		}
-	}
-	return used
 }
 
 // runTask prepares and starts one admitted task. If the agent stops
@@ -188,28 +158,29 @@ func (a *Agent) usedLocked() protocol.Resources {
 // fate from its checkpoint and sandbox.
 func (a *Agent) runTask(ctx context.Context, t *task) {
 	defer a.wg.Done()
-	a.mu.Lock()
-	spec := a.specLocked(t)
-	a.mu.Unlock()
+	adv := a.advertised()
+	a.tasks.mu.Lock()
+	spec := a.specLocked(t, adv)
+	a.tasks.mu.Unlock()
 	_, err := a.runner.Prepare(ctx, spec)
 	if ctx.Err() != nil {
 		return
 	}
-	a.mu.Lock()
+	a.tasks.mu.Lock()
 	switch {
 	case t.abandoned:
-		a.mu.Unlock()
+		a.tasks.mu.Unlock()
 		return
 	case err != nil:
 		a.launchFailedLocked(t, err)
-		a.mu.Unlock()
+		a.tasks.mu.Unlock()
 		return
 	case t.rec.KillRequested:
 		a.enqueueLocked(t, protocol.TaskKilled, protocol.ReasonKilledDuringLaunch, "killed before it started", nil)
-		a.mu.Unlock()
+		a.tasks.mu.Unlock()
 		return
 	}
-	a.mu.Unlock()
+	a.tasks.mu.Unlock()
 	// Starting a task spawns its supervisor; a burst of thousands at once
 	// would starve everything else on the machine (the agent's own
 	// heartbeats included), so only a few start at a time.
@@ -220,8 +191,8 @@ func (a *Agent) runTask(ctx context.Context, t *task) {
 	}
 	rt, err := a.runner.Start(ctx, spec)
 	<-a.startSlots
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	switch {
 	case err != nil && ctx.Err() != nil:
 	case err != nil:
@@ -282,8 +253,8 @@ func (a *Agent) watchLocked(ctx context.Context, t *task) {
 			return
 		}
 		e, _ := rt.Exit()
-		a.mu.Lock()
-		defer a.mu.Unlock()
+		a.tasks.mu.Lock()
+		defer a.tasks.mu.Unlock()
 		a.exitedLocked(t, e)
 	}()
 }
@@ -296,18 +267,18 @@ func (a *Agent) exitedLocked(t *task, e runner.Exit) {
 
 // specLocked builds the runner spec of a task being launched: its command
 // (run as Config.TaskUser if it names no user), the agent's environment
-// variables with a files token valid from now, limits from its resources,
-// and its grace period.
-func (a *Agent) specLocked(t *task) runner.Spec {
+// variables (advertise is its file server's address) with a files token
+// valid from now, limits from its resources, and its grace period.
+func (a *Agent) specLocked(t *task, advertise string) runner.Spec {
 	info := t.rec.Info
 	env := map[string]string{
 		EnvTaskID:      string(info.TaskID),
 		EnvFrameworkID: string(t.rec.FrameworkID),
-		EnvAgentID:     string(a.id),
+		EnvAgentID:     string(a.ID()),
 		EnvFilesToken:  protocol.FrameworkFilesToken(a.cfg.FilesSecret, t.rec.FrameworkID, time.Now().Add(a.cfg.FilesTokenTTL)),
 	}
-	if a.advertise != "" {
-		env[EnvAgentHTTP] = a.advertise
+	if advertise != "" {
+		env[EnvAgentHTTP] = advertise
 	}
 	gpuEnv(env, info.Resources)
 	if ports := portList(info.Resources.Ranges[protocol.ResPorts]); len(ports) > 0 {

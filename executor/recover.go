@@ -25,8 +25,8 @@ import (
 // A task whose record is terminal already had its final status queued: it
 // is only sent again until acknowledged, never queued a second time.
 func (a *Agent) recoverTasks(ctx context.Context, recs []taskRecord) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	var starting []*task // running, but RUNNING was never reported
 	failedGroups := map[groupKey]bool{}
 	for _, rec := range recs {
@@ -34,14 +34,14 @@ func (a *Agent) recoverTasks(ctx context.Context, recs []taskRecord) {
 		k := t.key()
 		if other, dup := a.tasks.live[k]; dup {
 			t.log.Error("two records for one task; dropping one", "kept", other.rec.Name, "dropped", rec.Name)
-			a.queueLocked(nil, removeEntry(rec.Name))
+			a.tasks.queueLocked(nil, removeEntry(rec.Name))
 			continue
 		}
 		a.tasks.live[k] = t
 		t.admitted = !rec.Unknown
 		if rec.State.Terminal() {
 			if len(rec.Queue) == 0 {
-				a.persistLocked(t) // acknowledged before a crash cut its removal
+				a.tasks.persistLocked(t) // acknowledged before a crash cut its removal
 			}
 			continue
 		}

@@ -44,7 +44,7 @@ func (a *Agent) register(ctx context.Context) error {
 		return fmt.Errorf("register: %w", err)
 	}
 	a.mu.Lock()
-	a.id = reply.AgentID
+	a.id.store(reply.AgentID)
 	a.mu.Unlock()
 	if err := a.subscribeCommands(ctx, reply.AgentID); err != nil {
 		return err
@@ -71,11 +71,12 @@ func (a *Agent) reregister(ctx context.Context) error {
 	a.mu.Lock()
 	a.registered = false
 	req := protocol.ReregisterRequest{
-		AgentID: a.id, Hostname: a.cfg.Hostname, Addresses: a.addressesLocked(), Resources: a.total,
+		AgentID: a.ID(), Hostname: a.cfg.Hostname, Addresses: a.addressesLocked(), Resources: a.total,
 		Attributes: a.attrs, Version: a.cfg.Version,
 	}
 	delivered := map[taskKey]protocol.StatusUUID{}
-	seq := a.records.last() // the request reports the records as of now
+	a.tasks.mu.Lock()
+	seq := a.tasks.records.last() // the request reports the records as of now
 	for k, t := range a.tasks.live {
 		if t.abandoned || t.rec.Latest == nil {
 			continue
@@ -89,6 +90,7 @@ func (a *Agent) reregister(ctx context.Context) error {
 			req.Tasks = append(req.Tasks, t.rec.Latest.Status)
 		}
 	}
+	a.tasks.mu.Unlock()
 	a.mu.Unlock()
 	if err := a.waitDurable(ctx, seq); err != nil {
 		return fmt.Errorf("reregister: %w", err)
@@ -128,11 +130,11 @@ func (a *Agent) reregister(ctx context.Context) error {
 // task is terminal or unknown there): sending it again would only make
 // the master forward it to the framework a second time.
 func (a *Agent) delivered(uuids map[taskKey]protocol.StatusUUID) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	for k, uuid := range uuids {
 		if t, ok := a.tasks.live[k]; ok && dropUpdate(t, uuid) {
-			a.persistLocked(t)
+			a.tasks.persistLocked(t)
 		}
 	}
 }
@@ -146,9 +148,7 @@ func (a *Agent) sessionUp(heartbeat time.Duration) {
 	}
 	a.heartbeat = heartbeat
 	a.registered, a.rereg = true, false
-	for _, t := range a.tasks.live {
-		t.lastSent = time.Time{}
-	}
+	a.tasks.resendAll()
 	a.mu.Unlock()
 	a.kick()
 }
@@ -163,6 +163,9 @@ func (a *Agent) abandon(ctx context.Context) error {
 	a.mu.Lock()
 	sub := a.cmdSub
 	a.cmdSub = nil
+	a.id.store("")
+	a.registered = false
+	a.tasks.mu.Lock()
 	for k, t := range a.tasks.live {
 		t.abandoned = true
 		if t.rt != nil {
@@ -170,11 +173,11 @@ func (a *Agent) abandon(ctx context.Context) error {
 				t.log.Warn("kill abandoned task", "error", err)
 			}
 		}
-		a.queueLocked(t, removeEntry(t.rec.Name))
+		a.tasks.queueLocked(t, removeEntry(t.rec.Name))
 		delete(a.tasks.live, k)
 	}
-	a.id, a.registered = "", false
-	seq := a.records.last()
+	seq := a.tasks.records.last()
+	a.tasks.mu.Unlock()
 	a.mu.Unlock()
 	if sub != nil {
 		if err := sub.Unsubscribe(); err != nil {
@@ -229,7 +232,7 @@ func (a *Agent) sessionLoop(ctx context.Context) {
 		case <-a.poke:
 		}
 		a.mu.Lock()
-		id, rereg := a.id, a.rereg
+		id, rereg := a.ID(), a.rereg
 		a.mu.Unlock()
 		if rereg || id == "" {
 			if err := a.rejoin(ctx, id); err != nil && ctx.Err() == nil {
@@ -305,9 +308,7 @@ func (a *Agent) onLeader(m *nats.Msg) {
 		return
 	}
 	a.leader = ann
-	for _, t := range a.tasks.live {
-		t.lastSent = time.Time{}
-	}
+	a.tasks.resendAll()
 	a.mu.Unlock()
 	a.log.Debug("new leader", "leader", ann.ID, "term", ann.Term)
 	a.shuffle.report.leaderChanged()
@@ -324,4 +325,11 @@ func (a *Agent) addresses() protocol.Addresses {
 
 func (a *Agent) addressesLocked() protocol.Addresses {
 	return protocol.Addresses{HTTP: a.advertise}
+}
+
+// advertised is the file server's advertised address.
+func (a *Agent) advertised() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.advertise
 }

@@ -21,7 +21,7 @@ type taskKey struct {
 func (k taskKey) String() string { return string(k.fw) + "/" + string(k.id) }
 
 // task is the agent's in-memory record of one task it owns. All fields
-// are guarded by Agent.mu.
+// are guarded by the task store's lock (task_store.go).
 type task struct {
 	rec taskRecord
 	log hclog.Logger
@@ -51,7 +51,8 @@ type task struct {
 	// until one is.
 	healthy *bool
 	// version numbers the latest change of rec queued for the journal
-	// (Agent.seq); the change is on disk once Agent.durable reaches it.
+	// (recordLog.seq); the change is on disk once recordLog.durable reaches
+	// it.
 	version uint64
 }
 

@@ -4,8 +4,8 @@ import "github.com/allot-project/allot/protocol"
 
 // taskTable is the agent's tasks: those it runs or holds a record of, by
 // framework and task, and a short memory of those that ended, enough to
-// ignore a late launch of one and to show it in /v1/state. Agent.mu
-// guards it.
+// ignore a late launch of one and to show it in /v1/state. It is part of
+// the task store (task_store.go), whose lock guards it.
 type taskTable struct {
 	live       map[taskKey]*task
 	ended      map[taskKey]endedTask

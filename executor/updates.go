@@ -24,7 +24,7 @@ func (a *Agent) enqueueLocked(t *task, st protocol.TaskState, reason, msg string
 	if t.abandoned || t.rec.State.Terminal() {
 		return
 	}
-	status := newStatus(t, a.id, st, reason, msg, code)
+	status := newStatus(t, a.ID(), st, reason, msg, code)
 	uuid := protocol.NewStatusUUID()
 	status.UUID = uuid
 	u := protocol.StatusUpdate{Status: status, UUID: uuid}
@@ -36,38 +36,13 @@ func (a *Agent) enqueueLocked(t *task, st protocol.TaskState, reason, msg string
 		level = t.log.Info
 	}
 	level("task status", "state", st, "reason", reason, "uuid", uuid)
-	a.persistLocked(t) // the flusher wakes the sender once it is on disk
+	a.tasks.persistLocked(t) // the flusher wakes the sender once it is on disk
 }
-
-// persistLocked queues t's record for the journal, or its removal (and
-// forgets t but for a short memory) once it is terminal with nothing left
-// to send. The flusher writes it (flusher.go).
-func (a *Agent) persistLocked(t *task) {
-	if t.abandoned {
-		return
-	}
-	if t.rec.State.Terminal() && len(t.rec.Queue) == 0 {
-		a.queueLocked(t, removeEntry(t.rec.Name))
-		a.forgetLocked(t)
-		return
-	}
-	e, err := putEntry(&t.rec)
-	if err != nil {
-		// A record always encodes; were it not to, the update is sent
-		// anyway, as after a failed write (flusher.go).
-		t.log.Error("checkpoint task", "error", err)
-		return
-	}
-	a.queueLocked(t, e)
-}
-
-// forgetLocked moves a finished task to the ended memory.
-func (a *Agent) forgetLocked(t *task) { a.tasks.forget(t) }
 
 // ack drops acknowledged updates from their tasks' queues.
 func (a *Agent) ack(acks []protocol.StatusAck) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	touched := map[*task]bool{}
 	for _, ack := range acks {
 		t, ok := a.tasks.live[taskKey{ack.FrameworkID, ack.TaskID}]
@@ -76,7 +51,7 @@ func (a *Agent) ack(acks []protocol.StatusAck) {
 		}
 	}
 	for t := range touched {
-		a.persistLocked(t)
+		a.tasks.persistLocked(t)
 	}
 }
 
@@ -130,28 +105,30 @@ func updateSize(u protocol.StatusUpdate) int {
 
 func (a *Agent) flush(ctx context.Context, now time.Time) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if !a.registered || a.stopping {
-		a.mu.Unlock()
 		return
 	}
-	batches := a.takeBatchesLocked(now)
-	id := a.id
+	a.tasks.mu.Lock()
+	batches := a.tasks.takeBatchesLocked(now, a.cfg.ResendInterval)
+	a.tasks.mu.Unlock()
+	id := a.ID()
 	a.wg.Add(len(batches))
-	a.mu.Unlock()
 	for _, b := range batches {
 		go a.sendBatch(ctx, id, b)
 	}
 }
 
-// takeBatchesLocked gathers the queues due to be sent into requests and
-// marks their tasks in flight. A task whose latest record change is not on
-// disk yet waits: the flusher wakes the sender once it is.
-func (a *Agent) takeBatchesLocked(now time.Time) []*batch {
+// takeBatchesLocked gathers the queues due to be sent (new, or last sent
+// resend ago or earlier) into requests and marks their tasks in flight. A
+// task whose latest record change is not on disk yet waits: the flusher
+// wakes the sender once it is.
+func (s *taskStore) takeBatchesLocked(now time.Time, resend time.Duration) []*batch {
 	var batches []*batch
 	cur := &batch{}
-	for _, t := range a.tasks.live {
-		if len(t.rec.Queue) == 0 || t.inflight || !a.durableLocked(t) ||
-			!t.lastSent.IsZero() && now.Sub(t.lastSent) < a.cfg.ResendInterval {
+	for _, t := range s.live {
+		if len(t.rec.Queue) == 0 || t.inflight || !s.durableLocked(t) ||
+			!t.lastSent.IsZero() && now.Sub(t.lastSent) < resend {
 			continue
 		}
 		// The task's queue, or as much of its head as fits in a request.
@@ -188,11 +165,11 @@ func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *batch) {
 	var reply protocol.StatusUpdateReply
 	err := a.req.once(ctx, protocol.MsgStatusUpdateRequest,
 		protocol.StatusUpdateRequest{AgentID: id, Updates: updates}, &reply)
-	a.mu.Lock()
+	a.tasks.mu.Lock()
 	for _, t := range b.tasks {
 		t.inflight = false
 	}
-	a.mu.Unlock()
+	a.tasks.mu.Unlock()
 	switch {
 	case err == nil:
 	case errors.Is(err, protocol.ErrUnknownAgent):
@@ -211,8 +188,8 @@ func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *batch) {
 		a.log.Warn("status update request refused; resending later", "updates", len(updates), "error", err)
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	refused := make(map[protocol.StatusUUID]error, len(reply.Refused))
 	for _, r := range reply.Refused {
 		refused[r.UUID] = r.Err()
@@ -242,7 +219,7 @@ func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *batch) {
 		}
 	}
 	for t := range touched {
-		a.persistLocked(t)
+		a.tasks.persistLocked(t)
 	}
 }
 
@@ -258,8 +235,8 @@ func poison(err error) bool {
 // culprit; a task sent alone loses its oldest update, so that one bad
 // update cannot hold back the task's others forever.
 func (a *Agent) isolate(b *batch, err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.tasks.mu.Lock()
+	defer a.tasks.mu.Unlock()
 	if len(b.tasks) > 1 {
 		a.log.Warn("status update request refused; sending its tasks one by one", "tasks", len(b.tasks), "error", err)
 		for _, t := range b.tasks {
@@ -274,7 +251,7 @@ func (a *Agent) isolate(b *batch, err error) {
 			"state", b.updates[0].Status.State, "error", err)
 		dropUpdate(t, b.updates[0].UUID)
 		t.lastSent = time.Time{}
-		a.persistLocked(t)
+		a.tasks.persistLocked(t)
 		a.kick()
 	}
 }

@@ -41,7 +41,10 @@ type agent struct {
 	gpuDims []int
 
 	usage  map[*framework]*usage
-	offers map[*offer]struct{}
+	offers offerSet
+	// offered is the protocol form of what the agent offered last
+	// (book.go).
+	offered offeredForm
 
 	// classes are the constraint classes this agent satisfies (crv.go).
 	classes []*crvClass

@@ -25,7 +25,7 @@ func (a *Allocator) AddAgent(info AgentInfo) error {
 		total: a.reg.toVec(info.Total),
 		usage: map[*framework]*usage{},
 
-		offers: map[*offer]struct{}{},
+		offers: offerSet{side: agentSide},
 	}
 	ag.free = ag.total.clone()
 	a.freeSeq++
@@ -53,7 +53,7 @@ func (a *Allocator) RemoveAgent(id protocol.AgentID) ([]Rescind, error) {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownAgent, id)
 	}
 	var out []Rescind
-	for _, o := range sortedSet(ag.offers) {
+	for _, o := range ag.offers.sorted() {
 		out = append(out, a.rescind(o, "agent removed"))
 	}
 	for _, f := range a.frameworksOn(ag) {

@@ -35,10 +35,17 @@ type Allocator struct {
 	agentList []*agent // registration order; rounds start at a rotating cursor
 	cursor    int
 
-	offers   map[protocol.OfferID]*offer
-	expiryQ  []*offer // creation order; expiry is monotone for a fixed timeout
+	offers   map[uint64]*offer // by sequence number (book.go's lookup)
+	expiryQ  []*offer          // creation order; expiry is monotone for a fixed timeout
 	filterQ  *heapq.Heap[filterEntry]
 	offerSeq uint64
+	// lastOffers is how many offers the previous round made: the next
+	// round's slice of offers starts that large rather than growing to it.
+	lastOffers int
+	// idBuf and heldBuf are scratch space for offer IDs and the offers a
+	// call names (the allocator is not safe for concurrent use).
+	idBuf   []byte
+	heldBuf []*offer
 
 	capacity vec    // sum of agent totals
 	ver      uint64 // bumped when capacity or availability changes
@@ -88,7 +95,7 @@ func New(cfg Config) (*Allocator, error) {
 		tree:       newTree(),
 		frameworks: map[protocol.FrameworkID]*framework{},
 		agents:     map[protocol.AgentID]*agent{},
-		offers:     map[protocol.OfferID]*offer{},
+		offers:     map[uint64]*offer{},
 		ver:        1,
 	}
 	a.avail.init()
@@ -138,7 +145,7 @@ func (a *Allocator) AddFramework(info FrameworkInfo) error {
 		id:          info.ID,
 		launched:    map[string]int64{},
 		launchRes:   map[string]vec{},
-		offers:      map[*offer]struct{}{},
+		offers:      offerSet{side: fwSide},
 		suppressed:  info.Suppressed,
 		noRevocable: info.NoRevocable,
 	}
@@ -165,7 +172,7 @@ func (a *Allocator) RemoveFramework(id protocol.FrameworkID) ([]Rescind, error) 
 		return nil, err
 	}
 	var out []Rescind
-	for _, o := range sortedSet(f.offers) {
+	for _, o := range f.offers.sorted() {
 		out = append(out, a.rescind(o, "framework removed"))
 	}
 	for _, ag := range a.agentList {

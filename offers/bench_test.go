@@ -35,35 +35,43 @@ func benchAgentUsed() protocol.Resources {
 // declines everything it is offered with a long filter, so filters pile up
 // round after round. One op is one round: Allocate plus every decline.
 func BenchmarkDeclineOffers(b *testing.B) {
+	type size struct{ agents, fws int }
+	var sizes []size
 	for _, agents := range []int{1000, 10000, 20000} {
 		for _, fws := range []int{100, 1000, 2000} {
-			b.Run(fmt.Sprintf("agents=%d/frameworks=%d", agents, fws), func(b *testing.B) {
-				a := mustNew(b, DefaultConfig())
-				for i := 0; i < fws; i++ {
-					mustOK(b, a.AddFramework(FrameworkInfo{ID: benchFW(i), Role: "*"}))
-				}
-				used := benchAgentUsed()
-				for i := 0; i < agents; i++ {
-					id := protocol.AgentID(fmt.Sprintf("agent-%d", i))
-					mustOK(b, a.AddAgent(AgentInfo{ID: id, Total: benchAgentTotal()}))
-					mustOK(b, a.AddUsage(benchFW(i%fws), id, used))
-				}
-				now := time.Unix(1_000_000, 0)
-				offers := 0
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					now = now.Add(time.Second)
-					d := a.Allocate(now)
-					offers += len(d.Offers)
-					for _, o := range d.Offers {
-						if err := a.Decline(o.FrameworkID, []protocol.OfferID{o.ID}, 365*24*time.Hour, now); err != nil {
-							b.Fatal(err)
-						}
+			sizes = append(sizes, size{agents, fws})
+		}
+	}
+	if !testing.Short() {
+		sizes = append(sizes, size{50000, 5000})
+	}
+	for _, sz := range sizes {
+		b.Run(fmt.Sprintf("agents=%d/frameworks=%d", sz.agents, sz.fws), func(b *testing.B) {
+			a := mustNew(b, DefaultConfig())
+			for i := 0; i < sz.fws; i++ {
+				mustOK(b, a.AddFramework(FrameworkInfo{ID: benchFW(i), Role: "*"}))
+			}
+			used := benchAgentUsed()
+			for i := 0; i < sz.agents; i++ {
+				id := protocol.AgentID(fmt.Sprintf("agent-%d", i))
+				mustOK(b, a.AddAgent(AgentInfo{ID: id, Total: benchAgentTotal()}))
+				mustOK(b, a.AddUsage(benchFW(i%sz.fws), id, used))
+			}
+			now := time.Unix(1_000_000, 0)
+			offers := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				now = now.Add(time.Second)
+				d := a.Allocate(now)
+				offers += len(d.Offers)
+				for _, o := range d.Offers {
+					if err := a.Decline(o.FrameworkID, []protocol.OfferID{o.ID}, 365*24*time.Hour, now); err != nil {
+						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(offers)/float64(b.N), "offers/round")
-			})
-		}
+			}
+			b.ReportMetric(float64(offers)/float64(b.N), "offers/round")
+		})
 	}
 }
 

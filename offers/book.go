@@ -20,7 +20,9 @@ const (
 	KindLeftover Kind = "leftover"
 )
 
-// Offer is an outstanding offer as the master sends it.
+// Offer is an outstanding offer as the master sends it. Its Resources and
+// Attributes may be shared with other offers of the same agent: read
+// them, never change them.
 type Offer struct {
 	ID          protocol.OfferID
 	FrameworkID protocol.FrameworkID
@@ -51,6 +53,9 @@ type Rescind struct {
 // until it is accepted, declined, expired or rescinded.
 type offer struct {
 	id      protocol.OfferID
+	seq     uint64 // the number id ends with
+	dropped bool
+	pos     [2]int // in its framework's and its agent's offerSet
 	fw      *framework
 	ag      *agent
 	res     vec
@@ -66,7 +71,8 @@ func (a *Allocator) makeOffer(ag *agent, b *building, now time.Time) Offer {
 	f := b.fw
 	a.offerSeq++
 	o := &offer{
-		id:      protocol.OfferID(a.cfg.OfferIDPrefix + "-" + strconv.FormatUint(a.offerSeq, 10)),
+		id:      a.nextOfferID(),
+		seq:     a.offerSeq,
 		fw:      f,
 		ag:      ag,
 		res:     b.res,
@@ -77,13 +83,20 @@ func (a *Allocator) makeOffer(ag *agent, b *building, now time.Time) Offer {
 		expires: a.expiryOf(now),
 		made:    now,
 	}
-	a.offers[o.id] = o
-	f.offers[o] = struct{}{}
-	ag.offers[o] = struct{}{}
+	a.offers[o.seq] = o
+	f.offers.add(o)
+	ag.offers.add(o)
 	if !o.expires.IsZero() {
 		a.expiryQ = append(a.expiryQ, o)
 	}
 	return a.public(o)
+}
+
+// nextOfferID is "<prefix>-<sequence number>", built with one allocation.
+func (a *Allocator) nextOfferID() protocol.OfferID {
+	a.idBuf = append(append(a.idBuf[:0], a.cfg.OfferIDPrefix...), '-')
+	a.idBuf = strconv.AppendUint(a.idBuf, a.offerSeq, 10)
+	return protocol.OfferID(a.idBuf)
 }
 
 func (a *Allocator) public(o *offer) Offer {
@@ -92,7 +105,7 @@ func (a *Allocator) public(o *offer) Offer {
 		FrameworkID: o.fw.id,
 		AgentID:     o.ag.id,
 		Hostname:    o.ag.info.Hostname,
-		Resources:   a.protocolResources(o.res, o.ports),
+		Resources:   a.offerResources(o),
 		Attributes:  o.ag.info.Attributes,
 		Kind:        o.kind,
 		Expires:     o.expires,
@@ -101,9 +114,54 @@ func (a *Allocator) public(o *offer) Offer {
 	}
 }
 
+// offeredForm caches the protocol form of an agent's offered resources.
+// An agent's remainder is often offered again just as it was (declined,
+// or left unused by its last taker), and building its maps anew for every
+// offer was the largest cost of a round: a repeat shares them instead.
+type offeredForm struct {
+	res   vec
+	ports protocol.Ranges
+	out   protocol.Resources
+	ok    bool
+}
+
+// offerResources returns o's resources in protocol form, shared with the
+// agent's previous offer when they are the same.
+func (a *Allocator) offerResources(o *offer) protocol.Resources {
+	c := &o.ag.offered
+	if c.ok && sameVec(c.res, o.res) && slices.Equal(c.ports, o.ports) {
+		return c.out
+	}
+	c.res = append(c.res[:0], o.res...)
+	c.ports = o.ports // Ranges are never changed in place
+	c.out = a.protocolResources(o.res, o.ports)
+	c.ok = true
+	return c.out
+}
+
+// lookup finds an outstanding offer by ID. The book is keyed by the
+// number the ID ends with: hashing a number rather than a string was a
+// tenth of a large round's time.
+func (a *Allocator) lookup(id protocol.OfferID) (*offer, bool) {
+	s := string(id)
+	i := strings.LastIndexByte(s, '-')
+	if i < 0 {
+		return nil, false
+	}
+	seq, err := strconv.ParseUint(s[i+1:], 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	o, ok := a.offers[seq]
+	if !ok || o.id != id {
+		return nil, false
+	}
+	return o, true
+}
+
 // Offer returns an outstanding offer by ID.
 func (a *Allocator) Offer(id protocol.OfferID) (Offer, bool) {
-	o, ok := a.offers[id]
+	o, ok := a.lookup(id)
 	if !ok {
 		return Offer{}, false
 	}
@@ -121,9 +179,10 @@ func (a *Allocator) Outstanding() []Offer {
 
 // dropOffer forgets an offer and returns its resources to the agent.
 func (a *Allocator) dropOffer(o *offer) {
-	delete(a.offers, o.id)
-	delete(o.fw.offers, o)
-	delete(o.ag.offers, o)
+	delete(a.offers, o.seq)
+	o.dropped = true
+	o.fw.offers.remove(o)
+	o.ag.offers.remove(o)
 	a.addFree(o.ag, o.res, 1)
 	if len(o.ports) > 0 {
 		o.ag.freePorts = o.ag.freePorts.Union(o.ports)
@@ -150,7 +209,7 @@ func (a *Allocator) Expire(now time.Time) []Rescind {
 	var out []Rescind
 	for len(a.expiryQ) > 0 {
 		o := a.expiryQ[0]
-		if _, live := a.offers[o.id]; live {
+		if !o.dropped {
 			if o.expires.After(now) {
 				break
 			}
@@ -167,7 +226,7 @@ func (a *Allocator) Expire(now time.Time) []Rescind {
 func (a *Allocator) Rescind(ids []protocol.OfferID, reason string) []Rescind {
 	var out []Rescind
 	for _, id := range ids {
-		if o, ok := a.offers[id]; ok {
+		if o, ok := a.lookup(id); ok {
 			out = append(out, a.rescind(o, reason))
 		}
 	}
@@ -175,17 +234,18 @@ func (a *Allocator) Rescind(ids []protocol.OfferID, reason string) []Rescind {
 }
 
 // ownedOffers resolves offer IDs for a framework: each must be outstanding,
-// belong to it, appear once, and all must be on one agent.
-func (a *Allocator) ownedOffers(f *framework, ids []protocol.OfferID) ([]*offer, error) {
+// belong to it, appear once, and all must be on one agent. They are
+// appended to buf[:0].
+func (a *Allocator) ownedOffers(f *framework, ids []protocol.OfferID, buf []*offer) ([]*offer, error) {
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("%w: no offers named", ErrInvalid)
 	}
-	out := make([]*offer, 0, len(ids))
+	out := buf[:0]
 	for i, id := range ids {
 		if slices.Contains(ids[:i], id) {
 			return nil, fmt.Errorf("%w: offer %s named twice", ErrInvalid, id)
 		}
-		o, ok := a.offers[id]
+		o, ok := a.lookup(id)
 		if !ok || o.fw != f {
 			// Another framework's offer is reported as unknown: its
 			// existence is none of this framework's business.
@@ -227,10 +287,11 @@ func (a *Allocator) decline(fwID protocol.FrameworkID, ids []protocol.OfferID, r
 	if err != nil {
 		return err
 	}
-	held, err := a.ownedOffers(f, ids)
+	held, err := a.ownedOffers(f, ids, a.heldBuf)
 	if err != nil {
 		return err
 	}
+	defer func() { a.heldBuf = held[:0] }()
 	if a.cfg.MaxRefuse > 0 && refuse > a.cfg.MaxRefuse {
 		refuse = a.cfg.MaxRefuse
 	}
@@ -243,18 +304,9 @@ func (a *Allocator) decline(fwID protocol.FrameworkID, ids []protocol.OfferID, r
 	return nil
 }
 
-func sortedOffers(m map[protocol.OfferID]*offer) []*offer {
+func sortedOffers(m map[uint64]*offer) []*offer {
 	out := make([]*offer, 0, len(m))
 	for _, o := range m {
-		out = append(out, o)
-	}
-	slices.SortFunc(out, func(x, y *offer) int { return strings.Compare(string(x.id), string(y.id)) })
-	return out
-}
-
-func sortedSet(m map[*offer]struct{}) []*offer {
-	out := make([]*offer, 0, len(m))
-	for o := range m {
 		out = append(out, o)
 	}
 	slices.SortFunc(out, func(x, y *offer) int { return strings.Compare(string(x.id), string(y.id)) })

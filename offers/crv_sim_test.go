@@ -152,7 +152,7 @@ func crvSim(t *testing.T, crv bool, horizon time.Duration) crvSimResult {
 // crvViolations counts the task units of an offer sized for shapes whose
 // hard constraints its agent does not satisfy.
 func crvViolations(a *Allocator, o Offer) int {
-	rec := a.offers[o.ID]
+	rec, _ := a.lookup(o.ID)
 	n := 0
 	for key, units := range rec.units {
 		for _, s := range rec.fw.shapesOf(rec.kind) {

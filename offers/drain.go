@@ -23,7 +23,7 @@ func (a *Allocator) SetDraining(id protocol.AgentID, draining bool) ([]Rescind, 
 	}
 	var out []Rescind
 	if draining {
-		for _, o := range sortedSet(ag.offers) {
+		for _, o := range ag.offers.sorted() {
 			out = append(out, a.rescind(o, "agent draining"))
 		}
 		a.avail.agentRemoved(ag)

@@ -85,7 +85,7 @@ func (a *Allocator) Explain(id protocol.FrameworkID, now time.Time) (Explanation
 	ex := Explanation{
 		Framework: id, Role: f.leaf.parent.path, Suppressed: f.suppressed, Declared: f.declared,
 		Allocation: a.reg.toResources(f.alloc), Offered: a.reg.toResources(f.offered),
-		Offers: len(f.offers), Agents: len(a.agentList),
+		Offers: f.offers.len(), Agents: len(a.agentList),
 	}
 	_, ex.DominantShare, _ = a.FrameworkShares(id)
 	for _, ag := range a.agentList {

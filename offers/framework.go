@@ -113,7 +113,7 @@ type framework struct {
 	launchRes   map[string]vec   // the scalars of each key in launched
 	suppressed  bool
 	noRevocable bool
-	offers      map[*offer]struct{}
+	offers      offerSet
 
 	// Flags last reported to the tree's subtree counters, and the shape keys
 	// last reported to the shape index.

@@ -110,6 +110,9 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 		if held != nil {
 			a.addFree(ag, held, 1)
 		}
+		if d.Offers == nil && len(t.offers) > 0 {
+			d.Offers = make([]Offer, 0, max(a.lastOffers, len(t.offers)))
+		}
 		for _, b := range t.offers {
 			d.Offers = append(d.Offers, a.makeOffer(ag, b, now))
 		}
@@ -117,6 +120,7 @@ func (a *Allocator) Allocate(now time.Time) Decisions {
 			break
 		}
 	}
+	a.lastOffers = len(d.Offers)
 	return d
 }
 

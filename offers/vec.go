@@ -45,6 +45,17 @@ func (v vec) sub(o vec) vec {
 	return v
 }
 
+// sameVec reports whether v and o hold the same amounts (missing entries
+// are zero).
+func sameVec(v, o vec) bool {
+	for i := range max(len(v), len(o)) {
+		if v.at(i) != o.at(i) {
+			return false
+		}
+	}
+	return true
+}
+
 // fits reports whether o <= v componentwise.
 func (v vec) fits(o vec) bool {
 	for i, x := range o {

@@ -91,14 +91,68 @@ func (rs Ranges) Normalize() Ranges {
 	return out
 }
 
-// Union returns rs ∪ o.
+// normal reports whether rs is already what Normalize returns: sorted,
+// no empty intervals, none overlapping or adjacent.
+func (rs Ranges) normal() bool {
+	for i, r := range rs {
+		if r.End < r.Begin {
+			return false
+		}
+		if i > 0 && (rs[i-1].End == math.MaxUint64 || r.Begin <= rs[i-1].End+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// normalized returns rs itself when it is normal (clipped, so that an
+// append copies it), and a normalized copy otherwise. The set operations
+// read their operands through it: the allocator's ranges are normal
+// already, and copying them on every offer cost a sort and an allocation.
+func (rs Ranges) normalized() Ranges {
+	if len(rs) == 0 {
+		return nil
+	}
+	if rs.normal() {
+		return slices.Clip(rs)
+	}
+	return rs.Normalize()
+}
+
+// Union returns rs ∪ o, normalized. It may share the backing array of
+// one operand when the other is empty; Ranges are never changed in place.
 func (rs Ranges) Union(o Ranges) Ranges {
-	return append(slices.Clone(rs), o...).Normalize()
+	a, b := rs.normalized(), o.normalized()
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0:
+		return a
+	}
+	out := make(Ranges, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		var r Range
+		if j == len(b) || i < len(a) && a[i].Begin <= b[j].Begin {
+			r, i = a[i], i+1
+		} else {
+			r, j = b[j], j+1
+		}
+		if n := len(out); n > 0 && (out[n-1].End == math.MaxUint64 || r.Begin <= out[n-1].End+1) {
+			out[n-1].End = max(out[n-1].End, r.End)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // Minus returns rs \ o.
 func (rs Ranges) Minus(o Ranges) Ranges {
-	a, b := rs.Normalize(), o.Normalize()
+	a, b := rs.normalized(), o.normalized()
+	if len(b) == 0 {
+		return a
+	}
 	var out Ranges
 	j := 0
 	for _, r := range a {
@@ -136,7 +190,7 @@ func (rs Ranges) Take(n uint64) (Ranges, bool) {
 		return nil, true
 	}
 	var out Ranges
-	for _, r := range rs.Normalize() {
+	for _, r := range rs.normalized() {
 		size := r.size()
 		if size >= n {
 			out = append(out, Range{r.Begin, r.Begin + n - 1})

@@ -56,7 +56,10 @@ type batcher struct {
 	// is unanswered by then never will be (one still in Raft's apply
 	// queue is dropped, not answered), and its callers get ErrShutdown.
 	raftDown chan struct{}
-	carry    *applyRequest // taken from the queue but did not fit the previous batch
+	// drained is closed once run has returned: every request it took has
+	// its response.
+	drained chan struct{}
+	carry   *applyRequest // taken from the queue but did not fit the previous batch
 
 	inflight sync.WaitGroup
 
@@ -79,12 +82,14 @@ func newBatcher(r *raft.Raft, cfg Config, logger hclog.Logger, translate func(er
 		slots:        make(chan struct{}, cfg.MaxInFlight),
 		stop:         stop,
 		raftDown:     make(chan struct{}),
+		drained:      make(chan struct{}),
 	}
 }
 
 // run is the batcher goroutine. It returns after stop is closed, once every request it
 // took from the queue has a response.
 func (b *batcher) run() {
+	defer close(b.drained)
 	defer b.drain()
 	for {
 		first := b.next()

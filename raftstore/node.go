@@ -33,9 +33,9 @@ type Node struct {
 }
 
 // New opens the stores, starts the transport and the Raft server, and, with
-// cfg.Bootstrap and no existing state, bootstraps a new cluster from cfg.Peers. It
-// returns once the server runs; it does not wait for a leader (watch LeaderChanges or
-// poll Leader). fsm must not be nil.
+// cfg.Bootstrap and no existing state, bootstraps a new cluster from cfg.Peers (whose
+// first peer then stands for election at once). It returns once the server runs; it
+// does not wait for a leader (watch LeaderChanges or poll Leader). fsm must not be nil.
 func New(cfg Config, fsm FSM) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -89,6 +89,13 @@ func New(cfg Config, fsm FSM) (*Node, error) {
 		"in_memory", cfg.InMemory, "bootstrapped", n.bootstrapped)
 	if diff := n.peersDiffer(); diff != "" && !n.bootstrapped {
 		logger.Warn("the peers given are ignored: they only bootstrap a new cluster; change members with add-peer and remove-peer", "difference", diff)
+	}
+	if n.bootstrapped && (len(cfg.Peers) == 0 || cfg.Peers[0].ID == cfg.NodeID) {
+		// A new cluster elects its first leader now rather than a heartbeat
+		// timeout or two from now: the first peer listed stands at once.
+		if err := n.StandForElection(); err != nil {
+			logger.Debug("stand for election", "error", err)
+		}
 	}
 	return n, nil
 }
@@ -148,6 +155,15 @@ func sameAddr(inMemory bool, a, b string) bool {
 func (n *Node) Shutdown() error {
 	n.shutdownOnce.Do(func() {
 		close(n.shutdownCh)
+		// Raft drops the entries still in its apply queue when it shuts
+		// down, leaving their futures unanswered for ever; entries in
+		// flight get their answer first (committed, or refused once the
+		// node is no leader), for as long as a leader may keep leading
+		// without a quorum.
+		select {
+		case <-n.batcher.drained:
+		case <-time.After(2 * n.cfg.LeaderLeaseTimeout):
+		}
 		err := n.raft.Shutdown().Error() // also closes the transport
 		close(n.batcher.raftDown)
 		// Closing the transport stops its listener, not the connections

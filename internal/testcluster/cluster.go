@@ -24,6 +24,13 @@ const (
 	DefaultAgentHeartbeat     = 100 * time.Millisecond
 	DefaultAgentTimeout       = 5 * time.Second
 	DefaultRequestTimeout     = 2 * time.Second
+	// DefaultHeartbeatTimeout is Raft's heartbeat and election timeout:
+	// long enough that a leader survives the test machine being starved
+	// of CPU for a while (four busy loops on two cores, say), so that a
+	// test that does not exercise failover never sees one. A new cluster
+	// still elects at once (its first peer stands for election), and a
+	// killed leader is replaced within one to two of it.
+	DefaultHeartbeatTimeout = 500 * time.Millisecond
 	// DefaultWait bounds the helpers that wait for something to happen.
 	DefaultWait = 10 * time.Second
 )
@@ -68,7 +75,8 @@ type Options struct {
 	AgentTimeout        time.Duration
 	RequestTimeout      time.Duration
 	// HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout and
-	// CommitTimeout tune Raft (defaults 100ms, 100ms, 50ms, 5ms).
+	// CommitTimeout tune Raft (defaults DefaultHeartbeatTimeout twice,
+	// half of it, and 5ms).
 	HeartbeatTimeout   time.Duration
 	ElectionTimeout    time.Duration
 	LeaderLeaseTimeout time.Duration
@@ -108,9 +116,9 @@ func (o *Options) setDefaults() {
 	setDur(&o.AgentHeartbeat, DefaultAgentHeartbeat)
 	setDur(&o.AgentTimeout, DefaultAgentTimeout)
 	setDur(&o.RequestTimeout, DefaultRequestTimeout)
-	setDur(&o.HeartbeatTimeout, 100*time.Millisecond)
-	setDur(&o.ElectionTimeout, 100*time.Millisecond)
-	setDur(&o.LeaderLeaseTimeout, 50*time.Millisecond)
+	setDur(&o.HeartbeatTimeout, DefaultHeartbeatTimeout)
+	setDur(&o.ElectionTimeout, DefaultHeartbeatTimeout)
+	setDur(&o.LeaderLeaseTimeout, DefaultHeartbeatTimeout/2)
 	setDur(&o.CommitTimeout, 5*time.Millisecond)
 }
 
@@ -179,7 +187,9 @@ func New(t testing.TB, opts Options) *Cluster {
 	for i := range c.masters {
 		c.peers = append(c.peers, raftstore.Peer{ID: c.masters[i].id, Address: c.masters[i].raftAddr})
 	}
-	for i := range c.masters {
+	// The first peer (m0) stands for election when it bootstraps; started
+	// last, it finds the others up and wins at once.
+	for i := len(c.masters) - 1; i >= 0; i-- {
 		c.start(i, true)
 	}
 	c.WaitForLeader()

@@ -101,9 +101,9 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		BindAddr:           "127.0.0.1:7000",
-		HeartbeatTimeout:   1000 * time.Millisecond,
-		ElectionTimeout:    1000 * time.Millisecond,
-		LeaderLeaseTimeout: 500 * time.Millisecond,
+		HeartbeatTimeout:   500 * time.Millisecond,
+		ElectionTimeout:    500 * time.Millisecond,
+		LeaderLeaseTimeout: 250 * time.Millisecond,
 		CommitTimeout:      50 * time.Millisecond,
 		SnapshotThreshold:  8192,
 		SnapshotInterval:   120 * time.Second,

@@ -60,9 +60,11 @@ only-ours        | executor                          | natsclient protocol
 only-ours        | jobs                              | protocol
 never            | jobs                              | $NATS $RAFT
 only-ours        | jobrunner                         | framework jobs natsclient protocol
+only-ours        | internal/simagent                 | natsclient protocol
 only-ours        | internal/testcluster              | internal executor master natsauth natsclient protocol raftstore
 only-ours        | internal/devcluster               | executor master natsauth protocol raftstore
-only-ours        | cmd/allot                         | coflow executor framework internal/devcluster jobrunner jobs master natsauth offers protocol sim
+only-ours        | internal/loadgen                  | framework internal/simagent master/api natsclient protocol
+only-ours        | cmd/allot                         | coflow executor framework internal/devcluster internal/loadgen jobrunner jobs master natsauth offers protocol sim
 only-ours        | integration                       | -
 only-ours        | scripts                           | -
 never-imported   | cmd/* examples/* integration scripts |

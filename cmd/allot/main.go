@@ -23,7 +23,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(simCommand(), masterCommand(), agentCommand(), taskShimCommand())
+	root.AddCommand(simCommand(), benchCommand(), masterCommand(), agentCommand(), taskShimCommand())
 	root.AddCommand(devCommand(), natsConfigCommand(), runCommand(), jobsCommand())
 	root.AddCommand(operatorCommands()...)
 	strict(root)

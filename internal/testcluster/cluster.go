@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/internal/simagent"
 	"github.com/allot-project/allot/internal/testlog"
 	"github.com/allot-project/allot/internal/testutil"
 	"github.com/allot-project/allot/master"
@@ -36,10 +37,8 @@ const (
 )
 
 // DefaultAgentResources are a test agent's resources unless set: 4 CPUs
-// and 4 GiB.
-func DefaultAgentResources() protocol.Resources {
-	return protocol.Scalars(map[string]int64{protocol.ResCPUs: 4000, protocol.ResMem: 4096})
-}
+// and 4 GiB (simagent.DefaultResources).
+func DefaultAgentResources() protocol.Resources { return simagent.DefaultResources() }
 
 // Options configures a test cluster. The zero value is three in-memory
 // masters, no agents, and short timeouts.

@@ -17,9 +17,12 @@
 // re-register when the leader no longer knows them, and frameworks
 // re-subscribe when a new leader announces itself.
 //
-// Test agents do not run processes: a task's behaviour (finish or fail
-// after a delay, or run until killed) comes from its LabelBehaviour label
-// or the agent's default, and the agent reports STARTING, RUNNING and the
+// The test agents are package internal/simagent's agents (TestAgent is
+// simagent.Agent, AgentOptions simagent.Options), which a load generator
+// runs as well; NewAgent gives each its own connection and credential.
+// They do not run processes: a task's behaviour (finish or fail after a
+// delay, or run until killed) comes from its LabelBehaviour label or the
+// agent's default, and the agent reports STARTING, RUNNING and the
 // terminal state as reliable status updates, each kept and resent until
 // the master's AckCommand for its UUID arrives.
 //

@@ -1,4 +1,4 @@
-package testcluster
+package simagent
 
 import (
 	"github.com/allot-project/allot/protocol"
@@ -32,27 +32,27 @@ type AgentTask struct {
 }
 
 // ID is the agent ID the master assigned.
-func (a *TestAgent) ID() protocol.AgentID {
+func (a *Agent) ID() protocol.AgentID {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.id
 }
 
 // Hostname is the agent's hostname.
-func (a *TestAgent) Hostname() string { return a.opts.Hostname }
+func (a *Agent) Hostname() string { return a.opts.Hostname }
 
 // Resources are the agent's total resources.
-func (a *TestAgent) Resources() protocol.Resources { return a.opts.Resources.Clone() }
+func (a *Agent) Resources() protocol.Resources { return a.opts.Resources.Clone() }
 
 // Registrations counts successful registrations and re-registrations.
-func (a *TestAgent) Registrations() int {
+func (a *Agent) Registrations() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.registrations
 }
 
 // Refused returns the status updates the master refused for good.
-func (a *TestAgent) Refused() []RefusedUpdate {
+func (a *Agent) Refused() []RefusedUpdate {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]RefusedUpdate(nil), a.refused...)
@@ -60,7 +60,7 @@ func (a *TestAgent) Refused() []RefusedUpdate {
 
 // Tasks returns a snapshot of every task the agent was asked to launch,
 // in launch order.
-func (a *TestAgent) Tasks() []AgentTask {
+func (a *Agent) Tasks() []AgentTask {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := make([]AgentTask, 0, len(a.order))
@@ -76,7 +76,7 @@ func (a *TestAgent) Tasks() []AgentTask {
 }
 
 // Reregister makes the agent reregister now, as a restarted agent does.
-func (a *TestAgent) Reregister() {
+func (a *Agent) Reregister() {
 	a.mu.Lock()
 	a.wantReregisterLocked()
 	a.mu.Unlock()
@@ -88,7 +88,7 @@ func (a *TestAgent) Reregister() {
 }
 
 // Pending counts status updates the master has not acknowledged yet.
-func (a *TestAgent) Pending() int {
+func (a *Agent) Pending() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := 0
@@ -100,14 +100,14 @@ func (a *TestAgent) Pending() int {
 
 // Hold makes tasks that reach RUNNING from now on wait for Release before
 // their behaviour starts.
-func (a *TestAgent) Hold() {
+func (a *Agent) Hold() {
 	a.mu.Lock()
 	a.held = true
 	a.mu.Unlock()
 }
 
 // Release starts the behaviour of every held task and stops holding.
-func (a *TestAgent) Release() {
+func (a *Agent) Release() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.held = false
@@ -122,7 +122,7 @@ func (a *TestAgent) Release() {
 // End ends a non-terminal task in a terminal state now, as if its process
 // exited (FINISHED, FAILED) or was killed (KILLED). It reports whether the
 // task existed and was not terminal.
-func (a *TestAgent) End(key TaskKey, st protocol.TaskState) bool {
+func (a *Agent) End(key TaskKey, st protocol.TaskState) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.endLocked(key, st, "", "ended by the test")

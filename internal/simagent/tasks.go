@@ -1,4 +1,4 @@
-package testcluster
+package simagent
 
 import (
 	"reflect"
@@ -12,7 +12,7 @@ import (
 // onCommand handles the agent's commands. The leader may send the first
 // ones (a launch on a fresh offer) before the register reply reached the
 // agent, so until then every command is kept for register to sort out.
-func (a *TestAgent) onCommand(msg *nats.Msg) {
+func (a *Agent) onCommand(msg *nats.Msg) {
 	a.cmdMu.Lock()
 	defer a.cmdMu.Unlock()
 	if !a.knowSubj {
@@ -27,7 +27,7 @@ func (a *TestAgent) onCommand(msg *nats.Msg) {
 	}
 }
 
-func (a *TestAgent) handleCommand(msg *nats.Msg) {
+func (a *Agent) handleCommand(msg *nats.Msg) {
 	env, err := protocol.Decode(msg.Data)
 	if err != nil {
 		a.logger.Error("bad command", "error", err)
@@ -70,8 +70,8 @@ func (a *TestAgent) handleCommand(msg *nats.Msg) {
 	a.kick()
 }
 
-// dropLaunch reports whether to ignore this launch (AgentOptions.DropLaunches).
-func (a *TestAgent) dropLaunch() bool {
+// dropLaunch reports whether to ignore this launch (Options.DropLaunches).
+func (a *Agent) dropLaunch() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.opts.DropLaunches > 0 {
@@ -82,7 +82,7 @@ func (a *TestAgent) dropLaunch() bool {
 	return false
 }
 
-func (a *TestAgent) launch(fw protocol.FrameworkID, tasks []protocol.TaskInfo) {
+func (a *Agent) launch(fw protocol.FrameworkID, tasks []protocol.TaskInfo) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -114,7 +114,7 @@ func (a *TestAgent) launch(fw protocol.FrameworkID, tasks []protocol.TaskInfo) {
 	}
 }
 
-func (a *TestAgent) startBehaviourLocked(t *agentTask) {
+func (a *Agent) startBehaviourLocked(t *agentTask) {
 	var end protocol.TaskState
 	switch t.behaviour.Kind {
 	case BehaviourFinish:
@@ -134,7 +134,7 @@ func (a *TestAgent) startBehaviourLocked(t *agentTask) {
 }
 
 // endLocked moves a live task to a terminal state.
-func (a *TestAgent) endLocked(k TaskKey, st protocol.TaskState, reason, msg string) bool {
+func (a *Agent) endLocked(k TaskKey, st protocol.TaskState, reason, msg string) bool {
 	t, ok := a.tasks[k]
 	if !ok || a.closed || t.state.Terminal() {
 		return false
@@ -151,7 +151,7 @@ func (a *TestAgent) endLocked(k TaskKey, st protocol.TaskState, reason, msg stri
 }
 
 // enqueueLocked creates a status update with a fresh UUID and queues it.
-func (a *TestAgent) enqueueLocked(t *agentTask, st protocol.TaskState, reason, msg string) {
+func (a *Agent) enqueueLocked(t *agentTask, st protocol.TaskState, reason, msg string) {
 	uuid := protocol.StatusUUID(protocol.NewID(protocol.PrefixStatus))
 	var exit *int
 	switch st {

@@ -1,4 +1,4 @@
-package testcluster
+package simagent
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// This file holds the reliable status-update machinery of TestAgent (send,
+// This file holds the reliable status-update machinery of Agent (send,
 // resend, acknowledgement) and its heartbeats and re-registration.
 
 // ack drops acknowledged updates from their tasks' queues.
-func (a *TestAgent) ack(acks []protocol.StatusAck) {
+func (a *Agent) ack(acks []protocol.StatusAck) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ack := range acks {
@@ -21,7 +21,7 @@ func (a *TestAgent) ack(acks []protocol.StatusAck) {
 	}
 }
 
-func (a *TestAgent) ackLocked(k TaskKey, uuid protocol.StatusUUID) {
+func (a *Agent) ackLocked(k TaskKey, uuid protocol.StatusUUID) {
 	t, ok := a.tasks[k]
 	if !ok {
 		return
@@ -52,7 +52,7 @@ func (a *TestAgent) ackLocked(k TaskKey, uuid protocol.StatusUUID) {
 
 // sendLoop sends the queued updates of every task that has some and is not
 // waiting for an answer, when they are new or their resend interval passed.
-func (a *TestAgent) sendLoop(ctx context.Context) {
+func (a *Agent) sendLoop(ctx context.Context) {
 	defer a.wg.Done()
 	tick := time.NewTicker(a.opts.ResendInterval / 2)
 	defer tick.Stop()
@@ -73,7 +73,7 @@ type updateBatch struct {
 	updates []protocol.StatusUpdate
 }
 
-func (a *TestAgent) flush(ctx context.Context, now time.Time) {
+func (a *Agent) flush(ctx context.Context, now time.Time) {
 	a.mu.Lock()
 	if a.reregister {
 		a.mu.Unlock()
@@ -112,7 +112,7 @@ func (a *TestAgent) flush(ctx context.Context, now time.Time) {
 	}
 }
 
-func (a *TestAgent) sendBatch(ctx context.Context, id protocol.AgentID, b *updateBatch) {
+func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *updateBatch) {
 	defer a.wg.Done()
 	for i := range b.updates {
 		b.updates[i].Status.AgentID = id
@@ -166,13 +166,13 @@ func (a *TestAgent) sendBatch(ctx context.Context, id protocol.AgentID, b *updat
 	}
 }
 
-func (a *TestAgent) heartbeatLoop(ctx context.Context) {
+func (a *Agent) heartbeatLoop(ctx context.Context) {
 	defer a.wg.Done()
 	a.mu.Lock()
 	every := a.heartbeat
 	a.mu.Unlock()
 	if every <= 0 {
-		every = DefaultAgentHeartbeat
+		every = defaultHeartbeat
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -202,7 +202,7 @@ func (a *TestAgent) heartbeatLoop(ctx context.Context) {
 	}
 }
 
-func (a *TestAgent) wantReregisterLocked() {
+func (a *Agent) wantReregisterLocked() {
 	if !a.reregister {
 		a.logger.Info("leader does not know this agent; reregistering")
 	}
@@ -214,10 +214,10 @@ func (a *TestAgent) wantReregisterLocked() {
 // all are acknowledged), so the master never skips ahead of the updates
 // still queued; tasks that ended and whose updates were all acknowledged
 // are left out.
-func (a *TestAgent) doReregister(ctx context.Context) {
+func (a *Agent) doReregister(ctx context.Context) {
 	a.mu.Lock()
 	req := protocol.ReregisterRequest{AgentID: a.id, Hostname: a.opts.Hostname,
-		Resources: a.opts.Resources, Attributes: a.opts.Attributes, Version: "testcluster"}
+		Resources: a.opts.Resources, Attributes: a.opts.Attributes, Version: a.opts.Version}
 	for _, k := range a.order {
 		t := a.tasks[k]
 		switch {

@@ -1,4 +1,4 @@
-package testcluster
+package simagent
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// LabelBehaviour is the task label that tells a TestAgent how the task
+// LabelBehaviour is the task label that tells an Agent how the task
 // behaves once RUNNING; its value is a Behaviour's String form.
-const LabelBehaviour = "testcluster.behaviour"
+const LabelBehaviour = "simagent.behaviour"
 
-// BehaviourKind is what a test task does once it runs.
+// BehaviourKind is what a simulated task does once it runs.
 type BehaviourKind string
 
 // Behaviour kinds.
@@ -22,11 +22,11 @@ const (
 	// BehaviourFail ends the task FAILED after Behaviour.After.
 	BehaviourFail BehaviourKind = "fail"
 	// BehaviourRun keeps the task RUNNING until it is killed (or ended by
-	// TestAgent.End).
+	// Agent.End).
 	BehaviourRun BehaviourKind = "run"
 )
 
-// Behaviour says how a test task ends.
+// Behaviour says how a simulated task ends.
 type Behaviour struct {
 	Kind  BehaviourKind
 	After time.Duration

@@ -1,0 +1,56 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-project/allot/internal/loadgen"
+	"github.com/allot-project/allot/internal/testlog"
+)
+
+// TestBenchLoad_smoke runs `allot bench load` small: three master
+// processes, thirty simulated agents, two frameworks, one leader kill.
+// Every launched task ends once, as FINISHED or KILLED; the kill is
+// followed by a new leader and an offer; every agent is still active.
+func TestBenchLoad_smoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three master processes")
+	}
+	cfg := loadgen.DefaultConfig()
+	cfg.Bin = allotBinary(t)
+	cfg.Dir = t.TempDir()
+	cfg.Agents, cfg.Frameworks, cfg.Tasks = 30, 2, 40
+	cfg.TaskDuration, cfg.Warmup, cfg.Duration, cfg.Kills = 2*time.Second, 30*time.Second, 8*time.Second, 1
+	cfg.Logger = testlog.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := loadgen.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	rep.Write(&out)
+	t.Log("\n" + out.String())
+	if rep.Launched == 0 || rep.OfferToLaunch.N == 0 || rep.StatusUpdate.N == 0 || rep.Rounds == 0 || rep.Commits == 0 {
+		t.Fatalf("nothing measured: %d launched, %d launch latencies, %d update latencies, %d rounds, %d commits",
+			rep.Launched, rep.OfferToLaunch.N, rep.StatusUpdate.N, rep.Rounds, rep.Commits)
+	}
+	if len(rep.Kills) != 1 || rep.Kills[0].ToLeader <= 0 || rep.Kills[0].ToOffer <= 0 {
+		t.Fatalf("kills: %+v, want one with a new leader and an offer after it", rep.Kills)
+	}
+	ended := 0
+	for state, n := range rep.Ended {
+		if state != "FINISHED" && !strings.HasPrefix(state, "KILLED") {
+			t.Errorf("%d tasks ended %s", n, state)
+		}
+		ended += n
+	}
+	if ended != rep.Launched || rep.NotEnded != 0 || rep.Conflicting != 0 {
+		t.Fatalf("%d tasks launched, %d ended, %d never ended, %d ended two ways", rep.Launched, ended, rep.NotEnded, rep.Conflicting)
+	}
+	if rep.AgentsActive != cfg.Agents {
+		t.Fatalf("%d agents active at the end, want %d", rep.AgentsActive, cfg.Agents)
+	}
+}

@@ -1,0 +1,123 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nats-io/nats.go"
+
+	"github.com/allot-project/allot/internal/simagent"
+	"github.com/allot-project/allot/natsclient"
+	"github.com/allot-project/allot/protocol"
+)
+
+// fleet is the simulated agents, each on a NATS connection of its own.
+type fleet struct {
+	agents []*simagent.Agent
+	conns  []*nats.Conn
+}
+
+// startFleet connects n agents, spread over the masters' NATS servers,
+// at most parallel at a time, and returns once all are registered.
+func startFleet(ctx context.Context, urls []string, n, parallel int, res protocol.Resources, log hclog.Logger) (*fleet, error) {
+	f := &fleet{agents: make([]*simagent.Agent, n), conns: make([]*nats.Conn, n)}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, parallel)
+	for range parallel {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := f.start(i, urls, res, log); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		f.close()
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		f.close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *fleet) start(i int, urls []string, res protocol.Resources, log hclog.Logger) error {
+	// Agent i prefers master i mod 3's server, as agents spread over a
+	// real trio would.
+	order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
+	nc, err := nats.Connect(joinURLs(order), append(natsclient.Options(), nats.DontRandomize())...)
+	if err != nil {
+		return fmt.Errorf("agent %d: connect: %w", i, err)
+	}
+	name := fmt.Sprintf("sim%d", i)
+	a, err := simagent.Start(nc, protocol.Subjects{}, i, simagent.Options{Hostname: name, Principal: name,
+		Resources: res, Version: "loadgen"}, log.Named(name))
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("agent %d: %w", i, err)
+	}
+	f.agents[i], f.conns[i] = a, nc
+	return nil
+}
+
+// traffic sums the agents' NATS statistics.
+func (f *fleet) traffic() nats.Statistics {
+	var s nats.Statistics
+	for _, nc := range f.conns {
+		if nc == nil {
+			continue
+		}
+		st := nc.Stats()
+		s.InMsgs += st.InMsgs
+		s.OutMsgs += st.OutMsgs
+		s.InBytes += st.InBytes
+		s.OutBytes += st.OutBytes
+		s.Reconnects += st.Reconnects
+	}
+	return s
+}
+
+// registrations counts the agents' registrations, first ones included.
+func (f *fleet) registrations() int {
+	n := 0
+	for _, a := range f.agents {
+		if a != nil {
+			n += a.Registrations()
+		}
+	}
+	return n
+}
+
+func (f *fleet) close() {
+	var wg sync.WaitGroup
+	for _, a := range f.agents {
+		if a != nil {
+			wg.Go(a.Close)
+		}
+	}
+	wg.Wait()
+}
+
+func joinURLs(urls []string) string {
+	out := ""
+	for i, u := range urls {
+		if i > 0 {
+			out += ","
+		}
+		out += u
+	}
+	return out
+}

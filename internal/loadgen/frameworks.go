@@ -1,0 +1,204 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/allot-project/allot/framework"
+	"github.com/allot-project/allot/internal/simagent"
+	"github.com/allot-project/allot/protocol"
+)
+
+// busy is a framework that keeps want tasks running: it launches on
+// every offer what fits and is still missing, each task a simulated one
+// that finishes after about the task duration, and kills one task in
+// every killEvery once it runs (so agents follow kill commands too). It
+// declines what it does not need for a while.
+type busy struct {
+	framework.NopScheduler
+	name      string
+	rec       *recorder
+	task      protocol.Resources
+	want      int
+	duration  time.Duration
+	killEvery int
+	ctx       context.Context
+	slots     chan struct{} // bounds the launches in flight
+
+	mu      sync.Mutex
+	stopped bool
+	seq     int
+	live    map[protocol.TaskID]*liveTask
+	// unsure are the tasks of launches whose call failed: the master may
+	// have committed one and lost the answer (a leader killed meanwhile),
+	// in which case its updates come all the same.
+	unsure   map[protocol.TaskID]*liveTask
+	done     map[protocol.TaskID]protocol.TaskState // how each ended
+	rng      *rand.Rand
+	inflight sync.WaitGroup
+}
+
+type liveTask struct {
+	offerAt time.Time
+	agent   protocol.AgentID
+	started bool
+	kill    bool
+}
+
+func newBusy(ctx context.Context, name string, rec *recorder, want int, duration time.Duration, seed uint64) *busy {
+	return &busy{name: name, rec: rec, want: want, duration: duration, killEvery: 20, ctx: ctx,
+		task:  protocol.Scalars(map[string]int64{protocol.ResCPUs: 1000, protocol.ResMem: 1024}),
+		slots: make(chan struct{}, 32), live: map[protocol.TaskID]*liveTask{}, unsure: map[protocol.TaskID]*liveTask{},
+		done: map[protocol.TaskID]protocol.TaskState{}, rng: rand.New(rand.NewPCG(seed, 1))}
+}
+
+// Offers launches on each offer as many tasks as fit and are missing, and
+// declines the offers it leaves unused for five seconds.
+func (b *busy) Offers(d *framework.Driver, offers []protocol.Offer) {
+	now := time.Now()
+	b.rec.offers(now)
+	var unused []protocol.OfferID
+	for _, o := range offers {
+		infos := b.plan(o, now)
+		if len(infos) == 0 {
+			unused = append(unused, o.ID)
+			continue
+		}
+		b.inflight.Add(1)
+		go b.launch(d, o.ID, infos)
+	}
+	for _, id := range unused {
+		b.inflight.Add(1)
+		go func() {
+			defer b.inflight.Done()
+			_ = d.Decline(b.ctx, []protocol.OfferID{id}, 5*time.Second)
+		}()
+	}
+}
+
+// plan picks the tasks to launch on o and records them as live.
+func (b *busy) plan(o protocol.Offer, now time.Time) []protocol.TaskInfo {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return nil
+	}
+	free := o.Resources.Clone()
+	var infos []protocol.TaskInfo
+	for len(b.live) < b.want && free.Contains(b.task) {
+		free.SubInPlace(b.task)
+		b.seq++
+		id := protocol.TaskID(fmt.Sprintf("%s-%d", b.name, b.seq))
+		// Durations spread over ±50% so that tasks do not end in waves.
+		after := time.Duration(float64(b.duration) * (0.5 + b.rng.Float64()))
+		infos = append(infos, protocol.TaskInfo{TaskID: id, Name: "sim", AgentID: o.AgentID, Resources: b.task,
+			Command: protocol.CommandInfo{Value: "true"}, Labels: simagent.Finish(after).Labels()})
+		b.live[id] = &liveTask{offerAt: now, agent: o.AgentID, kill: b.seq%b.killEvery == 0}
+	}
+	return infos
+}
+
+func (b *busy) launch(d *framework.Driver, offer protocol.OfferID, infos []protocol.TaskInfo) {
+	defer b.inflight.Done()
+	select {
+	case b.slots <- struct{}{}:
+	case <-b.ctx.Done():
+		return
+	}
+	err := d.Launch(b.ctx, []protocol.OfferID{offer}, infos...)
+	<-b.slots
+	if err == nil {
+		b.rec.launchedTasks(len(infos))
+		return
+	}
+	b.rec.launchFailed()
+	b.mu.Lock()
+	for _, t := range infos {
+		if lt, ok := b.live[t.TaskID]; ok {
+			b.unsure[t.TaskID] = lt
+			delete(b.live, t.TaskID)
+		}
+	}
+	b.mu.Unlock()
+}
+
+// StatusUpdate records latencies and ends, and kills the tasks chosen for
+// a kill once they run.
+func (b *busy) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
+	now := time.Now()
+	created := time.Unix(0, st.Timestamp)
+	if st.Reason != protocol.ReasonReconciliation {
+		// A reconciliation answers with the latest status as it was made.
+		b.rec.update(created, now)
+	}
+	b.mu.Lock()
+	if neverLaunched(st) {
+		// The master refused the launch (its offer was gone: a leader
+		// changed) or never took it: nothing was lost.
+		delete(b.live, st.TaskID)
+		delete(b.unsure, st.TaskID)
+		b.mu.Unlock()
+		return
+	}
+	t, ok := b.live[st.TaskID]
+	if u, was := b.unsure[st.TaskID]; !ok && was {
+		delete(b.unsure, st.TaskID)
+		// Its launch happened after all.
+		t, ok = u, true
+		b.live[st.TaskID] = t
+		b.rec.launchedTasks(1)
+	}
+	if !ok {
+		first, ended := b.done[st.TaskID]
+		b.mu.Unlock()
+		if st.State.Terminal() && ended {
+			b.rec.endedAgain(st.State != first)
+		}
+		return
+	}
+	first := !t.started
+	t.started = true
+	kill := t.kill && st.State == protocol.TaskRunning
+	t.kill = t.kill && !kill
+	if st.State.Terminal() {
+		delete(b.live, st.TaskID)
+		b.done[st.TaskID] = st.State
+	}
+	b.mu.Unlock()
+	if first {
+		b.rec.started(t.offerAt, created)
+	}
+	if st.State.Terminal() {
+		b.rec.ended1(st)
+	}
+	if kill {
+		b.inflight.Add(1)
+		go func() {
+			defer b.inflight.Done()
+			_ = d.Kill(b.ctx, st.TaskID, t.agent, 0)
+		}()
+	}
+}
+
+// neverLaunched reports the statuses that say a launch did not happen:
+// refused for its offers, or unknown to the master when reconciled.
+func neverLaunched(st protocol.TaskStatus) bool {
+	return (st.State == protocol.TaskLost || st.State == protocol.TaskDropped) &&
+		(st.Reason == protocol.ReasonInvalidOffers || st.Reason == protocol.ReasonTaskUnknown)
+}
+
+// stop stops launching; running reports the tasks not yet ended.
+func (b *busy) stop() {
+	b.mu.Lock()
+	b.stopped = true
+	b.mu.Unlock()
+}
+
+func (b *busy) running() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.live)
+}

@@ -1,0 +1,135 @@
+package loadgen
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/allot-project/allot/protocol"
+)
+
+// recorder gathers what the frameworks see: latencies, the tasks' ends,
+// and when offers arrive (for the leader kills).
+type recorder struct {
+	mu sync.Mutex
+	// measuring is set during the measured window: latencies are kept
+	// only then.
+	measuring   bool
+	offerLaunch []time.Duration // from the offer's arrival to the launch's arrival at the agent
+	statusDelay []time.Duration // from an update's creation on the agent to its arrival here
+	launched    int
+	ended       map[string]int
+	// redelivered are terminal updates of a task that had ended already,
+	// in the same state (delivery is at least once); conflicting ones in
+	// another state.
+	redelivered, conflicting int
+	launchErrors             int
+	lastOffer                time.Time
+	offerWaiters             []offerWaiter
+}
+
+type offerWaiter struct {
+	after time.Time
+	ch    chan time.Time
+}
+
+func newRecorder() *recorder { return &recorder{ended: map[string]int{}} }
+
+// offers notes offers arriving at t, and answers whoever waits for the
+// first offer after a time before t.
+func (r *recorder) offers(t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastOffer = t
+	r.offerWaiters = slices.DeleteFunc(r.offerWaiters, func(w offerWaiter) bool {
+		if t.After(w.after) {
+			w.ch <- t
+			return true
+		}
+		return false
+	})
+}
+
+// firstOfferAfter returns a channel that receives the arrival time of the
+// first offer that arrives after t.
+func (r *recorder) firstOfferAfter(t time.Time) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	r.mu.Lock()
+	r.offerWaiters = append(r.offerWaiters, offerWaiter{after: t, ch: ch})
+	r.mu.Unlock()
+	return ch
+}
+
+func (r *recorder) launchedTasks(n int) {
+	r.mu.Lock()
+	r.launched += n
+	r.mu.Unlock()
+}
+
+func (r *recorder) launchFailed() {
+	r.mu.Lock()
+	r.launchErrors++
+	r.mu.Unlock()
+}
+
+// started records the first update of a task offered at offerAt.
+func (r *recorder) started(offerAt, at time.Time) {
+	r.mu.Lock()
+	if r.measuring {
+		r.offerLaunch = append(r.offerLaunch, at.Sub(offerAt))
+	}
+	r.mu.Unlock()
+}
+
+// update records an update created at created and received at now.
+func (r *recorder) update(created, now time.Time) {
+	r.mu.Lock()
+	if r.measuring {
+		r.statusDelay = append(r.statusDelay, now.Sub(created))
+	}
+	r.mu.Unlock()
+}
+
+// ended1 counts a task's end by state, and reason unless it finished.
+func (r *recorder) ended1(st protocol.TaskStatus) {
+	key := string(st.State)
+	if st.State != protocol.TaskFinished && st.Reason != "" {
+		key += " (" + st.Reason + ")"
+	}
+	r.mu.Lock()
+	r.ended[key]++
+	r.mu.Unlock()
+}
+
+func (r *recorder) endedAgain(conflicting bool) {
+	r.mu.Lock()
+	if conflicting {
+		r.conflicting++
+	} else {
+		r.redelivered++
+	}
+	r.mu.Unlock()
+}
+
+func (r *recorder) measure(on bool) {
+	r.mu.Lock()
+	r.measuring = on
+	r.mu.Unlock()
+}
+
+// snapshot copies the latencies gathered so far.
+func (r *recorder) latencies() (offerLaunch, statusDelay []time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.offerLaunch), slices.Clone(r.statusDelay)
+}
+
+// percentile of ds (sorted in place): the value at rank q.
+func percentile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	i := int(q * float64(len(ds)-1))
+	return ds[i]
+}

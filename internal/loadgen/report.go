@@ -1,0 +1,109 @@
+package loadgen
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Report is what a run measured.
+type Report struct {
+	Config           Config
+	AgentsRegistered time.Duration // from the first agent's connection to the last one's registration
+	Window           time.Duration
+	// Rounds are the allocation rounds in the window; RoundMean and
+	// RoundP99 their time (the p99 is a bucket's upper bound).
+	Rounds              int
+	RoundMean, RoundP99 time.Duration
+	// Commits are the commands applied through Raft in the window, and
+	// their commit-and-apply time.
+	Commits                int
+	CommitMean, CommitP99  time.Duration
+	OfferToLaunch          Quantiles
+	StatusUpdate           Quantiles
+	MasterCPU              []float64 // cores, by master, over the window
+	MasterRSS, MasterHeap  []float64 // bytes, by master, at the window's end
+	NATSMsgsPerSec         float64   // the agents' NATS messages, in and out
+	NATSBytesPerSec        float64
+	Kills                  []Kill
+	Elections              int // leader terms announced after the first
+	Launched, LaunchErrors int
+	Ended                  map[string]int // by state (and reason)
+	// Redelivered are terminal updates received again in the same state
+	// (delivery is at least once); Conflicting ones in another state.
+	Redelivered, Conflicting int
+	NotEnded                 int
+	AgentsActive             int
+	Reregistrations          int
+}
+
+// Kill is one leader kill.
+type Kill struct {
+	Master   int
+	ToLeader time.Duration // until a master led again
+	ToOffer  time.Duration // until a framework received an offer
+}
+
+// Quantiles summarizes latencies.
+type Quantiles struct {
+	N             int
+	P50, P99, Max time.Duration
+}
+
+func quantiles(ds []time.Duration) Quantiles {
+	if len(ds) == 0 {
+		return Quantiles{}
+	}
+	slices.Sort(ds)
+	return Quantiles{N: len(ds), P50: percentile(ds, 0.5), P99: percentile(ds, 0.99), Max: ds[len(ds)-1]}
+}
+
+func seconds(s float64) time.Duration {
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return -1
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// Write prints the report as a table.
+func (r Report) Write(w io.Writer) {
+	c := r.Config
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("masters %d, agents %d (%d CPUs each), frameworks %d keeping %d tasks of ~%s, window %s, kills %d",
+		c.Masters, c.Agents, c.AgentCPUs, c.Frameworks, c.Tasks, c.TaskDuration, r.Window.Round(time.Second), len(r.Kills))
+	p("agents registered in        %s", r.AgentsRegistered.Round(time.Millisecond))
+	p("allocation rounds           %d, mean %s, p99 ≤ %s", r.Rounds, r.RoundMean.Round(time.Microsecond), r.RoundP99)
+	p("raft commits                %d (%.0f/s), mean %s, p99 ≤ %s", r.Commits, float64(r.Commits)/r.Window.Seconds(),
+		r.CommitMean.Round(time.Microsecond), r.CommitP99)
+	p("offer to launch             p50 %s, p99 %s, max %s (%d tasks)", ms(r.OfferToLaunch.P50), ms(r.OfferToLaunch.P99), ms(r.OfferToLaunch.Max), r.OfferToLaunch.N)
+	p("status update               p50 %s, p99 %s, max %s (%d updates)", ms(r.StatusUpdate.P50), ms(r.StatusUpdate.P99), ms(r.StatusUpdate.Max), r.StatusUpdate.N)
+	var cpu, rss, heap []string
+	for i := range r.MasterCPU {
+		cpu = append(cpu, fmt.Sprintf("%.2f", r.MasterCPU[i]))
+		rss = append(rss, fmt.Sprintf("%.0f", r.MasterRSS[i]/(1<<20)))
+		heap = append(heap, fmt.Sprintf("%.0f", r.MasterHeap[i]/(1<<20)))
+	}
+	p("master CPU (cores)          %s", strings.Join(cpu, ", "))
+	p("master RSS / heap (MiB)     %s / %s", strings.Join(rss, ", "), strings.Join(heap, ", "))
+	p("agents' NATS traffic        %.0f msgs/s, %.1f MB/s", r.NATSMsgsPerSec, r.NATSBytesPerSec/1e6)
+	for i, k := range r.Kills {
+		p("kill %-2d                     m%d: leader again after %s, first offer after %s", i+1, k.Master, ms(k.ToLeader), ms(k.ToOffer))
+	}
+	if len(r.Kills) > 0 {
+		var to []time.Duration
+		for _, k := range r.Kills {
+			to = append(to, k.ToOffer)
+		}
+		q := quantiles(to)
+		p("kill to first offer         median %s, worst %s", ms(q.P50), ms(q.Max))
+	}
+	p("elections                   %d (%d from kills)", r.Elections, len(r.Kills))
+	p("tasks                       %d launched (%d launch calls failed), ended %v, %d never ended", r.Launched, r.LaunchErrors, r.Ended, r.NotEnded)
+	p("terminal updates again      %d in the same state, %d in another", r.Redelivered, r.Conflicting)
+	p("agents                      %d active at the end, %d reregistrations", r.AgentsActive, r.Reregistrations)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }

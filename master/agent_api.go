@@ -12,6 +12,11 @@ import (
 
 // registerAgent admits a new agent with a fresh ID.
 func (l *leader) registerAgent(ctx context.Context, principal string, r *protocol.RegisterRequest) (*protocol.RegisterReply, error) {
+	if id, ok := l.registeredAlready(principal, r); ok {
+		l.logger.Info("agent registration repeated; answered with the agent it registered", "agent_id", id,
+			"hostname", r.Hostname, "principal", principal)
+		return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.cfg.AgentHeartbeat}, nil
+	}
 	release, err := l.reserveAgent(principal)
 	if err != nil {
 		return nil, err

@@ -37,6 +37,27 @@ func (c *credentialAgents) remove(principal string, id protocol.AgentID) {
 	}
 }
 
+// registeredAlready finds the agent a repeated registration registered:
+// one of the same credential and hostname, with the same resources, that
+// has not heartbeated yet. An agent whose first attempt committed but
+// whose answer was lost (a slow or failing leader) tries again; without
+// this, a capped credential would refuse it for the agent it already
+// holds, and an uncapped one would register a second agent that never
+// heartbeats.
+func (l *leader) registeredAlready(principal string, r *protocol.RegisterRequest) (protocol.AgentID, bool) {
+	if principal == "" {
+		return "", false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id := range l.credentials.held[principal] {
+		if info, ok := l.joining[id]; ok && info.Hostname == r.Hostname && info.Total.Equal(r.Resources) {
+			return id, true
+		}
+	}
+	return "", false
+}
+
 // reserveAgent takes a place for a new agent of principal, or refuses with
 // ErrLimitExceeded when the credential holds its cap already. Agents of a
 // cluster that authenticates none are not capped. release gives the place
@@ -48,9 +69,16 @@ func (l *leader) reserveAgent(principal string) (release func(), err error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n := len(l.credentials.held[principal]) + l.credentials.pending[principal]; n >= limit {
+	held, pending := len(l.credentials.held[principal]), l.credentials.pending[principal]
+	switch {
+	case held >= limit:
 		return nil, fmt.Errorf("%w: agent credential %q already holds %d registered agents (at most %d)",
-			protocol.ErrLimitExceeded, principal, n, limit)
+			protocol.ErrLimitExceeded, principal, held, limit)
+	case held+pending >= limit:
+		// Possibly this very agent's earlier attempt, still being
+		// committed: once it is, a new attempt gets its ID.
+		return nil, fmt.Errorf("%w: a registration of agent credential %q is being committed; try again",
+			protocol.ErrUnavailable, principal)
 	}
 	l.credentials.pending[principal]++
 	return func() {

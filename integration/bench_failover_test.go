@@ -13,49 +13,65 @@ import (
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/master"
 	"github.com/allot-project/allot/protocol"
+	"github.com/allot-project/allot/raftstore"
 )
 
 // BenchmarkFailover measures the time from killing the leader of a
 // three-master cluster (Raft over TCP on loopback, state on disk) holding N
 // registered agents to the first offer made by the new leader. One op is
 // one failover; s/failover is the same number in seconds.
+//
+// Raft runs the timeouts `allot master` ships (raft=shipped), and, as a
+// second row only, the 100 ms ones fast tests used to run (raft=test).
 func BenchmarkFailover(b *testing.B) {
 	sizes := []int{1000, 10000}
 	if testing.Short() {
 		sizes = []int{100} // the smoke run (make bench-smoke)
 	}
+	shipped := raftstore.DefaultConfig()
+	timeouts := []struct {
+		name             string
+		heartbeat, lease time.Duration
+	}{{"shipped", shipped.HeartbeatTimeout, shipped.LeaderLeaseTimeout}, {"test", 100 * time.Millisecond, 50 * time.Millisecond}}
 	for _, n := range sizes {
-		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
-			var total time.Duration
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				c := testcluster.New(b, testcluster.Options{
-					Masters: 3, TCPRaft: true,
-					AgentTimeout:   10 * time.Minute,
-					RequestTimeout: 30 * time.Second,
-					// The agents all register through one connection here;
-					// each agent's own credential is rate limited in a
-					// real cluster.
-					Configure: func(_ int, cfg *master.Config) { cfg.AgentRateLimit = master.RateLimit{} },
-				})
-				nc := c.Connect("bench")
-				registerAgents(b, c, nc, n)
-				if got := len(c.WaitForLeader().View().Agents()); got != n {
-					b.Fatalf("leader holds %d agents, want %d", got, n)
-				}
-				offers, prefix := subscribeForOffers(b, c, nc)
-				b.StartTimer()
-				start := time.Now()
-				c.KillLeader()
-				waitOfferNotFrom(b, offers, prefix)
-				took := time.Since(start)
-				b.StopTimer()
-				total += took
-				nc.Close()
-			}
-			b.ReportMetric(total.Seconds()/float64(b.N), "s/failover")
-		})
+		for _, to := range timeouts {
+			benchFailover(b, n, to.name, to.heartbeat, to.lease)
+		}
 	}
+}
+
+func benchFailover(b *testing.B, n int, name string, heartbeat, lease time.Duration) {
+	b.Run(fmt.Sprintf("agents=%d/raft=%s", n, name), func(b *testing.B) {
+		var total time.Duration
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			c := testcluster.New(b, testcluster.Options{
+				Masters: 3, TCPRaft: true,
+				HeartbeatTimeout: heartbeat, ElectionTimeout: heartbeat, LeaderLeaseTimeout: lease,
+				AgentTimeout:   10 * time.Minute,
+				RequestTimeout: 30 * time.Second,
+				// The agents all register through one connection here;
+				// each agent's own credential is rate limited in a
+				// real cluster.
+				Configure: func(_ int, cfg *master.Config) { cfg.AgentRateLimit = master.RateLimit{} },
+			})
+			nc := c.Connect("bench")
+			registerAgents(b, c, nc, n)
+			if got := len(c.WaitForLeader().View().Agents()); got != n {
+				b.Fatalf("leader holds %d agents, want %d", got, n)
+			}
+			offers, prefix := subscribeForOffers(b, c, nc)
+			b.StartTimer()
+			start := time.Now()
+			c.KillLeader()
+			waitOfferNotFrom(b, offers, prefix)
+			took := time.Since(start)
+			b.StopTimer()
+			total += took
+			nc.Close()
+		}
+		b.ReportMetric(total.Seconds()/float64(b.N), "s/failover")
+	})
 }
 
 // registerAgents registers n agents of 4 CPUs and heartbeats each once, so

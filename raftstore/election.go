@@ -10,7 +10,8 @@ import (
 // its leader known to be gone), stand for election now rather than when
 // its heartbeat timer next fires: up to twice the heartbeat timeout later.
 // It changes no setting. A node that hears from a leader in time ignores
-// it, as it would the timer.
+// it, as it would the timer. It needs a leader lease timeout below the
+// heartbeat timeout.
 //
 // hashicorp/raft has no call for this; lowering the heartbeat timeout
 // through ReloadConfig fires a follower's timer at once, and the timeout is

@@ -58,7 +58,7 @@ func (f *fleet) start(i int, urls []string, res protocol.Resources, log hclog.Lo
 	// Agent i prefers master i mod 3's server, as agents spread over a
 	// real trio would.
 	order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
-	nc, err := nats.Connect(joinURLs(order), append(natsclient.Options(), nats.DontRandomize())...)
+	nc, err := nats.Connect(joinURLs(order), clientOptions(nats.DontRandomize())...)
 	if err != nil {
 		return fmt.Errorf("agent %d: connect: %w", i, err)
 	}
@@ -120,4 +120,13 @@ func joinURLs(urls []string) string {
 		out += u
 	}
 	return out
+}
+
+// clientOptions are the NATS options of the load's clients: a real
+// client's (natsclient.Options), but patient with unanswered pings. Real
+// agents each have a machine; here thousands share one process and two
+// cores with the masters, and a client starved of CPU for two seconds must
+// not be taken for one cut off from its server.
+func clientOptions(extra ...nats.Option) []nats.Option {
+	return append(append(natsclient.Options(), nats.MaxPingsOutstanding(30)), extra...)
 }

@@ -12,11 +12,13 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// busy is a framework that keeps want tasks running: it launches on
-// every offer what fits and is still missing, each task a simulated one
-// that finishes after about the task duration, and kills one task in
-// every killEvery once it runs (so agents follow kill commands too). It
-// declines what it does not need for a while.
+// busy is a framework that keeps want tasks running: it declares the
+// tasks it misses as demand (so the master offers it task units, not
+// every agent's remainder), launches on every offer what fits and is still
+// missing, each task a simulated one that finishes after about the task
+// duration, and kills one task in every killEvery once it runs (so agents
+// follow kill commands too). It declines what it does not need for a
+// while.
 type busy struct {
 	framework.NopScheduler
 	name      string
@@ -74,7 +76,7 @@ func (b *busy) Offers(d *framework.Driver, offers []protocol.Offer) {
 		b.inflight.Add(1)
 		go func() {
 			defer b.inflight.Done()
-			_ = d.Decline(b.ctx, []protocol.OfferID{id}, 5*time.Second)
+			_ = d.Decline(b.ctx, []protocol.OfferID{id}, 30*time.Second)
 		}()
 	}
 }
@@ -188,6 +190,37 @@ func (b *busy) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
 func neverLaunched(st protocol.TaskStatus) bool {
 	return (st.State == protocol.TaskLost || st.State == protocol.TaskDropped) &&
 		(st.Reason == protocol.ReasonInvalidOffers || st.Reason == protocol.ReasonTaskUnknown)
+}
+
+// declare keeps the framework's declared demand at the tasks it misses,
+// checking every interval, until ctx ends.
+func (b *busy) declare(ctx context.Context, d *framework.Driver, every time.Duration) {
+	declared := int64(-1)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		b.mu.Lock()
+		missing := int64(0)
+		if !b.stopped {
+			missing = int64(max(0, b.want-len(b.live)))
+		}
+		b.mu.Unlock()
+		if missing != declared {
+			shape := protocol.TaskShape{Resources: b.task, Count: missing}
+			if missing == 0 {
+				if err := d.Demand(ctx); err == nil {
+					declared = 0
+				}
+			} else if err := d.Demand(ctx, shape); err == nil {
+				declared = missing
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // stop stops launching; running reports the tasks not yet ended.

@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/framework"
-	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -28,6 +27,7 @@ type run struct {
 	terms  *termWatch
 	report Report
 	wg     sync.WaitGroup
+	cancel context.CancelFunc
 }
 
 // Run starts the masters, the agents and the frameworks, waits for the
@@ -53,7 +53,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	r := &run{cfg: cfg, log: cfg.Logger, rec: newRecorder()}
+	// Ended before the teardown waits for the frameworks' calls in flight.
+	ctx, cancel := context.WithCancel(ctx)
+	r := &run{cfg: cfg, log: cfg.Logger, rec: newRecorder(), cancel: cancel}
 	r.report.Config = cfg
 	defer r.teardown()
 	if err := r.setup(ctx, dir); err != nil {
@@ -105,15 +107,17 @@ func (r *run) setup(ctx context.Context, dir string) error {
 func (r *run) startFrameworks(ctx context.Context) error {
 	per := r.cfg.Tasks / r.cfg.Frameworks
 	for i := range r.cfg.Frameworks {
-		nc, err := nats.Connect(joinURLs(r.urls), natsclient.Options()...)
+		nc, err := nats.Connect(joinURLs(r.urls), clientOptions()...)
 		if err != nil {
 			return fmt.Errorf("framework %d: connect: %w", i, err)
 		}
 		r.conns = append(r.conns, nc)
 		name := fmt.Sprintf("load%d", i)
 		b := newBusy(ctx, name, r.rec, per, r.cfg.TaskDuration, uint64(i))
+		// A framework that keeps tasks running sets a failover timeout, so
+		// that a connection lost for a moment does not remove it.
 		d, err := framework.NewDriver(b, framework.WithNATSConn(nc), framework.WithName(name),
-			framework.WithLogger(r.log.Named(name)))
+			framework.WithFailoverTimeout(10*time.Minute), framework.WithLogger(r.log.Named(name)))
 		if err != nil {
 			return err
 		}
@@ -121,6 +125,13 @@ func (r *run) startFrameworks(ctx context.Context) error {
 		r.wg.Go(func() {
 			if err := d.Run(ctx); err != nil && ctx.Err() == nil {
 				r.log.Error("framework stopped", "framework", name, "error", err)
+			}
+		})
+		r.wg.Go(func() {
+			select {
+			case <-d.Ready():
+				b.declare(ctx, d, 250*time.Millisecond)
+			case <-ctx.Done():
 			}
 		})
 	}
@@ -176,6 +187,7 @@ func (r *run) drain(ctx context.Context) {
 }
 
 func (r *run) teardown() {
+	r.cancel()
 	for _, b := range r.scheds {
 		b.stop()
 		b.inflight.Wait()

@@ -5,7 +5,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -19,7 +18,7 @@ type termWatch struct {
 }
 
 func watchTerms(urls []string) (*termWatch, error) {
-	nc, err := nats.Connect(joinURLs(urls), natsclient.Options()...)
+	nc, err := nats.Connect(joinURLs(urls), clientOptions()...)
 	if err != nil {
 		return nil, err
 	}

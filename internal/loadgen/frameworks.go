@@ -61,7 +61,9 @@ func newBusy(ctx context.Context, name string, rec *recorder, want int, duration
 // declines the offers it leaves unused for five seconds.
 func (b *busy) Offers(d *framework.Driver, offers []protocol.Offer) {
 	now := time.Now()
-	b.rec.offers(now)
+	if len(offers) > 0 {
+		b.rec.offers(now, offerPrefix(offers[0].ID))
+	}
 	var unused []protocol.OfferID
 	for _, o := range offers {
 		infos := b.plan(o, now)

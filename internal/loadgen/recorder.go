@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,24 +26,29 @@ type recorder struct {
 	redelivered, conflicting int
 	launchErrors             int
 	lastOffer                time.Time
+	lastPrefix               string
 	offerWaiters             []offerWaiter
 }
 
 type offerWaiter struct {
 	after time.Time
-	ch    chan time.Time
+	// not is the offer ID prefix of the leader killed: its offers still
+	// in flight after the kill do not count.
+	not string
+	ch  chan time.Time
 }
 
 func newRecorder() *recorder { return &recorder{ended: map[string]int{}} }
 
-// offers notes offers arriving at t, and answers whoever waits for the
-// first offer after a time before t.
-func (r *recorder) offers(t time.Time) {
+// offers notes offers arriving at t, made by the leader whose offer IDs
+// start with prefix, and answers whoever waits for the first offer of
+// another leader after a time before t.
+func (r *recorder) offers(t time.Time, prefix string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lastOffer = t
+	r.lastOffer, r.lastPrefix = t, prefix
 	r.offerWaiters = slices.DeleteFunc(r.offerWaiters, func(w offerWaiter) bool {
-		if t.After(w.after) {
+		if t.After(w.after) && prefix != w.not {
 			w.ch <- t
 			return true
 		}
@@ -51,13 +57,23 @@ func (r *recorder) offers(t time.Time) {
 }
 
 // firstOfferAfter returns a channel that receives the arrival time of the
-// first offer that arrives after t.
+// first offer that arrives after t from another leader than the one whose
+// offers arrived last (each leader's offer IDs have a prefix of their own).
 func (r *recorder) firstOfferAfter(t time.Time) <-chan time.Time {
 	ch := make(chan time.Time, 1)
 	r.mu.Lock()
-	r.offerWaiters = append(r.offerWaiters, offerWaiter{after: t, ch: ch})
+	r.offerWaiters = append(r.offerWaiters, offerWaiter{after: t, not: r.lastPrefix, ch: ch})
 	r.mu.Unlock()
 	return ch
+}
+
+// offerPrefix is an offer ID less its sequence number: the leader's part.
+func offerPrefix(id protocol.OfferID) string {
+	s := string(id)
+	if i := strings.LastIndexByte(s, '-'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func (r *recorder) launchedTasks(n int) {

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats.go"
 
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -26,7 +27,7 @@ type Agent struct {
 	logger hclog.Logger
 	nc     *nats.Conn
 	subj   protocol.Subjects
-	req    requester
+	req    natsclient.Requester
 
 	// cmdMu serializes command handling with the end of registration, so
 	// commands that arrived before the agent knew its ID are handled first
@@ -94,7 +95,7 @@ func Start(nc *nats.Conn, subj protocol.Subjects, n int, opts Options, logger hc
 		tasks:  map[TaskKey]*agentTask{},
 		wake:   make(chan struct{}, 1),
 	}
-	a.req = newRequester(a.nc, opts.RequestTimeout)
+	a.req = NewRequester(a.nc, opts.RequestTimeout)
 	if err := a.listen(); err != nil {
 		a.Close()
 		return nil, fmt.Errorf("agent %s: %w", opts.Hostname, err)

@@ -18,20 +18,19 @@ const (
 	backoffMax = 250 * time.Millisecond
 )
 
-// requester sends protocol requests to the leader over NATS: the clients'
-// loop (natsclient.Requester) with a narrower idea of what to retry, so
-// that rate limits and exceeded limits show as the master sent them.
-type requester struct{ natsclient.Requester }
-
-// newRequester is a requester on nc whose attempts last at most attempt.
-func newRequester(nc *nats.Conn, attempt time.Duration) requester {
-	return requester{natsclient.Requester{Conn: nc, Attempt: attempt, BackoffMin: backoffMin,
-		BackoffMax: backoffMax, Retryable: retryable}}
+// NewRequester sends protocol requests on nc to the leader, each attempt
+// lasting at most attempt: the clients' loop (natsclient.Requester) with a
+// narrower idea of what to retry (Retryable), so that rate limits and
+// exceeded limits show as the master sent them. The test cluster's
+// frameworks use it too.
+func NewRequester(nc *nats.Conn, attempt time.Duration) natsclient.Requester {
+	return natsclient.Requester{Conn: nc, Attempt: attempt, BackoffMin: backoffMin,
+		BackoffMax: backoffMax, Retryable: Retryable}
 }
 
-// retryable reports errors that a later attempt may not meet: nobody
+// Retryable reports errors that a later attempt may not meet: nobody
 // leads right now, the leader changed, or the request timed out.
-func retryable(err error) bool {
+func Retryable(err error) bool {
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, protocol.ErrNotLeader) ||
 		errors.Is(err, protocol.ErrUnavailable) || errors.Is(err, protocol.ErrTimeout)

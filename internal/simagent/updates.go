@@ -127,7 +127,7 @@ func (a *Agent) sendBatch(ctx context.Context, id protocol.AgentID, b *updateBat
 	}
 	switch {
 	case err == nil:
-	case retryable(err), errors.Is(err, context.Canceled):
+	case Retryable(err), errors.Is(err, context.Canceled):
 		return // resent after ResendInterval
 	case errors.Is(err, protocol.ErrUnknownAgent):
 		a.wantReregisterLocked()
@@ -196,7 +196,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 			a.wantReregisterLocked()
 			a.mu.Unlock()
 			a.doReregister(ctx)
-		} else if err != nil && !retryable(err) && ctx.Err() == nil {
+		} else if err != nil && !Retryable(err) && ctx.Err() == nil {
 			a.logger.Warn("heartbeat", "error", err)
 		}
 	}

@@ -31,8 +31,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# free_port prints a TCP port nothing on this machine listens on (nor was handed out here),
-# outside the agents' task port ranges (31000-31299), which tasks bind.
+# free_port sets port to a TCP port nothing on this machine listens on (nor was handed out
+# here), outside the agents' task port ranges (31000-31299), which tasks bind. It runs in this
+# shell, not in a $(...) subshell, so that the ports it hands out are remembered.
 taken=" "
 free_port() {
 	local p
@@ -42,7 +43,7 @@ free_port() {
 		((p >= 31000 && p < 31300)) && continue
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			taken+="$p "
-			echo "$p"
+			port=$p
 			return
 		fi
 	done
@@ -64,10 +65,10 @@ done
 echo "$agents_json}" >"$work/agents.json"
 
 for i in 1 2 3; do
-	raft[i]=$(free_port)
-	http[i]=$(free_port)
-	nats[i]=$(free_port)
-	route[i]=$(free_port)
+	free_port && raft[i]=$port
+	free_port && http[i]=$port
+	free_port && nats[i]=$port
+	free_port && route[i]=$port
 done
 peers="m1=127.0.0.1:${raft[1]},m2=127.0.0.1:${raft[2]},m3=127.0.0.1:${raft[3]}"
 
@@ -116,8 +117,9 @@ nats_urls="nats://127.0.0.1:${nats[1]},nats://127.0.0.1:${nats[2]},nats://127.0.
 echo "==> three agents on this machine: own credentials, hostnames, HTTP ports and port ranges"
 for i in 1 2 3; do
 	ports_lo=$((31000 + (i - 1) * 100))
+	free_port
 	ALLOT_AGENT_SECRET=${agent_secret[i]} bin/allot agent --nats "$nats_urls" --principal "node-$i" \
-		--hostname "node-$i" --http "127.0.0.1:$(free_port)" --work-dir "$work/a$i" \
+		--hostname "node-$i" --http "127.0.0.1:$port" --work-dir "$work/a$i" \
 		--resources "cpus=2000,mem=4096,ports=$ports_lo-$((ports_lo + 99))" --attributes "rack=r$i" \
 		--files-secret "$files_secret" --log-level warn >"$work/a$i.log" 2>&1 &
 	pids+=($!)

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -58,7 +59,7 @@ func (f *fleet) start(i int, urls []string, res protocol.Resources, log hclog.Lo
 	// Agent i prefers master i mod 3's server, as agents spread over a
 	// real trio would.
 	order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
-	nc, err := nats.Connect(joinURLs(order), clientOptions(nats.DontRandomize())...)
+	nc, err := nats.Connect(strings.Join(order, ","), clientOptions(nats.DontRandomize())...)
 	if err != nil {
 		return fmt.Errorf("agent %d: connect: %w", i, err)
 	}
@@ -109,17 +110,6 @@ func (f *fleet) close() {
 		}
 	}
 	wg.Wait()
-}
-
-func joinURLs(urls []string) string {
-	out := ""
-	for i, u := range urls {
-		if i > 0 {
-			out += ","
-		}
-		out += u
-	}
-	return out
 }
 
 // clientOptions are the NATS options of the load's clients: a real

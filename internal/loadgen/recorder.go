@@ -25,7 +25,6 @@ type recorder struct {
 	// another state.
 	redelivered, conflicting int
 	launchErrors             int
-	lastOffer                time.Time
 	lastPrefix               string
 	offerWaiters             []offerWaiter
 }
@@ -46,7 +45,7 @@ func newRecorder() *recorder { return &recorder{ended: map[string]int{}} }
 func (r *recorder) offers(t time.Time, prefix string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lastOffer, r.lastPrefix = t, prefix
+	r.lastPrefix = prefix
 	r.offerWaiters = slices.DeleteFunc(r.offerWaiters, func(w offerWaiter) bool {
 		if t.After(w.after) && prefix != w.not {
 			w.ch <- t
@@ -140,12 +139,10 @@ func (r *recorder) latencies() (offerLaunch, statusDelay []time.Duration) {
 	return slices.Clone(r.offerLaunch), slices.Clone(r.statusDelay)
 }
 
-// percentile of ds (sorted in place): the value at rank q.
+// percentile of ds, sorted: the value at rank q.
 func percentile(ds []time.Duration, q float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
-	slices.Sort(ds)
-	i := int(q * float64(len(ds)-1))
-	return ds[i]
+	return ds[int(q*float64(len(ds)-1))]
 }

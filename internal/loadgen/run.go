@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,7 +108,7 @@ func (r *run) setup(ctx context.Context, dir string) error {
 func (r *run) startFrameworks(ctx context.Context) error {
 	per := r.cfg.Tasks / r.cfg.Frameworks
 	for i := range r.cfg.Frameworks {
-		nc, err := nats.Connect(joinURLs(r.urls), clientOptions()...)
+		nc, err := nats.Connect(strings.Join(r.urls, ","), clientOptions()...)
 		if err != nil {
 			return fmt.Errorf("framework %d: connect: %w", i, err)
 		}

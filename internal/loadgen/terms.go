@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -18,7 +19,7 @@ type termWatch struct {
 }
 
 func watchTerms(urls []string) (*termWatch, error) {
-	nc, err := nats.Connect(joinURLs(urls), clientOptions()...)
+	nc, err := nats.Connect(strings.Join(urls, ","), clientOptions()...)
 	if err != nil {
 		return nil, err
 	}

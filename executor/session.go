@@ -51,10 +51,24 @@ func (a *Agent) register(ctx context.Context) error {
 	}
 	a.log.Info("registered", "agent_id", reply.AgentID, "heartbeat", reply.HeartbeatInterval)
 	a.sessionUp(reply.HeartbeatInterval)
-	if err := a.req.once(ctx, protocol.MsgHeartbeatRequest,
-		protocol.HeartbeatRequest{AgentID: reply.AgentID}, nil); err != nil {
+	if err := a.heartbeatOnce(ctx, reply.AgentID); err != nil {
 		a.log.Debug("first heartbeat", "error", err)
 		a.pokeSession()
+	}
+	return nil
+}
+
+// heartbeatOnce sends one heartbeat and takes up the interval the leader
+// answers with (it grows with the number of agents).
+func (a *Agent) heartbeatOnce(ctx context.Context, id protocol.AgentID) error {
+	var reply protocol.HeartbeatReply
+	if err := a.req.once(ctx, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: id}, &reply); err != nil {
+		return err
+	}
+	if reply.HeartbeatInterval > 0 {
+		a.mu.Lock()
+		a.heartbeat = reply.HeartbeatInterval
+		a.mu.Unlock()
 	}
 	return nil
 }
@@ -239,7 +253,7 @@ func (a *Agent) sessionLoop(ctx context.Context) {
 				a.log.Error("reregister", "error", err)
 			}
 		} else {
-			err := a.req.once(ctx, protocol.MsgHeartbeatRequest, protocol.HeartbeatRequest{AgentID: id}, nil)
+			err := a.heartbeatOnce(ctx, id)
 			switch {
 			case err == nil:
 			case errors.Is(err, protocol.ErrUnknownAgent):

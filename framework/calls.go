@@ -178,59 +178,6 @@ func (d *Driver) DeclineLeftover(ctx context.Context, offerIDs []protocol.OfferI
 	return d.decline(ctx, offerIDs, nil, true)
 }
 
-func (d *Driver) decline(ctx context.Context, offerIDs []protocol.OfferID, f *protocol.Filters, leftover bool) error {
-	id, req, err := d.session()
-	if err != nil {
-		return err
-	}
-	if len(offerIDs) == 0 {
-		return nil
-	}
-	// Group by agent; offers the driver does not know go alone.
-	d.mu.Lock()
-	var groups [][]protocol.OfferID
-	byAgent := map[protocol.AgentID]int{}
-	for _, oid := range offerIDs {
-		o, ok := d.outstanding[oid]
-		if !ok {
-			groups = append(groups, []protocol.OfferID{oid})
-			continue
-		}
-		i, seen := byAgent[o.AgentID]
-		if !seen {
-			i = len(groups)
-			byAgent[o.AgentID] = i
-			groups = append(groups, nil)
-		}
-		groups[i] = append(groups[i], oid)
-	}
-	d.dropOffersLocked(offerIDs)
-	if f != nil && f.RefuseSeconds > 0 {
-		until := time.Now().Add(time.Duration(f.RefuseSeconds * float64(time.Second)))
-		for ag := range byAgent {
-			if until.After(d.refusals[ag]) {
-				d.refusals[ag] = until
-			}
-		}
-	}
-	d.mu.Unlock()
-	var errs []error
-	for _, g := range groups {
-		r := protocol.DeclineRequest{FrameworkID: id, OfferIDs: g, Filters: f, Leftover: leftover}
-		err := req.retry(ctx, protocol.VerbDecline, r, nil, isUnknownOffer)
-		if isUnknownOffer(err) {
-			// The offers are gone already (rescinded, or made by a leader
-			// since replaced): what a decline wants, as Mesos treats it.
-			d.logger.Debug("declined offers were already gone", "offer_ids", g, "error", err)
-			continue
-		}
-		if err != nil {
-			errs = append(errs, d.checkFatal(fmt.Errorf("decline %v: %w", g, err)))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // Suppress stops offers to the framework until Revive. The driver keeps
 // the framework suppressed across subscribes.
 func (d *Driver) Suppress(ctx context.Context) error { return d.setSuppressed(ctx, true) }

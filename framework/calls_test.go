@@ -30,6 +30,31 @@ func offeredBoth(t *testing.T) (*testcluster.Cluster, *sdktest.Recorder, *framew
 	return c, rec, d, o0, o1
 }
 
+// TestDriver_DeclineWithAStaleOffer: a decline naming offers on two
+// agents and one offer the master never made still declines the two (the
+// request that names all three fails; the driver declines agent by
+// agent): both agents come back once the refusal ends, not after the
+// offer timeout.
+func TestDriver_DeclineWithAStaleOffer(t *testing.T) {
+	_, rec, d, o0, o1 := offeredBoth(t)
+	stale := protocol.OfferID(string(o0.ID) + "0000")
+	const refuse = time.Second
+	mark := rec.OfferCount()
+	declined := time.Now()
+	if err := d.Decline(ctxT(t), []protocol.OfferID{o0.ID, stale, o1.ID}, refuse); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []protocol.Offer{o0, o1} {
+		back := rec.WaitOffer(t, d, mark, onAgent(o.AgentID))
+		if elapsed := time.Since(declined); elapsed < refuse {
+			t.Fatalf("agent %s offered again after %s, within its refusal of %s", o.AgentID, elapsed, refuse)
+		}
+		if back.ID == o.ID {
+			t.Fatalf("offer %s was never declined: it came back as it was", o.ID)
+		}
+	}
+}
+
 func TestDriver_DeclineRefuseFilter(t *testing.T) {
 	_, rec, d, o0, o1 := offeredBoth(t)
 	a0 := o0.AgentID

@@ -15,7 +15,7 @@ func (l *leader) registerAgent(ctx context.Context, principal string, r *protoco
 	if id, ok := l.registeredAlready(principal, r); ok {
 		l.logger.Info("agent registration repeated; answered with the agent it registered", "agent_id", id,
 			"hostname", r.Hostname, "principal", principal)
-		return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.cfg.AgentHeartbeat}, nil
+		return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.pace()}, nil
 	}
 	release, err := l.reserveAgent(principal)
 	if err != nil {
@@ -38,7 +38,7 @@ func (l *leader) registerAgent(ctx context.Context, principal string, r *protoco
 	l.mu.Unlock()
 	l.logger.Info("agent registered", "agent_id", id, "hostname", r.Hostname, "principal", principal)
 	l.agentEvent(id, r.Hostname, "active")
-	return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.cfg.AgentHeartbeat}, nil
+	return &protocol.RegisterReply{AgentID: id, HeartbeatInterval: l.pace()}, nil
 }
 
 // reregisterAgent takes back an agent that restarted or lost its master,
@@ -89,18 +89,19 @@ func (l *leader) reregisterAgent(ctx context.Context, principal string, r *proto
 	}
 	l.agentEvent(r.AgentID, r.Hostname, agentState)
 	l.kick()
-	return &protocol.RegisterReply{AgentID: r.AgentID, HeartbeatInterval: l.cfg.AgentHeartbeat}, nil
+	return &protocol.RegisterReply{AgentID: r.AgentID, HeartbeatInterval: l.pace()}, nil
 }
 
 // heartbeat records that an agent is alive. An agent the leader does not
 // consider active is told it is unknown, so it reregisters.
-func (l *leader) heartbeat(id protocol.AgentID) error {
+func (l *leader) heartbeat(id protocol.AgentID) (*protocol.HeartbeatReply, error) {
 	l.mu.Lock()
 	if _, ok := l.lastSeen[id]; !ok {
 		l.mu.Unlock()
-		return fmt.Errorf("%w: %s (reregister)", protocol.ErrUnknownAgent, id)
+		return nil, fmt.Errorf("%w: %s (reregister)", protocol.ErrUnknownAgent, id)
 	}
 	l.lastSeen[id] = time.Now()
+	reply := &protocol.HeartbeatReply{HeartbeatInterval: l.paceLocked()}
 	info, joining := l.joining[id]
 	var err error
 	if joining {
@@ -111,7 +112,10 @@ func (l *leader) heartbeat(id protocol.AgentID) error {
 	if joining {
 		l.kick()
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return reply, nil
 }
 
 // statusUpdate commits a batch of an agent's status updates in one Raft

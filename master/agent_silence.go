@@ -17,19 +17,11 @@ import (
 // change only when agents fall quiet or come back, so a healthy cluster
 // writes none.
 
-// silentAfter is how long an agent must be quiet before its silence is
-// replicated: two heartbeats, so that an agent whose heartbeat is merely
-// late is not marked, and well within the agent timeout, so that a leader
-// that lives a few heartbeats records what it saw.
-func (c Config) silentAfter() time.Duration {
-	return min(2*c.AgentHeartbeat, c.AgentTimeout/2)
-}
-
 // markSilence replicates the changes in which agents are quiet: newly
 // quiet ones with when they were last heard, and the end of the silence
 // of those heard again.
 func (l *leader) markSilence(now time.Time) {
-	after := l.cfg.silentAfter()
+	after := l.cfg.silentAfter(l.timeoutPace())
 	cmd := state.MarkAgentsSilent{Time: now.UnixNano()}
 	v := l.view()
 	l.mu.Lock()

@@ -18,7 +18,7 @@ import (
 // heartbeat later: a lost agent's tasks are reported lost, and replaced,
 // as soon as the timeout allows.
 func (l *leader) checkAgents(now time.Time) (next time.Duration) {
-	timeout := l.cfg.AgentTimeout
+	timeout := l.cfg.agentTimeout(l.timeoutPace())
 	next = timeout
 	l.mu.Lock()
 	var late []protocol.AgentID

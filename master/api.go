@@ -15,12 +15,12 @@ import (
 type validator interface{ Validate() error }
 
 // dispatch answers one API request. It runs on the subscription's
-// goroutine, so it hands the work to a bounded pool and returns at once;
-// every request gets a reply with a typed error code, and no input can
-// panic the master.
-func (l *leader) dispatch(msg *nats.Msg) {
+// goroutine, so it hands the work to a bounded pool (work: one per lane)
+// and returns at once; every request gets a reply with a typed error
+// code, and no input can panic the master.
+func (l *leader) dispatch(work chan struct{}, msg *nats.Msg) {
 	select {
-	case l.work <- struct{}{}:
+	case work <- struct{}{}:
 	case <-l.done:
 		return
 	}
@@ -29,14 +29,14 @@ func (l *leader) dispatch(msg *nats.Msg) {
 	l.stopMu.RLock()
 	if l.stopping {
 		l.stopMu.RUnlock()
-		<-l.work
+		<-work
 		return
 	}
 	l.wg.Add(1)
 	l.stopMu.RUnlock()
 	go func() {
 		defer l.wg.Done()
-		defer func() { <-l.work }()
+		defer func() { <-work }()
 		body, err := l.serve(msg)
 		// Counted before the reply, so a client that got its answer
 		// finds the request in /metrics.
@@ -138,7 +138,7 @@ func (l *leader) handle(ctx context.Context, c caller, body any) (any, error) {
 	case *protocol.ReregisterRequest:
 		return l.reregisterAgent(ctx, c.principal, r)
 	case *protocol.HeartbeatRequest:
-		return nil, l.heartbeat(r.AgentID)
+		return l.heartbeat(r.AgentID)
 	case *protocol.StatusUpdateRequest:
 		return l.statusUpdate(ctx, r)
 	case *protocol.CoflowRegisterRequest:

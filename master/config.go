@@ -59,6 +59,12 @@ type Config struct {
 	// AgentTimeout marks an agent unreachable after this long without a
 	// heartbeat.
 	AgentTimeout time.Duration
+	// MaxHeartbeatsPerSecond bounds the heartbeats the leader asks of all
+	// agents together (Nomad's max_heartbeats_per_second): with more
+	// agents than AgentHeartbeat allows at this rate, each is asked to
+	// heartbeat less often, and the agent timeout grows to three of its
+	// intervals if that is longer (heartbeat_pace.go). Zero: no bound.
+	MaxHeartbeatsPerSecond float64
 	// AgentRemovalLimit is a safety valve, as Mesos's agent removal limit:
 	// when more than this fraction of the agents the leader tracks miss
 	// their heartbeats at once, it marks none of them unreachable (more
@@ -143,9 +149,12 @@ func DefaultConfig() Config {
 		DefaultRefuse:       5 * time.Second,
 		AgentHeartbeat:      time.Second,
 		AgentTimeout:        15 * time.Second,
-		StatusRetryInterval: defaultStatusRetryInterval,
-		RequestTimeout:      10 * time.Second,
-		FilesTokenTTL:       defaultFilesTokenTTL,
+		// 10,000 agents at one heartbeat every 5 s, which the agent
+		// timeout covers; beyond, both grow (docs/benchmarks.md, "Scale").
+		MaxHeartbeatsPerSecond: 2000,
+		StatusRetryInterval:    defaultStatusRetryInterval,
+		RequestTimeout:         10 * time.Second,
+		FilesTokenTTL:          defaultFilesTokenTTL,
 		// One registered agent per credential: each machine has its own
 		// (as Mesos's agent principals); a fleet that shares one raises it.
 		MaxAgentsPerCredential: 1,
@@ -204,8 +213,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: credentials: %v", ErrConfig, err)
 		}
 	}
-	if c.MaxAgentsPerCredential < 0 || c.AgentRateLimit.QPS < 0 || c.AgentRateLimit.Burst < 0 {
-		return fmt.Errorf("%w: negative agents per credential or agent rate limit", ErrConfig)
+	if c.MaxAgentsPerCredential < 0 || c.AgentRateLimit.QPS < 0 || c.AgentRateLimit.Burst < 0 || c.MaxHeartbeatsPerSecond < 0 {
+		return fmt.Errorf("%w: negative agents per credential, agent rate limit or heartbeats per second", ErrConfig)
 	}
 	for principal, patterns := range c.RoleACLs {
 		for _, p := range patterns {

@@ -40,6 +40,9 @@ type leader struct {
 	// agentLimiter limits agent calls per credential (nil: no limit).
 	agentLimiter *principalLimiter
 	lastSeen     map[protocol.AgentID]time.Time
+	// longestPace is the longest heartbeat interval asked of agents
+	// this term (heartbeat_pace.go).
+	longestPace time.Duration
 	// credentials counts the agents each credential holds (agent_cap.go).
 	credentials credentialAgents
 	// removalHeld is set while checkAgents holds removals back
@@ -75,15 +78,20 @@ type leader struct {
 	// (drain_deadline.go; its own lock).
 	drains *drainWatch
 
-	sub      *nats.Subscription
-	checking atomic.Bool   // a framework check is running
-	retrying atomic.Bool   // a status retry scan is running
-	planning atomic.Bool   // a preemption decision is running
-	marking  atomic.Bool   // agents' silence is being recorded
-	work     chan struct{} // bounds concurrent request handlers
-	trigger  chan struct{}
-	done     chan struct{}
-	wg       sync.WaitGroup
+	// subs are the API subscriptions, one per lane: frameworks' calls
+	// and agents' have a subscription and a pool of handlers each
+	// (work, agentWork), so that a flood of heartbeats and status updates
+	// never queues a framework's call behind it.
+	subs      []*nats.Subscription
+	agentWork chan struct{}
+	checking  atomic.Bool   // a framework check is running
+	retrying  atomic.Bool   // a status retry scan is running
+	planning  atomic.Bool   // a preemption decision is running
+	marking   atomic.Bool   // agents' silence is being recorded
+	work      chan struct{} // bounds concurrent request handlers
+	trigger   chan struct{}
+	done      chan struct{}
+	wg        sync.WaitGroup
 	// stopping, set under stopMu before stop waits, keeps request
 	// handlers from joining wg while it is waited on.
 	stopMu   sync.RWMutex
@@ -132,6 +140,7 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 		retries:      statusRetries{first: m.cfg.statusRetryInterval()},
 		drains:       newDrainWatch(),
 		work:         make(chan struct{}, maxConcurrentRequests),
+		agentWork:    make(chan struct{}, maxConcurrentRequests),
 		trigger:      make(chan struct{}, 1),
 		preemptNow:   make(chan struct{}, 1),
 		done:         make(chan struct{}),
@@ -192,11 +201,14 @@ func (l *leader) rebuild(v *state.View, now time.Time) error {
 }
 
 func (l *leader) start() error {
-	sub, err := l.nc.Subscribe(l.subj.APIAll(), l.dispatch)
-	if err != nil {
-		return fmt.Errorf("subscribe to the API: %w", err)
+	for kind, work := range map[protocol.IdentityKind]chan struct{}{protocol.KindFramework: l.work, protocol.KindAgent: l.agentWork} {
+		sub, err := l.nc.Subscribe(l.subj.APIKind(kind), func(msg *nats.Msg) { l.dispatch(work, msg) })
+		if err != nil {
+			l.unsubscribe()
+			return fmt.Errorf("subscribe to the API: %w", err)
+		}
+		l.subs = append(l.subs, sub)
 	}
-	l.sub = sub
 	if err := l.nc.Flush(); err != nil {
 		return fmt.Errorf("subscribe to the API: %w", err)
 	}
@@ -208,12 +220,18 @@ func (l *leader) start() error {
 	return nil
 }
 
-func (l *leader) stop() {
-	if l.sub != nil {
-		if err := l.sub.Unsubscribe(); err != nil {
+// unsubscribe ends the API subscriptions.
+func (l *leader) unsubscribe() {
+	for _, sub := range l.subs {
+		if err := sub.Unsubscribe(); err != nil {
 			l.logger.Debug("unsubscribe", "error", err)
 		}
 	}
+	l.subs = nil
+}
+
+func (l *leader) stop() {
+	l.unsubscribe()
 	l.stopMu.Lock()
 	l.stopping = true
 	l.stopMu.Unlock()

@@ -89,7 +89,7 @@ func (a *Allocator) accept(fwID protocol.FrameworkID, ids []protocol.OfferID, ta
 	if err != nil {
 		return fail(err)
 	}
-	held, err := a.ownedOffers(f, ids, nil)
+	held, err := a.ownedOffers(f, ids, nil, true)
 	if err != nil {
 		return fail(err)
 	}

@@ -234,29 +234,50 @@ func (a *Allocator) Rescind(ids []protocol.OfferID, reason string) []Rescind {
 }
 
 // ownedOffers resolves offer IDs for a framework: each must be outstanding,
-// belong to it, appear once, and all must be on one agent. They are
-// appended to buf[:0].
-func (a *Allocator) ownedOffers(f *framework, ids []protocol.OfferID, buf []*offer) ([]*offer, error) {
+// belong to it and appear once, and with oneAgent all must be on one agent
+// (an accept's; a decline's may be on many). They are appended to buf[:0].
+func (a *Allocator) ownedOffers(f *framework, ids []protocol.OfferID, buf []*offer, oneAgent bool) ([]*offer, error) {
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("%w: no offers named", ErrInvalid)
 	}
+	if dup, ok := firstRepeated(ids); ok {
+		return nil, fmt.Errorf("%w: offer %s named twice", ErrInvalid, dup)
+	}
 	out := buf[:0]
-	for i, id := range ids {
-		if slices.Contains(ids[:i], id) {
-			return nil, fmt.Errorf("%w: offer %s named twice", ErrInvalid, id)
-		}
+	for _, id := range ids {
 		o, ok := a.lookup(id)
 		if !ok || o.fw != f {
 			// Another framework's offer is reported as unknown: its
 			// existence is none of this framework's business.
 			return nil, fmt.Errorf("%w: %s", ErrUnknownOffer, id)
 		}
-		if len(out) > 0 && o.ag != out[0].ag {
+		if oneAgent && len(out) > 0 && o.ag != out[0].ag {
 			return nil, fmt.Errorf("%w: offers %s and %s are on different agents", ErrOfferMismatch, out[0].id, id)
 		}
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// firstRepeated returns an ID named twice, if any: by comparison for a
+// few IDs, with a set for many (a decline may name thousands).
+func firstRepeated(ids []protocol.OfferID) (protocol.OfferID, bool) {
+	if len(ids) <= 16 {
+		for i, id := range ids {
+			if slices.Contains(ids[:i], id) {
+				return id, true
+			}
+		}
+		return "", false
+	}
+	seen := make(map[protocol.OfferID]struct{}, len(ids))
+	for _, id := range ids {
+		if _, ok := seen[id]; ok {
+			return id, true
+		}
+		seen[id] = struct{}{}
+	}
+	return "", false
 }
 
 // DefaultFilter asks Decline to install Config.DefaultRefuse.
@@ -287,7 +308,7 @@ func (a *Allocator) decline(fwID protocol.FrameworkID, ids []protocol.OfferID, r
 	if err != nil {
 		return err
 	}
-	held, err := a.ownedOffers(f, ids, a.heldBuf)
+	held, err := a.ownedOffers(f, ids, a.heldBuf, false)
 	if err != nil {
 		return err
 	}
@@ -299,7 +320,13 @@ func (a *Allocator) decline(fwID protocol.FrameworkID, ids []protocol.OfferID, r
 		a.dropOffer(o)
 	}
 	if refuse > 0 {
-		a.addFilter(held[0].ag, f, now.Add(refuse))
+		// A decline may name offers on many agents: each is refused.
+		until := now.Add(refuse)
+		for i, o := range held {
+			if !slices.ContainsFunc(held[:i], func(p *offer) bool { return p.ag == o.ag }) {
+				a.addFilter(o.ag, f, until)
+			}
+		}
 	}
 	return nil
 }

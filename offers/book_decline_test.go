@@ -62,6 +62,24 @@ func TestAllocator_Decline_filterIsPerFrameworkAndAgent(t *testing.T) {
 	}
 }
 
+// TestAllocator_Decline_manyAgents: one decline of offers on two agents
+// refuses both agents to the framework, not only the first one named.
+func TestAllocator_Decline_manyAgents(t *testing.T) {
+	cfg := testConfig(PolicyDynamic)
+	cfg.OfferTimeout = 0
+	a := twoAgents(t, cfg)
+	d := a.Allocate(t0)
+	both := append(ids(offerOn(t, d.Offers, "f1", "a1")), ids(offerOn(t, d.Offers, "f1", "a2"))...)
+	must(t, a.Decline("f1", both, time.Minute, t0))
+	if got := a.Allocate(at(time.Minute - time.Nanosecond)).Offers; len(got) != 0 {
+		t.Fatalf("within the refusal: got %v, want no offer on either agent", keys(got))
+	}
+	want := []offerKey{{"f1", "a1", "cpus:1000;mem:1024", 1}, {"f1", "a2", "cpus:1000;mem:1024", 1}}
+	if got := sortedKeys(a.Allocate(at(time.Minute)).Offers); !reflect.DeepEqual(got, want) {
+		t.Fatalf("at expiry: got %v, want %v", got, want)
+	}
+}
+
 func TestAllocator_Revive_clearsFilters(t *testing.T) {
 	cfg := testConfig(PolicyDynamic)
 	cfg.OfferTimeout = 0

@@ -119,10 +119,11 @@ func (r AcceptRequest) Validate() error {
 	return nil
 }
 
-// DeclineRequest returns offers unused. With Leftover the resources go to the
-// leftover pool for other frameworks (Carbyne altruism) and no refuse filter
-// is installed unless Filters says so; otherwise Filters (nil means the
-// master's default) applies.
+// DeclineRequest returns offers unused, on one agent or many. With Leftover
+// the resources go to the leftover pool for other frameworks (Carbyne
+// altruism) and no refuse filter is installed unless Filters says so;
+// otherwise Filters (nil means the master's default) applies to every agent
+// the offers are on. One unknown offer fails the whole request.
 type DeclineRequest struct {
 	FrameworkID FrameworkID `msgpack:"fw" json:"framework_id"`
 	OfferIDs    []OfferID   `msgpack:"ofs" json:"offer_ids"`

@@ -86,6 +86,15 @@ type HeartbeatRequest struct {
 // Validate checks the agent ID.
 func (r HeartbeatRequest) Validate() error { return checkID("agent_id", r.AgentID) }
 
+// HeartbeatReply answers a heartbeat with the interval the leader asks
+// for now: it grows with the number of agents, so that the leader is sent
+// no more heartbeats a second than it is configured to take.
+type HeartbeatReply struct {
+	// HeartbeatInterval is how often the agent must send HeartbeatRequest
+	// from now on (zero: keep its interval). Nanoseconds on the wire.
+	HeartbeatInterval time.Duration `msgpack:"hb" json:"heartbeat_interval"`
+}
+
 // StatusUpdateRequest forwards a batch of status updates from an agent, in
 // order (at most one per task is usual; several for one task apply in the
 // order given). The agent resends each until an AckCommand names its UUID.

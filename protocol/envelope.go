@@ -87,6 +87,7 @@ const (
 	MsgStatusUpdateReply MsgType = 163
 	MsgAcknowledgeReply  MsgType = 164
 	MsgStoreReply        MsgType = 165
+	MsgHeartbeatReply    MsgType = 166
 )
 
 // String returns the snake_case name of the type, or "msg_type(N)" for an

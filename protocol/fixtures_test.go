@@ -156,6 +156,7 @@ func sampleBodies() map[MsgType]any {
 		MsgReply:          Reply{Type: MsgSubscribeReply, Body: msgpack.RawMessage(replyBody)},
 		MsgSubscribeReply: SubscribeReply{FrameworkID: "fw-1", LeaderID: "m1", HeartbeatInterval: time.Second},
 		MsgRegisterReply:  RegisterReply{AgentID: "ag-1", HeartbeatInterval: time.Second},
+		MsgHeartbeatReply: HeartbeatReply{HeartbeatInterval: 5 * time.Second},
 		MsgStatusUpdateReply: StatusUpdateReply{Refused: []Refusal{
 			{TaskID: "t-1", UUID: "st-1", Error: &Error{Code: CodeUnknownTask, Message: "task t-1 unknown"}},
 		}},

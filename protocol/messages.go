@@ -59,6 +59,7 @@ var messages = []message{
 	{MsgStatusUpdateReply, "status_update_reply", func() any { return new(StatusUpdateReply) }, "", 0},
 	{MsgAcknowledgeReply, "acknowledge_reply", func() any { return new(AcknowledgeReply) }, "", 0},
 	{MsgStoreReply, "store_reply", func() any { return new(StoreReply) }, "", 0},
+	{MsgHeartbeatReply, "heartbeat_reply", func() any { return new(HeartbeatReply) }, "", 0},
 }
 
 // The lists derived from messages.

@@ -151,6 +151,12 @@ func (s Subjects) APIAgent(principal string, id AgentID, verb AgentVerb) (string
 // e.g. "allot.api.>".
 func (s Subjects) APIAll() string { return s.prefix() + ".api.>" }
 
+// APIKind returns the wildcard subject of one kind of caller's API
+// requests, e.g. "allot.api.agent.>".
+func (s Subjects) APIKind(kind IdentityKind) string {
+	return s.prefix() + ".api." + string(kind) + ".>"
+}
+
 // APIPrincipal is every API subject of one identity: what a framework
 // principal or an agent credential may publish, e.g.
 // "allot.api.framework.analytics.>".

@@ -51,6 +51,8 @@ type masterFlags struct {
 	PreemptionMax       float64            `json:"preemption_max_fraction"`
 	ShareUpdateInterval time.Duration      `json:"share_update_interval"`
 	OfferTimeout        time.Duration      `json:"offer_timeout"`
+	AgentHeartbeat      time.Duration      `json:"agent_heartbeat"`
+	AgentTimeout        time.Duration      `json:"agent_timeout"`
 	StatusRetry         time.Duration      `json:"status_retry_interval"`
 	FilesSecret         string             `json:"files_secret"`
 	FilesTokenTTL       time.Duration      `json:"files_token_ttl"`
@@ -65,6 +67,7 @@ type masterFlags struct {
 	FrameworkQPS        float64            `json:"framework_qps"`
 	FrameworkBurst      int                `json:"framework_burst"`
 	AgentRemovalLimit   float64            `json:"agent_removal_limit"`
+	MaxHeartbeatsPerSec float64            `json:"max_heartbeats_per_second"`
 	LogLevel            string             `json:"log_level"`
 }
 
@@ -74,6 +77,7 @@ func masterCommand() *cobra.Command {
 		RaftBind: def.Raft.BindAddr, NATSListen: "0.0.0.0:4222", NATSCluster: "0.0.0.0:6222",
 		HTTPAddr: def.HTTPAddr, Policy: def.Policy, LeftoverOrder: def.LeftoverOrder, CoflowScheduler: def.CoflowScheduler, AllocationInterval: def.AllocationInterval,
 		ShareUpdateInterval: def.ShareUpdateInterval, OfferTimeout: def.OfferTimeout, StatusRetry: def.StatusRetryInterval,
+		AgentHeartbeat: def.AgentHeartbeat, AgentTimeout: def.AgentTimeout,
 		FilesTokenTTL: def.FilesTokenTTL, AgentsPerCredential: def.MaxAgentsPerCredential, AgentQPS: def.AgentRateLimit.QPS, AgentBurst: def.AgentRateLimit.Burst,
 		Preemption: def.Preemption.Policy, PreemptionInterval: def.Preemption.Interval, PreemptionDelay: def.Preemption.Delay,
 		PreemptionDeadline: def.Preemption.Deadline, PreemptionMax: def.Preemption.MaxFraction,
@@ -155,7 +159,10 @@ Example, first of three:
 	fl.Float64Var(&f.FrameworkQPS, "framework-qps", 0, "calls per second each principal's frameworks may make together (0: no limit); more are refused as rate limited")
 	fl.IntVar(&f.FrameworkBurst, "framework-burst", 0, "calls a principal may make at once above --framework-qps (default: one second's worth)")
 	fl.DurationVar(&f.OfferTimeout, "offer-timeout", f.OfferTimeout, "rescind offers held longer (0: never)")
+	fl.DurationVar(&f.AgentHeartbeat, "agent-heartbeat", f.AgentHeartbeat, "how often each agent heartbeats while the agents are few (see --max-heartbeats-per-second)")
+	fl.DurationVar(&f.AgentTimeout, "agent-timeout", f.AgentTimeout, "mark an agent unreachable after this long without a heartbeat (at least three heartbeat intervals)")
 	fl.DurationVar(&f.StatusRetry, "status-retry-interval", f.StatusRetry, "send a status update again when a connected framework has not acknowledged it this long (then twice as long each time, up to 10m)")
+	fl.Float64Var(&f.MaxHeartbeatsPerSec, "max-heartbeats-per-second", def.MaxHeartbeatsPerSecond, "the agents' heartbeats the leader asks for, all together: past this, each agent heartbeats less often and its timeout grows (0: one a second each)")
 	fl.Float64Var(&f.AgentRemovalLimit, "agent-removal-limit", 0, "when more than this fraction of the agents miss their heartbeats at once, mark none unreachable until fewer do (0: no limit)")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
@@ -199,6 +206,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.NATS.TLS = master.NATSTLS{Cert: f.NATSTLSCert, Key: f.NATSTLSKey, CA: f.NATSTLSCA, VerifyClients: f.NATSTLSVerify}
 	cfg.OperatorToken = f.OperatorToken
 	cfg.AgentRemovalLimit = f.AgentRemovalLimit
+	cfg.MaxHeartbeatsPerSecond = f.MaxHeartbeatsPerSec
 	cfg.FrameworkRateLimit = master.RateLimit{QPS: f.FrameworkQPS, Burst: f.FrameworkBurst}
 	if cfg.FrameworkRateLimit.Burst == 0 {
 		cfg.FrameworkRateLimit.Burst = int(max(1, f.FrameworkQPS))
@@ -209,6 +217,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.Placement = f.Placement
 	cfg.CoflowScheduler = f.CoflowScheduler
 	cfg.AllocationInterval, cfg.OfferTimeout = f.AllocationInterval, f.OfferTimeout
+	cfg.AgentHeartbeat, cfg.AgentTimeout = f.AgentHeartbeat, f.AgentTimeout
 	cfg.ShareUpdateInterval = f.ShareUpdateInterval
 	cfg.Preemption = master.PreemptionConfig{Policy: f.Preemption, Interval: f.PreemptionInterval, Delay: f.PreemptionDelay,
 		Deadline: f.PreemptionDeadline, MaxFraction: f.PreemptionMax}

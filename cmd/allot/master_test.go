@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	masterpkg "github.com/allot-project/allot/master"
 )
@@ -30,11 +31,16 @@ func TestMasterFlags_Config(t *testing.T) {
 		NATSMasterSecret: "ms", AgentCredsFile: writeTemp(t, `{"rack1": "a-secret"}`), AgentsPerCredential: 2,
 		AgentQPS: 10, AgentBurst: 20, RunAsACLsFile: writeTemp(t, `{"analytics": ["nobody"]}`), OperatorToken: "op", FrameworkQPS: 50, RoleACLsFile: writeTemp(t, `{"analytics": ["eng/*"]}`),
 		NATSTLSCert: "c.pem", NATSTLSKey: "k.pem", NATSTLSCA: "ca.pem", NATSTLSVerify: true, AgentRemovalLimit: 0.3,
+		AgentHeartbeat: 2e9, AgentTimeout: 30e9, MaxHeartbeatsPerSec: 500,
 		StatusRetry: 20e9, Preemption: "fair", PreemptionInterval: 2e9, PreemptionDelay: 3e9, PreemptionDeadline: 60e9, PreemptionMax: 0.5,
 	}
 	cfg, err := f.config()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.AgentHeartbeat != 2*time.Second || cfg.AgentTimeout != 30*time.Second || cfg.MaxHeartbeatsPerSecond != 500 {
+		t.Errorf("agent heartbeat %v, timeout %v, heartbeats a second %v; want 2s, 30s, 500",
+			cfg.AgentHeartbeat, cfg.AgentTimeout, cfg.MaxHeartbeatsPerSecond)
 	}
 	if len(cfg.Raft.Peers) != 3 || cfg.Raft.Peers[1].ID != "m2" || cfg.Raft.Peers[1].Address != "127.0.0.2:7000" {
 		t.Errorf("peers: got %+v", cfg.Raft.Peers)

@@ -40,7 +40,10 @@ type Config struct {
 	MasterArgs []string
 	// Connect is how many agents connect and register at once.
 	Connect int
-	Logger  hclog.Logger
+	// AgentLogLevel is the simulated agents' log level (their process
+	// writes its logs to stderr); empty means warn.
+	AgentLogLevel string
+	Logger        hclog.Logger
 	// Progress, when set, receives a line per step.
 	Progress io.Writer
 }

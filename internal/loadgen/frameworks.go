@@ -57,8 +57,13 @@ func newBusy(ctx context.Context, name string, rec *recorder, want int, duration
 		done: map[protocol.TaskID]protocol.TaskState{}, rng: rand.New(rand.NewPCG(seed, 1))}
 }
 
+// declineRefuse is how long a busy framework refuses the agents it
+// declined: the master's default refusal, short enough that the tasks
+// that end meanwhile are replaced soon.
+const declineRefuse = 5 * time.Second
+
 // Offers launches on each offer as many tasks as fit and are missing, and
-// declines the offers it leaves unused for five seconds.
+// declines the rest in one call, refusing those agents for declineRefuse.
 func (b *busy) Offers(d *framework.Driver, offers []protocol.Offer) {
 	now := time.Now()
 	if len(offers) > 0 {
@@ -74,11 +79,13 @@ func (b *busy) Offers(d *framework.Driver, offers []protocol.Offer) {
 		b.inflight.Add(1)
 		go b.launch(d, o.ID, infos)
 	}
-	for _, id := range unused {
+	if len(unused) > 0 {
+		// One call for the lot, as a scheduler declines what an event
+		// brought that it has no use for.
 		b.inflight.Add(1)
 		go func() {
 			defer b.inflight.Done()
-			_ = d.Decline(b.ctx, []protocol.OfferID{id}, 30*time.Second)
+			_ = d.Decline(b.ctx, unused, declineRefuse)
 		}()
 	}
 }

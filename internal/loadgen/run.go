@@ -12,7 +12,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/framework"
-	"github.com/allot-project/allot/protocol"
 )
 
 // run is one load run under way.
@@ -21,7 +20,7 @@ type run struct {
 	log    hclog.Logger
 	ms     []*master
 	urls   []string
-	fleet  *fleet
+	fleet  *fleetProcess
 	rec    *recorder
 	scheds []*busy
 	conns  []*nats.Conn
@@ -96,8 +95,8 @@ func (r *run) setup(ctx context.Context, dir string) error {
 	}
 	r.progress("masters up; connecting %d agents", r.cfg.Agents)
 	start := time.Now()
-	res := protocol.Scalars(map[string]int64{protocol.ResCPUs: 1000 * r.cfg.AgentCPUs, protocol.ResMem: r.cfg.AgentMemMiB})
-	if r.fleet, err = startFleet(ctx, r.urls, r.cfg.Agents, r.cfg.Connect, res, r.log); err != nil {
+	fc := FleetConfig{URLs: r.urls, Agents: r.cfg.Agents, Connect: r.cfg.Connect, AgentCPUs: r.cfg.AgentCPUs, AgentMemMiB: r.cfg.AgentMemMiB}
+	if r.fleet, err = startFleetProcess(ctx, r.cfg.Bin, fc, r.cfg.AgentLogLevel, os.Stderr); err != nil {
 		return err
 	}
 	r.report.AgentsRegistered = time.Since(start)

@@ -189,8 +189,14 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 			a.doReregister(ctx)
 			continue
 		}
+		var reply protocol.HeartbeatReply
 		err := a.req.Once(ctx, a.subject(protocol.VerbHeartbeat, id), protocol.MsgHeartbeatRequest,
-			protocol.HeartbeatRequest{AgentID: id}, nil)
+			protocol.HeartbeatRequest{AgentID: id}, &reply)
+		if d := reply.HeartbeatInterval; err == nil && d > 0 && d != every {
+			// The leader paces heartbeats by the number of agents.
+			every = d
+			tick.Reset(every)
+		}
 		if errors.Is(err, protocol.ErrUnknownAgent) {
 			a.mu.Lock()
 			a.wantReregisterLocked()

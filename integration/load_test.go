@@ -33,9 +33,9 @@ func TestBenchLoad_smoke(t *testing.T) {
 	var out strings.Builder
 	rep.Write(&out)
 	t.Log("\n" + out.String())
-	if rep.Launched == 0 || rep.OfferToLaunch.N == 0 || rep.StatusUpdate.N == 0 || rep.Rounds == 0 || rep.Commits == 0 {
-		t.Fatalf("nothing measured: %d launched, %d launch latencies, %d update latencies, %d rounds, %d commits",
-			rep.Launched, rep.OfferToLaunch.N, rep.StatusUpdate.N, rep.Rounds, rep.Commits)
+	if rep.Launched == 0 || rep.OfferToLaunch.N == 0 || rep.AcceptCall.N == 0 || rep.StatusUpdate.N == 0 || rep.Rounds == 0 || rep.Commits == 0 {
+		t.Fatalf("nothing measured: %d launched, %d launch latencies, %d accept calls, %d update latencies, %d rounds, %d commits",
+			rep.Launched, rep.OfferToLaunch.N, rep.AcceptCall.N, rep.StatusUpdate.N, rep.Rounds, rep.Commits)
 	}
 	if len(rep.Kills) != 1 || rep.Kills[0].ToLeader <= 0 || rep.Kills[0].ToOffer <= 0 {
 		t.Fatalf("kills: %+v, want one with a new leader and an offer after it", rep.Kills)

@@ -322,8 +322,8 @@ func (a *Allocator) decline(fwID protocol.FrameworkID, ids []protocol.OfferID, r
 	if refuse > 0 {
 		// A decline may name offers on many agents: each is refused.
 		until := now.Add(refuse)
-		for i, o := range held {
-			if !slices.ContainsFunc(held[:i], func(p *offer) bool { return p.ag == o.ag }) {
+		for _, o := range held {
+			if set, ok := o.ag.filterUntil[f.idx]; !ok || !set.Equal(until) {
 				a.addFilter(o.ag, f, until)
 			}
 		}

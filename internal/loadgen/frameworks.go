@@ -119,9 +119,11 @@ func (b *busy) launch(d *framework.Driver, offer protocol.OfferID, infos []proto
 	case <-b.ctx.Done():
 		return
 	}
+	called := time.Now()
 	err := d.Launch(b.ctx, []protocol.OfferID{offer}, infos...)
 	<-b.slots
 	if err == nil {
+		b.rec.accepted(time.Since(called))
 		b.rec.launchedTasks(len(infos))
 		return
 	}

@@ -18,6 +18,7 @@ type recorder struct {
 	measuring   bool
 	offerLaunch []time.Duration // from the offer's arrival to the launch's arrival at the agent
 	statusDelay []time.Duration // from an update's creation on the agent to its arrival here
+	acceptCall  []time.Duration // a launch call's round trip: the leader's part of a launch
 	launched    int
 	ended       map[string]int
 	// redelivered are terminal updates of a task that had ended already,
@@ -132,11 +133,20 @@ func (r *recorder) measure(on bool) {
 	r.mu.Unlock()
 }
 
+// accepted records a launch call's round trip.
+func (r *recorder) accepted(d time.Duration) {
+	r.mu.Lock()
+	if r.measuring {
+		r.acceptCall = append(r.acceptCall, d)
+	}
+	r.mu.Unlock()
+}
+
 // snapshot copies the latencies gathered so far.
-func (r *recorder) latencies() (offerLaunch, statusDelay []time.Duration) {
+func (r *recorder) latencies() (offerLaunch, statusDelay, acceptCall []time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.offerLaunch), slices.Clone(r.statusDelay)
+	return slices.Clone(r.offerLaunch), slices.Clone(r.statusDelay), slices.Clone(r.acceptCall)
 }
 
 // percentile of ds, sorted: the value at rank q.

@@ -20,9 +20,12 @@ type Report struct {
 	RoundMean, RoundP99 time.Duration
 	// Commits are the commands applied through Raft in the window, and
 	// their commit-and-apply time.
-	Commits                int
-	CommitMean, CommitP99  time.Duration
-	OfferToLaunch          Quantiles
+	Commits               int
+	CommitMean, CommitP99 time.Duration
+	OfferToLaunch         Quantiles
+	// AcceptCall is a launch call's round trip, as the framework sees it:
+	// the leader's part of offer to launch.
+	AcceptCall             Quantiles
 	StatusUpdate           Quantiles
 	MasterCPU              []float64 // cores, by master, over the window
 	MasterRSS, MasterHeap  []float64 // bytes, by master, at the window's end
@@ -79,6 +82,7 @@ func (r Report) Write(w io.Writer) {
 	p("raft commits                %d (%.0f/s), mean %s, p99 ≤ %s", r.Commits, float64(r.Commits)/r.Window.Seconds(),
 		r.CommitMean.Round(time.Microsecond), r.CommitP99)
 	p("offer to launch             p50 %s, p99 %s, max %s (%d tasks)", ms(r.OfferToLaunch.P50), ms(r.OfferToLaunch.P99), ms(r.OfferToLaunch.Max), r.OfferToLaunch.N)
+	p("accept call (in the above)  p50 %s, p99 %s, max %s (%d calls)", ms(r.AcceptCall.P50), ms(r.AcceptCall.P99), ms(r.AcceptCall.Max), r.AcceptCall.N)
 	p("status update               p50 %s, p99 %s, max %s (%d updates)", ms(r.StatusUpdate.P50), ms(r.StatusUpdate.P99), ms(r.StatusUpdate.Max), r.StatusUpdate.N)
 	var cpu, rss, heap []string
 	for i := range r.MasterCPU {

@@ -44,7 +44,9 @@ func newInmemCluster(t testing.TB, n int, modify func(*Config)) *cluster {
 		c.ids = append(c.ids, id)
 		peers = append(peers, Peer{ID: id, Address: id})
 	}
-	for _, id := range c.ids {
+	// The first peer stands for election as it bootstraps (StandForElection),
+	// so it starts last, once the others it asks for votes are there.
+	for _, id := range slices.Backward(c.ids) {
 		cfg := fastConfig(t, id)
 		cfg.InMemory, cfg.Network = true, c.net
 		cfg.Peers, cfg.Bootstrap = peers, true
@@ -67,7 +69,7 @@ func newTCPCluster(t testing.TB, dirs []string, addrs []string, modify func(*Con
 		c.ids = append(c.ids, id)
 		peers = append(peers, Peer{ID: id, Address: addrs[i]})
 	}
-	for i, id := range c.ids {
+	for i, id := range slices.Backward(c.ids) { // the first peer last, as above
 		cfg := fastConfig(t, id)
 		// Over TCP, with fsyncs, a loaded machine misses 100 ms heartbeats
 		// and elections interrupt applies these tests expect to commit.

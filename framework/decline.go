@@ -18,28 +18,19 @@ func (d *Driver) decline(ctx context.Context, offerIDs []protocol.OfferID, f *pr
 	if len(offerIDs) == 0 {
 		return nil
 	}
-	// Group by agent; offers the driver does not know go alone.
+	// The agent of each offer the driver knows, for the refusals it
+	// remembers and for declining agent by agent should that be needed.
 	d.mu.Lock()
-	var groups [][]protocol.OfferID
-	byAgent := map[protocol.AgentID]int{}
+	agentOf := make(map[protocol.OfferID]protocol.AgentID, len(offerIDs))
 	for _, oid := range offerIDs {
-		o, ok := d.outstanding[oid]
-		if !ok {
-			groups = append(groups, []protocol.OfferID{oid})
-			continue
+		if o, ok := d.outstanding[oid]; ok {
+			agentOf[oid] = o.AgentID
 		}
-		i, seen := byAgent[o.AgentID]
-		if !seen {
-			i = len(groups)
-			byAgent[o.AgentID] = i
-			groups = append(groups, nil)
-		}
-		groups[i] = append(groups[i], oid)
 	}
 	d.dropOffersLocked(offerIDs)
 	if f != nil && f.RefuseSeconds > 0 {
 		until := time.Now().Add(time.Duration(f.RefuseSeconds * float64(time.Second)))
-		for ag := range byAgent {
+		for _, ag := range agentOf {
 			if until.After(d.refusals[ag]) {
 				d.refusals[ag] = until
 			}
@@ -57,34 +48,37 @@ func (d *Driver) decline(ctx context.Context, offerIDs []protocol.OfferID, f *pr
 		case err == nil:
 		case !isUnknownOffer(err):
 			errs = append(errs, d.checkFatal(fmt.Errorf("decline %d offers: %w", len(chunk), err)))
-		case len(groups) > 1:
-			errs = append(errs, d.declineByAgent(ctx, req, id, groupsOf(groups, chunk), f, leftover)...)
 		default:
-			d.logger.Debug("declined offers were already gone", "offer_ids", chunk, "error", err)
+			if groups := byAgent(chunk, agentOf); len(groups) > 1 {
+				errs = append(errs, d.declineByAgent(ctx, req, id, groups, f, leftover)...)
+			} else {
+				d.logger.Debug("declined offers were already gone", "offer_ids", chunk, "error", err)
+			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// groupsOf is the part of groups (offer IDs by agent) that chunk names.
-func groupsOf(groups [][]protocol.OfferID, chunk []protocol.OfferID) [][]protocol.OfferID {
-	in := make(map[protocol.OfferID]bool, len(chunk))
-	for _, id := range chunk {
-		in[id] = true
-	}
-	var out [][]protocol.OfferID
-	for _, g := range groups {
-		var part []protocol.OfferID
-		for _, id := range g {
-			if in[id] {
-				part = append(part, id)
-			}
+// byAgent groups offer IDs by the agent agentOf names; offers it does not
+// know go alone.
+func byAgent(ids []protocol.OfferID, agentOf map[protocol.OfferID]protocol.AgentID) [][]protocol.OfferID {
+	var groups [][]protocol.OfferID
+	index := map[protocol.AgentID]int{}
+	for _, oid := range ids {
+		ag, ok := agentOf[oid]
+		if !ok {
+			groups = append(groups, []protocol.OfferID{oid})
+			continue
 		}
-		if len(part) > 0 {
-			out = append(out, part)
+		i, seen := index[ag]
+		if !seen {
+			i = len(groups)
+			index[ag] = i
+			groups = append(groups, nil)
 		}
+		groups[i] = append(groups[i], oid)
 	}
-	return out
+	return groups
 }
 
 // declineByAgent declines each agent's offers on their own, skipping those

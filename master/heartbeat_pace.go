@@ -63,9 +63,10 @@ func (l *leader) pace() time.Duration {
 }
 
 // timeoutPace is the interval the agents' timeouts are counted in: the
-// longest asked for this term.
+// longest asked for this term, now included.
 func (l *leader) timeoutPace() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return max(l.longestPace, l.cfg.heartbeatInterval(len(l.lastSeen)))
+	l.paceLocked()
+	return l.longestPace
 }

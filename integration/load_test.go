@@ -13,7 +13,8 @@ import (
 // TestBenchLoad_smoke runs `allot bench load` small: three master
 // processes, thirty simulated agents, two frameworks, one leader kill.
 // Every launched task ends once, as FINISHED or KILLED; the kill is
-// followed by a new leader and an offer; every agent is still active.
+// followed by a new leader and an offer; a follower restarted with an
+// empty disk catches up; every agent is still active.
 func TestBenchLoad_smoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three master processes")
@@ -23,6 +24,7 @@ func TestBenchLoad_smoke(t *testing.T) {
 	cfg.Dir = t.TempDir()
 	cfg.Agents, cfg.Frameworks, cfg.Tasks = 30, 2, 40
 	cfg.TaskDuration, cfg.Warmup, cfg.Duration, cfg.Kills = 2*time.Second, 30*time.Second, 8*time.Second, 1
+	cfg.CatchUp = true
 	cfg.Logger = testlog.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -36,6 +38,12 @@ func TestBenchLoad_smoke(t *testing.T) {
 	if rep.Launched == 0 || rep.OfferToLaunch.N == 0 || rep.AcceptCall.N == 0 || rep.StatusUpdate.N == 0 || rep.Rounds == 0 || rep.Commits == 0 {
 		t.Fatalf("nothing measured: %d launched, %d launch latencies, %d accept calls, %d update latencies, %d rounds, %d commits",
 			rep.Launched, rep.OfferToLaunch.N, rep.AcceptCall.N, rep.StatusUpdate.N, rep.Rounds, rep.Commits)
+	}
+	if rep.OfferWait.N == 0 || rep.CallToAgent.N == 0 {
+		t.Fatalf("offer to launch not split at the call: %d waits, %d calls to the agent", rep.OfferWait.N, rep.CallToAgent.N)
+	}
+	if c := rep.CatchUp; c == nil || c.Index == 0 || c.Took <= 0 {
+		t.Fatalf("catch-up: %+v, want a follower that applied the leader's index", c)
 	}
 	if len(rep.Kills) != 1 || rep.Kills[0].ToLeader <= 0 || rep.Kills[0].ToOffer <= 0 {
 		t.Fatalf("kills: %+v, want one with a new leader and an offer after it", rep.Kills)

@@ -120,6 +120,9 @@ type Config struct {
 	// actions (draining agents) need. Empty: they are open to anyone who
 	// reaches HTTPAddr (loopback by default).
 	OperatorToken string
+	// EnableDebug serves the Go runtime's profiles under /debug/pprof/ on
+	// the HTTP API, to the operator only (http_debug.go). Off by default.
+	EnableDebug bool
 	// StatusRetryInterval is how long a connected framework has to
 	// acknowledge a status update before the leader sends it again; each
 	// further resend waits twice as long, up to ten minutes. Zero: 10 s.

@@ -44,6 +44,42 @@ func TestHeartbeatInterval_boundsTheRate(t *testing.T) {
 	}
 }
 
+// TestAnnounceDue_followsTheHeartbeatPace: checked on every tick of a
+// second (each a little late or early), the periodic announcement is made
+// once per heartbeat interval, so the agents, who all receive it, get no
+// more a second than MaxHeartbeatsPerSecond; while agents are few, on every
+// tick.
+func TestAnnounceDue_followsTheHeartbeatPace(t *testing.T) {
+	c := Config{AgentHeartbeat: time.Second, AgentTimeout: 15 * time.Second, MaxHeartbeatsPerSecond: 2000}
+	for _, agents := range []int{10, 2000, 10000, 50000} {
+		interval := c.heartbeatInterval(agents)
+		start := time.Unix(1_000_000, 0)
+		last, made := start, 0
+		var shortest time.Duration = -1
+		for tick := 1; tick <= 600; tick++ {
+			jitter := time.Duration((tick*7919)%41-20) * time.Millisecond // within ±20 ms
+			now := start.Add(time.Duration(tick)*time.Second + jitter)
+			if announceDue(last, now, interval, c.AgentHeartbeat) {
+				if gap := now.Sub(last); shortest < 0 || gap < shortest {
+					shortest = gap
+				}
+				last = now
+				made++
+			}
+		}
+		want := int(600 * time.Second / interval)
+		if made < want-1 || made > want {
+			t.Errorf("%d agents, interval %v: %d announcements in 600 s, want %d", agents, interval, made, want)
+		}
+		if rate := float64(made*agents) / 600; agents > 2000 && rate > c.MaxHeartbeatsPerSecond*1.01 {
+			t.Errorf("%d agents: %.0f deliveries a second, over %v", agents, rate, c.MaxHeartbeatsPerSecond)
+		}
+		if shortest < interval-c.AgentHeartbeat/2 {
+			t.Errorf("%d agents: two announcements %v apart, interval %v", agents, shortest, interval)
+		}
+	}
+}
+
 // TestHeartbeatPace_growsWithTheAgents: at one heartbeat a second for the
 // whole cluster, each agent registered is asked for a heartbeat one second
 // less often, the earlier agents learn the longer interval from their next

@@ -61,7 +61,7 @@ func (m *Master) routes() []route {
 // httpHandler routes the operator API.
 func (m *Master) httpHandler() http.Handler {
 	mux := http.NewServeMux()
-	for _, r := range m.routes() {
+	for _, r := range append(m.routes(), m.debugRoutes()...) {
 		mux.HandleFunc(r.pattern, r.handler)
 	}
 	return mux

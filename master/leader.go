@@ -280,6 +280,7 @@ func (l *leader) loop() {
 	defer retry.Stop()
 	preempt := time.NewTicker(l.cfg.Preemption.Interval)
 	defer preempt.Stop()
+	announced := time.Now() // start announced
 	for {
 		select {
 		case <-l.done:
@@ -295,7 +296,10 @@ func (l *leader) loop() {
 			l.runAlone(&l.marking, func() { l.markSilence(now) })
 			l.checkDrains(now)
 			l.runAlone(&l.checking, func() { l.checkFrameworks(now) })
-			l.announce() // periodic, as protocol.LeaderAnnouncement promises
+			if announceDue(announced, now, l.pace(), l.cfg.AgentHeartbeat) {
+				l.announce() // periodic, as protocol.LeaderAnnouncement promises
+				announced = now
+			}
 		case <-coflowRefresh.C:
 			l.sendCoflowPriorities(l.coflows.Current())
 		case now := <-retry.C:

@@ -1,8 +1,10 @@
 package protocol
 
 // LeaderAnnouncement is published on the leader subject by a master when it
-// becomes the Raft leader, and periodically while it stays leader. Receivers
-// keep the announcement with the highest Term.
+// becomes the Raft leader, and periodically while it stays leader: once per
+// heartbeat interval it asks of agents (every second while agents are few;
+// docs/operations.md, "Heartbeats in a large cluster"). Receivers keep the
+// announcement with the highest Term.
 type LeaderAnnouncement struct {
 	// ID is the leader's Raft server ID.
 	ID string `msgpack:"id" json:"id"`

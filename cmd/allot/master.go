@@ -69,6 +69,7 @@ type masterFlags struct {
 	AgentRemovalLimit   float64            `json:"agent_removal_limit"`
 	MaxHeartbeatsPerSec float64            `json:"max_heartbeats_per_second"`
 	LogLevel            string             `json:"log_level"`
+	EnableDebug         bool               `json:"enable_debug"`
 }
 
 func masterCommand() *cobra.Command {
@@ -164,6 +165,7 @@ Example, first of three:
 	fl.DurationVar(&f.StatusRetry, "status-retry-interval", f.StatusRetry, "send a status update again when a connected framework has not acknowledged it this long (then twice as long each time, up to 10m)")
 	fl.Float64Var(&f.MaxHeartbeatsPerSec, "max-heartbeats-per-second", def.MaxHeartbeatsPerSecond, "the agents' heartbeats the leader asks for, all together: past this, each agent heartbeats less often and its timeout grows (0: one a second each)")
 	fl.Float64Var(&f.AgentRemovalLimit, "agent-removal-limit", 0, "when more than this fraction of the agents miss their heartbeats at once, mark none unreachable until fewer do (0: no limit)")
+	fl.BoolVar(&f.EnableDebug, "enable-debug", false, "serve the Go runtime's profiles under /debug/pprof/ on --http, to the operator only")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
 }
@@ -205,6 +207,7 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.AgentRateLimit = master.RateLimit{QPS: f.AgentQPS, Burst: f.AgentBurst}
 	cfg.NATS.TLS = master.NATSTLS{Cert: f.NATSTLSCert, Key: f.NATSTLSKey, CA: f.NATSTLSCA, VerifyClients: f.NATSTLSVerify}
 	cfg.OperatorToken = f.OperatorToken
+	cfg.EnableDebug = f.EnableDebug
 	cfg.AgentRemovalLimit = f.AgentRemovalLimit
 	cfg.MaxHeartbeatsPerSecond = f.MaxHeartbeatsPerSec
 	cfg.FrameworkRateLimit = master.RateLimit{QPS: f.FrameworkQPS, Burst: f.FrameworkBurst}

@@ -35,6 +35,9 @@ type Config struct {
 	// Kills is how many times the leader is killed (SIGKILL) during the
 	// window, evenly spread; each killed master is started again.
 	Kills int
+	// CatchUp, after the window, kills a follower, empties its data
+	// directory and starts it again, timing its catch-up from the leader.
+	CatchUp bool
 	// MasterArgs are added to every master's command line (the shipped
 	// defaults otherwise).
 	MasterArgs []string

@@ -45,9 +45,11 @@ type busy struct {
 
 type liveTask struct {
 	offerAt time.Time
-	agent   protocol.AgentID
-	started bool
-	kill    bool
+	// calledAt is when the launch call started (zero until then).
+	calledAt time.Time
+	agent    protocol.AgentID
+	started  bool
+	kill     bool
 }
 
 func newBusy(ctx context.Context, name string, rec *recorder, want int, duration time.Duration, seed uint64) *busy {
@@ -120,6 +122,13 @@ func (b *busy) launch(d *framework.Driver, offer protocol.OfferID, infos []proto
 		return
 	}
 	called := time.Now()
+	b.mu.Lock()
+	for _, t := range infos {
+		if lt, ok := b.live[t.TaskID]; ok {
+			lt.calledAt = called
+		}
+	}
+	b.mu.Unlock()
 	err := d.Launch(b.ctx, []protocol.OfferID{offer}, infos...)
 	<-b.slots
 	if err == nil {
@@ -174,6 +183,7 @@ func (b *busy) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
 	}
 	first := !t.started
 	t.started = true
+	offerAt, calledAt := t.offerAt, t.calledAt
 	kill := t.kill && st.State == protocol.TaskRunning
 	t.kill = t.kill && !kill
 	if st.State.Terminal() {
@@ -182,7 +192,7 @@ func (b *busy) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
 	}
 	b.mu.Unlock()
 	if first {
-		b.rec.started(t.offerAt, created)
+		b.rec.started(offerAt, calledAt, created)
 	}
 	if st.State.Terminal() {
 		b.rec.ended1(st)

@@ -21,6 +21,7 @@ import (
 // master is one `allot master` process.
 type master struct {
 	name string
+	data string // its data directory
 	http string // host:port of its HTTP API
 	nats string // its NATS client URL
 	args []string
@@ -46,7 +47,7 @@ func trio(bin, dir string, n int, extra []string) ([]*master, error) {
 	}
 	var ms []*master
 	for i := range n {
-		m := &master{name: fmt.Sprintf("m%d", i), http: fmt.Sprintf("127.0.0.1:%d", ports[4*i+1]),
+		m := &master{name: fmt.Sprintf("m%d", i), data: filepath.Join(dir, fmt.Sprintf("m%d", i)), http: fmt.Sprintf("127.0.0.1:%d", ports[4*i+1]),
 			nats: fmt.Sprintf("nats://127.0.0.1:%d", ports[4*i+2]), log: filepath.Join(dir, fmt.Sprintf("m%d.log", i))}
 		var others []string
 		for j, r := range routes {
@@ -54,7 +55,7 @@ func trio(bin, dir string, n int, extra []string) ([]*master, error) {
 				others = append(others, r)
 			}
 		}
-		m.args = append([]string{bin, "master", "--node-id", m.name, "--data-dir", filepath.Join(dir, m.name),
+		m.args = append([]string{bin, "master", "--node-id", m.name, "--data-dir", m.data,
 			"--raft-bind", fmt.Sprintf("127.0.0.1:%d", ports[4*i]), "--http", m.http,
 			"--peers", strings.Join(peers, ","), "--bootstrap",
 			"--nats-listen", strings.TrimPrefix(m.nats, "nats://"), "--nats-cluster", fmt.Sprintf("127.0.0.1:%d", ports[4*i+3]),

@@ -19,8 +19,11 @@ type recorder struct {
 	offerLaunch []time.Duration // from the offer's arrival to the launch's arrival at the agent
 	statusDelay []time.Duration // from an update's creation on the agent to its arrival here
 	acceptCall  []time.Duration // a launch call's round trip: the leader's part of a launch
-	launched    int
-	ended       map[string]int
+	// offerLaunch in two: from the offer's arrival to the framework's
+	// launch call, and from the call to the launch's arrival at the agent.
+	offerWait, callToAgent []time.Duration
+	launched               int
+	ended                  map[string]int
 	// redelivered are terminal updates of a task that had ended already,
 	// in the same state (delivery is at least once); conflicting ones in
 	// another state.
@@ -88,11 +91,16 @@ func (r *recorder) launchFailed() {
 	r.mu.Unlock()
 }
 
-// started records the first update of a task offered at offerAt.
-func (r *recorder) started(offerAt, at time.Time) {
+// started records the first update, made at at, of a task offered at
+// offerAt and launched by a call made at calledAt (zero if unknown).
+func (r *recorder) started(offerAt, calledAt, at time.Time) {
 	r.mu.Lock()
 	if r.measuring {
 		r.offerLaunch = append(r.offerLaunch, at.Sub(offerAt))
+		if !calledAt.IsZero() {
+			r.offerWait = append(r.offerWait, calledAt.Sub(offerAt))
+			r.callToAgent = append(r.callToAgent, at.Sub(calledAt))
+		}
 	}
 	r.mu.Unlock()
 }
@@ -142,11 +150,16 @@ func (r *recorder) accepted(d time.Duration) {
 	r.mu.Unlock()
 }
 
-// snapshot copies the latencies gathered so far.
-func (r *recorder) latencies() (offerLaunch, statusDelay, acceptCall []time.Duration) {
+// latencies copies the latencies gathered so far.
+func (r *recorder) latencies() latencies {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.offerLaunch), slices.Clone(r.statusDelay), slices.Clone(r.acceptCall)
+	return latencies{offerLaunch: slices.Clone(r.offerLaunch), statusDelay: slices.Clone(r.statusDelay),
+		acceptCall: slices.Clone(r.acceptCall), offerWait: slices.Clone(r.offerWait), callToAgent: slices.Clone(r.callToAgent)}
+}
+
+type latencies struct {
+	offerLaunch, statusDelay, acceptCall, offerWait, callToAgent []time.Duration
 }
 
 // percentile of ds, sorted: the value at rank q.

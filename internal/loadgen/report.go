@@ -25,7 +25,11 @@ type Report struct {
 	OfferToLaunch         Quantiles
 	// AcceptCall is a launch call's round trip, as the framework sees it:
 	// the leader's part of offer to launch.
-	AcceptCall             Quantiles
+	AcceptCall Quantiles
+	// OfferWait and CallToAgent split OfferToLaunch at the launch call:
+	// the framework's wait before it, and the call with the launch's way
+	// to the agent after it.
+	OfferWait, CallToAgent Quantiles
 	StatusUpdate           Quantiles
 	MasterCPU              []float64 // cores, by master, over the window
 	MasterRSS, MasterHeap  []float64 // bytes, by master, at the window's end
@@ -39,8 +43,10 @@ type Report struct {
 	// (delivery is at least once); Conflicting ones in another state.
 	Redelivered, Conflicting int
 	NotEnded                 int
-	AgentsActive             int
-	Reregistrations          int
+	// CatchUp is the follower restarted with an empty disk (--catch-up).
+	CatchUp         *CatchUp
+	AgentsActive    int
+	Reregistrations int
 }
 
 // Kill is one leader kill.
@@ -83,6 +89,8 @@ func (r Report) Write(w io.Writer) {
 		r.CommitMean.Round(time.Microsecond), r.CommitP99)
 	p("offer to launch             p50 %s, p99 %s, max %s (%d tasks)", ms(r.OfferToLaunch.P50), ms(r.OfferToLaunch.P99), ms(r.OfferToLaunch.Max), r.OfferToLaunch.N)
 	p("accept call (in the above)  p50 %s, p99 %s, max %s (%d calls)", ms(r.AcceptCall.P50), ms(r.AcceptCall.P99), ms(r.AcceptCall.Max), r.AcceptCall.N)
+	p("  offer to call             p50 %s, p99 %s, max %s", ms(r.OfferWait.P50), ms(r.OfferWait.P99), ms(r.OfferWait.Max))
+	p("  call to agent             p50 %s, p99 %s, max %s", ms(r.CallToAgent.P50), ms(r.CallToAgent.P99), ms(r.CallToAgent.Max))
 	p("status update               p50 %s, p99 %s, max %s (%d updates)", ms(r.StatusUpdate.P50), ms(r.StatusUpdate.P99), ms(r.StatusUpdate.Max), r.StatusUpdate.N)
 	var cpu, rss, heap []string
 	for i := range r.MasterCPU {
@@ -103,6 +111,10 @@ func (r Report) Write(w io.Writer) {
 		}
 		q := quantiles(to)
 		p("kill to first offer         median %s, worst %s", ms(q.P50), ms(q.Max))
+	}
+	if c := r.CatchUp; c != nil {
+		p("follower catch-up           m%d: index %d applied %s after starting with an empty disk (snapshot %.1f MiB)",
+			c.Master, c.Index, ms(c.Took), float64(c.SnapshotBytes)/(1<<20))
 	}
 	p("elections                   %d (%d from kills)", r.Elections, len(r.Kills))
 	p("tasks                       %d launched (%d launch calls failed), ended %v, %d never ended", r.Launched, r.LaunchErrors, r.Ended, r.NotEnded)

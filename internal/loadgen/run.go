@@ -65,6 +65,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := r.window(ctx); err != nil {
 		return r.report, err
 	}
+	if cfg.CatchUp {
+		if err := r.catchUp(ctx); err != nil {
+			return r.report, err
+		}
+	}
 	r.drain(ctx)
 	return r.report, nil
 }

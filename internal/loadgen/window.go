@@ -53,9 +53,10 @@ func (r *run) window(ctx context.Context) error {
 	r.report.Window = after.at.Sub(before.at)
 	r.report.NATSMsgsPerSec = float64(traffic2.InMsgs+traffic2.OutMsgs-traffic.InMsgs-traffic.OutMsgs) / secs
 	r.report.NATSBytesPerSec = float64(traffic2.InBytes+traffic2.OutBytes-traffic.InBytes-traffic.OutBytes) / secs
-	ol, sd, ac := r.rec.latencies()
-	r.report.OfferToLaunch, r.report.AcceptCall = quantiles(ol), quantiles(ac)
-	r.report.StatusUpdate = quantiles(sd)
+	l := r.rec.latencies()
+	r.report.OfferToLaunch, r.report.AcceptCall = quantiles(l.offerLaunch), quantiles(l.acceptCall)
+	r.report.OfferWait, r.report.CallToAgent = quantiles(l.offerWait), quantiles(l.callToAgent)
+	r.report.StatusUpdate = quantiles(l.statusDelay)
 	return nil
 }
 

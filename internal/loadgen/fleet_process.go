@@ -46,6 +46,9 @@ type FleetConfig struct {
 type FleetStats struct {
 	Traffic       nats.Statistics
 	Registrations int
+	// Lag is how late the process ran a timer due every 10 ms, since the
+	// last stats (lagProbe).
+	Lag Quantiles
 }
 
 // fleetReady is the line the agents' process writes once every agent is
@@ -65,6 +68,10 @@ func RunFleet(ctx context.Context, cfg FleetConfig, in io.Reader, out io.Writer)
 		return err
 	}
 	defer f.close()
+	probe := &lagProbe{}
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go probe.run(pctx)
 	if _, err := fmt.Fprintln(out, fleetReady); err != nil {
 		return err
 	}
@@ -72,7 +79,7 @@ func RunFleet(ctx context.Context, cfg FleetConfig, in io.Reader, out io.Writer)
 	for lines.Scan() {
 		switch strings.TrimSpace(lines.Text()) {
 		case "stats":
-			b, err := json.Marshal(FleetStats{Traffic: f.traffic(), Registrations: f.registrations()})
+			b, err := json.Marshal(FleetStats{Traffic: f.traffic(), Registrations: f.registrations(), Lag: probe.take()})
 			if err != nil {
 				return err
 			}

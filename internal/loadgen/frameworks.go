@@ -256,3 +256,17 @@ func (b *busy) running() int {
 	defer b.mu.Unlock()
 	return len(b.live)
 }
+
+// started counts the live tasks an agent has reported on: launched, not
+// merely planned.
+func (b *busy) started() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, t := range b.live {
+		if t.started {
+			n++
+		}
+	}
+	return n
+}

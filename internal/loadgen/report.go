@@ -30,6 +30,10 @@ type Report struct {
 	// the framework's wait before it, and the call with the launch's way
 	// to the agent after it.
 	OfferWait, CallToAgent Quantiles
+	// AgentsLag is how late the agents' process ran a timer due every
+	// 10 ms in the window: a part of every command's way to an agent that
+	// agents on machines of their own would not have.
+	AgentsLag              Quantiles
 	StatusUpdate           Quantiles
 	MasterCPU              []float64 // cores, by master, over the window
 	MasterRSS, MasterHeap  []float64 // bytes, by master, at the window's end
@@ -91,6 +95,7 @@ func (r Report) Write(w io.Writer) {
 	p("accept call (in the above)  p50 %s, p99 %s, max %s (%d calls)", ms(r.AcceptCall.P50), ms(r.AcceptCall.P99), ms(r.AcceptCall.Max), r.AcceptCall.N)
 	p("  offer to call             p50 %s, p99 %s, max %s", ms(r.OfferWait.P50), ms(r.OfferWait.P99), ms(r.OfferWait.Max))
 	p("  call to agent             p50 %s, p99 %s, max %s", ms(r.CallToAgent.P50), ms(r.CallToAgent.P99), ms(r.CallToAgent.Max))
+	p("  agents' process lag       p50 %s, p99 %s, max %s (a 10 ms timer, late by)", ms(r.AgentsLag.P50), ms(r.AgentsLag.P99), ms(r.AgentsLag.Max))
 	p("status update               p50 %s, p99 %s, max %s (%d updates)", ms(r.StatusUpdate.P50), ms(r.StatusUpdate.P99), ms(r.StatusUpdate.Max), r.StatusUpdate.N)
 	var cpu, rss, heap []string
 	for i := range r.MasterCPU {

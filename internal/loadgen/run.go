@@ -143,16 +143,26 @@ func (r *run) startFrameworks(ctx context.Context) error {
 	return nil
 }
 
-// warmup waits until the frameworks run their tasks, or Warmup passes.
+// warmup waits until agents have reported nine in ten of the frameworks'
+// tasks (launched, not only planned: the first burst of launches is not
+// the steady state), or Warmup passes.
 func (r *run) warmup(ctx context.Context) {
 	deadline := time.Now().Add(r.cfg.Warmup)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if r.running() >= r.cfg.Tasks*9/10 {
+		if r.started() >= r.cfg.Tasks*9/10 {
 			break
 		}
 		time.Sleep(time.Second)
 	}
-	r.progress("%d tasks running; measuring for %s", r.running(), r.cfg.Duration)
+	r.progress("%d tasks running; measuring for %s", r.started(), r.cfg.Duration)
+}
+
+func (r *run) started() int {
+	n := 0
+	for _, b := range r.scheds {
+		n += b.started()
+	}
+	return n
 }
 
 func (r *run) running() int {

@@ -27,7 +27,7 @@ func (r *run) read(ctx context.Context) reading {
 func (r *run) window(ctx context.Context) error {
 	restarted := make([]bool, len(r.ms))
 	r.rec.measure(true)
-	before, traffic := r.read(ctx), r.fleet.traffic()
+	before, traffic := r.read(ctx), r.fleet.traffic() // also starts the agents' lag anew
 	start := time.Now()
 	for k := range r.cfg.Kills {
 		at := start.Add(time.Duration(k+1) * r.cfg.Duration / time.Duration(r.cfg.Kills+1))
@@ -46,7 +46,9 @@ func (r *run) window(ctx context.Context) error {
 	if err := sleepUntil(ctx, start.Add(r.cfg.Duration)); err != nil {
 		return err
 	}
-	after, traffic2 := r.read(ctx), r.fleet.traffic()
+	after, fs := r.read(ctx), r.fleet.stats()
+	traffic2 := fs.Traffic
+	r.report.AgentsLag = fs.Lag
 	r.rec.measure(false)
 	r.summarize(before, after, restarted)
 	secs := after.at.Sub(before.at).Seconds()

@@ -70,6 +70,7 @@ type masterFlags struct {
 	MaxHeartbeatsPerSec float64            `json:"max_heartbeats_per_second"`
 	LogLevel            string             `json:"log_level"`
 	EnableDebug         bool               `json:"enable_debug"`
+	GCPercent           int                `json:"gc_percent"`
 }
 
 func masterCommand() *cobra.Command {
@@ -104,6 +105,9 @@ Example, first of three:
 			}
 			cfg, err := f.config()
 			if err != nil {
+				return err
+			}
+			if err := applyGCPercent(f.GCPercent, os.Getenv("GOGC")); err != nil {
 				return err
 			}
 			m, err := master.New(cfg)
@@ -165,6 +169,7 @@ Example, first of three:
 	fl.DurationVar(&f.StatusRetry, "status-retry-interval", f.StatusRetry, "send a status update again when a connected framework has not acknowledged it this long (then twice as long each time, up to 10m)")
 	fl.Float64Var(&f.MaxHeartbeatsPerSec, "max-heartbeats-per-second", def.MaxHeartbeatsPerSecond, "the agents' heartbeats the leader asks for, all together: past this, each agent heartbeats less often and its timeout grows (0: one a second each)")
 	fl.Float64Var(&f.AgentRemovalLimit, "agent-removal-limit", 0, "when more than this fraction of the agents miss their heartbeats at once, mark none unreachable until fewer do (0: no limit)")
+	fl.IntVar(&f.GCPercent, "gc-percent", 0, fmt.Sprintf("the Go garbage collector's target, as GOGC (0: %d, or the GOGC environment variable when set)", masterGCPercent))
 	fl.BoolVar(&f.EnableDebug, "enable-debug", false, "serve the Go runtime's profiles under /debug/pprof/ on --http, to the operator only")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd

@@ -107,9 +107,7 @@ Example, first of three:
 			if err != nil {
 				return err
 			}
-			if err := applyGCPercent(f.GCPercent, os.Getenv("GOGC")); err != nil {
-				return err
-			}
+			applyGCPercent(f.GCPercent, os.Getenv("GOGC")) // f.config checked it
 			m, err := master.New(cfg)
 			if err != nil {
 				return err
@@ -213,6 +211,9 @@ func (f masterFlags) config() (master.Config, error) {
 	cfg.NATS.TLS = master.NATSTLS{Cert: f.NATSTLSCert, Key: f.NATSTLSKey, CA: f.NATSTLSCA, VerifyClients: f.NATSTLSVerify}
 	cfg.OperatorToken = f.OperatorToken
 	cfg.EnableDebug = f.EnableDebug
+	if _, _, err := gcPercent(f.GCPercent, ""); err != nil {
+		return cfg, err
+	}
 	cfg.AgentRemovalLimit = f.AgentRemovalLimit
 	cfg.MaxHeartbeatsPerSecond = f.MaxHeartbeatsPerSec
 	cfg.FrameworkRateLimit = master.RateLimit{QPS: f.FrameworkQPS, Burst: f.FrameworkBurst}

@@ -30,11 +30,10 @@ func gcPercent(flag int, env string) (percent int, set bool, err error) {
 	return masterGCPercent, true, nil
 }
 
-// applyGCPercent sets the master's GOGC as gcPercent decides.
-func applyGCPercent(flag int, env string) error {
-	p, set, err := gcPercent(flag, env)
-	if err == nil && set {
+// applyGCPercent sets the master's GOGC as gcPercent decides; a flag it
+// refuses sets nothing (masterFlags.config refuses it first).
+func applyGCPercent(flag int, env string) {
+	if p, set, err := gcPercent(flag, env); err == nil && set {
 		debug.SetGCPercent(p)
 	}
-	return err
 }

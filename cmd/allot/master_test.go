@@ -113,6 +113,7 @@ func TestMasterFlags_ConfigRejects(t *testing.T) {
 	for name, mutate := range map[string]func(*masterFlags){
 		"no node id":           func(f *masterFlags) { f.NodeID = "" },
 		"bad peer":             func(f *masterFlags) { f.Peers = "m1" },
+		"negative gc percent":  func(f *masterFlags) { f.GCPercent = -1 },
 		"bad listen":           func(f *masterFlags) { f.NATSListen = "nope" },
 		"bad policy":           func(f *masterFlags) { f.Policy = "fifo" },
 		"bad leftover":         func(f *masterFlags) { f.LeftoverOrder = "fifo" },

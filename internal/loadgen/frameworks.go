@@ -257,6 +257,22 @@ func (b *busy) running() int {
 	return len(b.live)
 }
 
+// unended lists the live tasks, those an agent reported on first, for a
+// look into the logs after a run.
+func (b *busy) unended() (started, staging []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for id, t := range b.live {
+		desc := fmt.Sprintf("%s on %s", id, t.agent)
+		if t.started {
+			started = append(started, desc)
+		} else {
+			staging = append(staging, desc)
+		}
+	}
+	return started, staging
+}
+
 // started counts the live tasks an agent has reported on: launched, not
 // merely planned.
 func (b *busy) started() int {

@@ -47,6 +47,8 @@ type Report struct {
 	// (delivery is at least once); Conflicting ones in another state.
 	Redelivered, Conflicting int
 	NotEnded                 int
+	// NotEndedStarted are those of NotEnded an agent had reported on.
+	NotEndedStarted int
 	// CatchUp is the follower restarted with an empty disk (--catch-up).
 	CatchUp         *CatchUp
 	AgentsActive    int
@@ -122,7 +124,7 @@ func (r Report) Write(w io.Writer) {
 			c.Master, c.Index, ms(c.Took), float64(c.SnapshotBytes)/(1<<20))
 	}
 	p("elections                   %d (%d from kills)", r.Elections, len(r.Kills))
-	p("tasks                       %d launched (%d launch calls failed), ended %v, %d never ended", r.Launched, r.LaunchErrors, r.Ended, r.NotEnded)
+	p("tasks                       %d launched (%d launch calls failed), ended %v, %d never ended (%d of them reported started)", r.Launched, r.LaunchErrors, r.Ended, r.NotEnded, r.NotEndedStarted)
 	p("terminal updates again      %d in the same state, %d in another", r.Redelivered, r.Conflicting)
 	p("agents                      %d active at the end, %d reregistrations", r.AgentsActive, r.Reregistrations)
 }

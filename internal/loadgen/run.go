@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -183,6 +184,18 @@ func (r *run) drain(ctx context.Context) {
 		time.Sleep(time.Second)
 	}
 	r.report.NotEnded = r.running()
+	if r.report.NotEnded > 0 {
+		var started, staging []string
+		for _, b := range r.scheds {
+			s, st := b.unended()
+			started, staging = append(started, s...), append(staging, st...)
+		}
+		r.report.NotEndedStarted = len(started)
+		slices.Sort(started)
+		slices.Sort(staging)
+		r.progress("not ended: %d reported by their agent (e.g. %s), %d never (e.g. %s)", len(started),
+			strings.Join(started[:min(5, len(started))], ", "), len(staging), strings.Join(staging[:min(5, len(staging))], ", "))
+	}
 	r.rec.mu.Lock()
 	r.report.Launched, r.report.LaunchErrors = r.rec.launched, r.rec.launchErrors
 	r.report.Redelivered, r.report.Conflicting = r.rec.redelivered, r.rec.conflicting

@@ -74,6 +74,9 @@ type leader struct {
 
 	// retries is the status updates' retry memory (status_retry.go).
 	retries statusRetries
+	// launchRetries is the unanswered launches' retry memory
+	// (launch_retry.go); retrying guards it too.
+	launchRetries launchRetries
 	// drains remembers drain-deadline kills and drains reported done
 	// (drain_deadline.go; its own lock).
 	drains *drainWatch
@@ -303,7 +306,10 @@ func (l *leader) loop() {
 		case <-coflowRefresh.C:
 			l.sendCoflowPriorities(l.coflows.Current())
 		case now := <-retry.C:
-			l.runAlone(&l.retrying, func() { l.retryStatuses(now) })
+			l.runAlone(&l.retrying, func() {
+				l.retryStatuses(now)
+				l.retryLaunches(now)
+			})
 		case now := <-preempt.C:
 			l.runAlone(&l.planning, func() { l.preempt(now) })
 		case <-l.preemptNow:

@@ -28,6 +28,7 @@ type metrics struct {
 	requests   *prometheus.CounterVec
 	held       prometheus.Gauge
 	resent     prometheus.Counter
+	relaunched prometheus.Counter
 	warned     prometheus.Counter
 	decisions  prometheus.Counter
 	ended      *prometheus.CounterVec
@@ -79,6 +80,10 @@ func newMetrics(isLeader func() bool, gauges ...prometheus.Collector) *metrics {
 			Name: "allot_status_updates_resent_total",
 			Help: "Status updates sent again to connected frameworks that had not acknowledged them in time.",
 		}),
+		relaunched: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_launches_resent_total",
+			Help: "Launches sent again to agents that had reported nothing of the task in time.",
+		}),
 		decisions: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "allot_preemption_decisions_total",
 			Help: "Preemption decisions the leader made (one per --preemption-interval, and at each warning's deadline).",
@@ -111,7 +116,7 @@ func newMetrics(isLeader func() bool, gauges ...prometheus.Collector) *metrics {
 		return 0
 	})
 	m.registry.MustRegister(
-		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held, m.resent, m.warned, m.decisions,
+		m.rounds, m.roundTime, m.offersMade, m.declined, m.rescinded, m.raftApply, m.requests, m.held, m.resent, m.relaunched, m.warned, m.decisions,
 		m.ended, m.leadership, m.toLaunch, isLeaderGauge, buildInfo(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -160,6 +165,14 @@ func (m *metrics) statusesResent(n int) {
 		return
 	}
 	m.resent.Add(float64(n))
+}
+
+// launchesResent records n launches sent again.
+func (m *metrics) launchesResent(n int) {
+	if m == nil {
+		return
+	}
+	m.relaunched.Add(float64(n))
 }
 
 // preempted records n tasks warned of preemption or revocation.

@@ -2,8 +2,10 @@ package framework_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -14,7 +16,6 @@ import (
 	"github.com/allot-project/allot/internal/sdktest"
 	"github.com/allot-project/allot/internal/testcluster"
 	"github.com/allot-project/allot/internal/testutil"
-	"github.com/allot-project/allot/master/api"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -131,17 +132,24 @@ func TestGang_UniqueRack(t *testing.T) {
 	if n := s.gang.Held(); n != 0 {
 		t.Fatalf("gang holds %d offers after it launched", n)
 	}
-	cl, err := api.NewClient(c.HTTPAddrs())
-	if err != nil {
-		t.Fatal(err)
-	}
+	explain := "http://" + c.HTTPAddrs()[0] + "/v1/frameworks/" + string(r.d.ID()) + "/explain"
 	testutil.WaitFor(t, wait, 10*time.Millisecond, func() error {
-		ex, err := cl.Explain(context.Background(), r.d.ID())
-		switch {
-		case err != nil:
+		resp, err := http.Get(explain)
+		if err != nil {
 			return err
+		}
+		defer resp.Body.Close()
+		var ex struct {
+			Declared bool `json:"declared"`
+			Shapes   any  `json:"shapes"`
+		}
+		switch {
+		case resp.StatusCode != http.StatusOK:
+			return fmt.Errorf("GET %s: %s", explain, resp.Status)
+		case json.NewDecoder(resp.Body).Decode(&ex) != nil:
+			return fmt.Errorf("GET %s: not an explanation", explain)
 		case ex.Declared:
-			return fmt.Errorf("the framework still declares demand after the gang launched: %+v", ex.Shapes)
+			return fmt.Errorf("the framework still declares demand after the gang launched: %v", ex.Shapes)
 		}
 		return nil
 	})

@@ -67,6 +67,7 @@ At the end it stops launching and checks that every task launched ended exactly 
 	f.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "longest wait for the tasks to start before measuring")
 	f.DurationVar(&cfg.Duration, "duration", cfg.Duration, "the measured window")
 	f.IntVar(&cfg.Kills, "kills", cfg.Kills, "leader kills during the window, evenly spread")
+	f.DurationVar(&cfg.Drain, "drain", 0, "longest wait after the window for the tasks launched to end (0: twice --task-duration plus a minute)")
 	f.BoolVar(&cfg.CatchUp, "catch-up", false, "after the window, kill a follower, empty its data directory, start it again and time its catch-up")
 	f.IntVar(&cfg.Connect, "connect", cfg.Connect, "agents connecting and registering at once")
 	f.StringArrayVar(&cfg.MasterArgs, "master-arg", nil, "a flag added to every master's command line (repeatable)")

@@ -35,6 +35,9 @@ type Config struct {
 	// Kills is how many times the leader is killed (SIGKILL) during the
 	// window, evenly spread; each killed master is started again.
 	Kills int
+	// Drain bounds the wait, after the window, for every task launched to
+	// end; zero means twice TaskDuration plus a minute.
+	Drain time.Duration
 	// CatchUp, after the window, kills a follower, empties its data
 	// directory and starts it again, timing its catch-up from the leader.
 	CatchUp bool
@@ -69,7 +72,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: masters, agents, frameworks and connect must be at least 1", ErrConfig)
 	case c.AgentCPUs < 1 || c.AgentMemMiB < 1024:
 		return fmt.Errorf("%w: an agent needs at least 1 CPU and 1 GiB (one task)", ErrConfig)
-	case c.Tasks < 0 || c.TaskDuration <= 0 || c.Duration <= 0 || c.Warmup < 0 || c.Kills < 0:
+	case c.Tasks < 0 || c.TaskDuration <= 0 || c.Duration <= 0 || c.Warmup < 0 || c.Kills < 0 || c.Drain < 0:
 		return fmt.Errorf("%w: tasks, durations and kills must not be negative", ErrConfig)
 	case c.Kills > 0 && c.Masters < 3:
 		return fmt.Errorf("%w: leader kills need three masters or more", ErrConfig)

@@ -179,7 +179,11 @@ func (r *run) drain(ctx context.Context) {
 	for _, b := range r.scheds {
 		b.stop()
 	}
-	deadline := time.Now().Add(2*r.cfg.TaskDuration + time.Minute)
+	wait := r.cfg.Drain
+	if wait == 0 {
+		wait = 2*r.cfg.TaskDuration + time.Minute
+	}
+	deadline := time.Now().Add(wait)
 	for r.running() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(time.Second)
 	}

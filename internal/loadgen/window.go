@@ -98,7 +98,7 @@ func (r *run) killLeader(ctx context.Context) (Kill, error) {
 // zero.
 func (r *run) summarize(before, after reading, restarted []bool) {
 	secs := after.at.Sub(before.at).Seconds()
-	var rounds, applies histogram
+	var rounds, applies, toLaunch histogram
 	for i := range r.ms {
 		a, b := after.metrics[i], before.metrics[i]
 		if a == nil {
@@ -108,6 +108,7 @@ func (r *run) summarize(before, after reading, restarted []bool) {
 			b = scrape{}
 		}
 		rounds = rounds.plus(a.histogram("allot_allocation_round_seconds").since(b.histogram("allot_allocation_round_seconds")))
+		toLaunch = toLaunch.plus(a.histogram("allot_offer_to_launch_seconds").since(b.histogram("allot_offer_to_launch_seconds")))
 		applies = applies.plus(a.histogram("allot_raft_apply_seconds").since(b.histogram("allot_raft_apply_seconds")))
 		cpu := (a.value("process_cpu_seconds_total") - b.value("process_cpu_seconds_total")) / secs
 		r.report.MasterCPU = append(r.report.MasterCPU, cpu)
@@ -116,6 +117,7 @@ func (r *run) summarize(before, after reading, restarted []bool) {
 	}
 	r.report.Rounds = int(rounds.count)
 	r.report.RoundMean, r.report.RoundP99 = seconds(rounds.mean()), seconds(rounds.quantile(0.99))
+	r.report.LeaderOfferToAccept, r.report.LeaderOfferToAcceptP50 = seconds(toLaunch.quantile(0.99)), seconds(toLaunch.quantile(0.5))
 	r.report.Commits = int(applies.count)
 	r.report.CommitMean, r.report.CommitP99 = seconds(applies.mean()), seconds(applies.quantile(0.99))
 }

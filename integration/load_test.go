@@ -39,8 +39,8 @@ func TestBenchLoad_smoke(t *testing.T) {
 		t.Fatalf("nothing measured: %d launched, %d launch latencies, %d accept calls, %d update latencies, %d rounds, %d commits",
 			rep.Launched, rep.OfferToLaunch.N, rep.AcceptCall.N, rep.StatusUpdate.N, rep.Rounds, rep.Commits)
 	}
-	if rep.OfferWait.N == 0 || rep.CallToAgent.N == 0 || rep.AgentsLag.N == 0 {
-		t.Fatalf("offer to launch not split at the call: %d waits, %d calls to the agent, %d lag samples", rep.OfferWait.N, rep.CallToAgent.N, rep.AgentsLag.N)
+	if rep.OfferWait.N == 0 || rep.CallToAgent.N == 0 || rep.AgentsLag.N == 0 || rep.OfferToWire.N == 0 {
+		t.Fatalf("offer to launch not split at the call: %d waits, %d calls to the agent, %d lag samples, %d launches heard", rep.OfferWait.N, rep.CallToAgent.N, rep.AgentsLag.N, rep.OfferToWire.N)
 	}
 	if c := rep.CatchUp; c == nil || c.Index == 0 || c.Took <= 0 {
 		t.Fatalf("catch-up: %+v, want a follower that applied the leader's index", c)

@@ -257,6 +257,20 @@ func (b *busy) running() int {
 	return len(b.live)
 }
 
+// offeredAt is when the offer a task was launched on arrived, for a task
+// not yet ended.
+func (b *busy) offeredAt(id protocol.TaskID) (time.Time, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t, ok := b.live[id]; ok {
+		return t.offerAt, true
+	}
+	if t, ok := b.unsure[id]; ok {
+		return t.offerAt, true
+	}
+	return time.Time{}, false
+}
+
 // unended lists the live tasks, those an agent reported on first, for a
 // look into the logs after a run.
 func (b *busy) unended() (started, staging []string) {

@@ -22,8 +22,11 @@ type recorder struct {
 	// offerLaunch in two: from the offer's arrival to the framework's
 	// launch call, and from the call to the launch's arrival at the agent.
 	offerWait, callToAgent []time.Duration
-	launched               int
-	ended                  map[string]int
+	// offerToWire is from the offer's arrival to the launch command's
+	// arrival at a client beside the agents (watchLaunches).
+	offerToWire []time.Duration
+	launched    int
+	ended       map[string]int
 	// redelivered are terminal updates of a task that had ended already,
 	// in the same state (delivery is at least once); conflicting ones in
 	// another state.
@@ -105,6 +108,15 @@ func (r *recorder) started(offerAt, calledAt, at time.Time) {
 	r.mu.Unlock()
 }
 
+// onWire records a launch command heard d after its offer arrived.
+func (r *recorder) onWire(d time.Duration) {
+	r.mu.Lock()
+	if r.measuring {
+		r.offerToWire = append(r.offerToWire, d)
+	}
+	r.mu.Unlock()
+}
+
 // update records an update created at created and received at now.
 func (r *recorder) update(created, now time.Time) {
 	r.mu.Lock()
@@ -155,11 +167,12 @@ func (r *recorder) latencies() latencies {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return latencies{offerLaunch: slices.Clone(r.offerLaunch), statusDelay: slices.Clone(r.statusDelay),
-		acceptCall: slices.Clone(r.acceptCall), offerWait: slices.Clone(r.offerWait), callToAgent: slices.Clone(r.callToAgent)}
+		acceptCall: slices.Clone(r.acceptCall), offerWait: slices.Clone(r.offerWait), callToAgent: slices.Clone(r.callToAgent),
+		offerToWire: slices.Clone(r.offerToWire)}
 }
 
 type latencies struct {
-	offerLaunch, statusDelay, acceptCall, offerWait, callToAgent []time.Duration
+	offerLaunch, statusDelay, acceptCall, offerWait, callToAgent, offerToWire []time.Duration
 }
 
 // percentile of ds, sorted: the value at rank q.

@@ -37,7 +37,11 @@ type Report struct {
 	// AgentsLag is how late the agents' process ran a timer due every
 	// 10 ms in the window: a part of every command's way to an agent that
 	// agents on machines of their own would not have.
-	AgentsLag              Quantiles
+	AgentsLag Quantiles
+	// OfferToWire is from an offer's arrival at its framework to the
+	// launch command's arrival at a client beside the agents: offer to
+	// launch without the agents' process.
+	OfferToWire            Quantiles
 	StatusUpdate           Quantiles
 	MasterCPU              []float64 // cores, by master, over the window
 	MasterRSS, MasterHeap  []float64 // bytes, by master, at the window's end
@@ -102,6 +106,7 @@ func (r Report) Write(w io.Writer) {
 	p("accept call (in the above)  p50 %s, p99 %s, max %s (%d calls)", ms(r.AcceptCall.P50), ms(r.AcceptCall.P99), ms(r.AcceptCall.Max), r.AcceptCall.N)
 	p("  offer to call             p50 %s, p99 %s, max %s", ms(r.OfferWait.P50), ms(r.OfferWait.P99), ms(r.OfferWait.Max))
 	p("  call to agent             p50 %s, p99 %s, max %s", ms(r.CallToAgent.P50), ms(r.CallToAgent.P99), ms(r.CallToAgent.Max))
+	p("offer to launch on the wire p50 %s, p99 %s, max %s (%d tasks; the launch heard beside the agents)", ms(r.OfferToWire.P50), ms(r.OfferToWire.P99), ms(r.OfferToWire.Max), r.OfferToWire.N)
 	p("  agents' process lag       p50 %s, p99 %s, max %s (a 10 ms timer, late by)", ms(r.AgentsLag.P50), ms(r.AgentsLag.P99), ms(r.AgentsLag.Max))
 	p("status update               p50 %s, p99 %s, max %s (%d updates)", ms(r.StatusUpdate.P50), ms(r.StatusUpdate.P99), ms(r.StatusUpdate.Max), r.StatusUpdate.N)
 	var cpu, rss, heap []string

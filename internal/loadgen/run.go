@@ -107,7 +107,15 @@ func (r *run) setup(ctx context.Context, dir string) error {
 	}
 	r.report.AgentsRegistered = time.Since(start)
 	r.progress("%d agents registered in %s; starting %d frameworks", r.cfg.Agents, r.report.AgentsRegistered.Round(time.Millisecond), r.cfg.Frameworks)
-	return r.startFrameworks(ctx)
+	if err := r.startFrameworks(ctx); err != nil {
+		return err
+	}
+	nc, err := nats.Connect(strings.Join(r.urls, ","), clientOptions()...)
+	if err != nil {
+		return fmt.Errorf("launch watcher: connect: %w", err)
+	}
+	r.conns = append(r.conns, nc)
+	return r.watchLaunches(nc)
 }
 
 func (r *run) startFrameworks(ctx context.Context) error {

@@ -58,6 +58,7 @@ func (r *run) window(ctx context.Context) error {
 	l := r.rec.latencies()
 	r.report.OfferToLaunch, r.report.AcceptCall = quantiles(l.offerLaunch), quantiles(l.acceptCall)
 	r.report.OfferWait, r.report.CallToAgent = quantiles(l.offerWait), quantiles(l.callToAgent)
+	r.report.OfferToWire = quantiles(l.offerToWire)
 	r.report.StatusUpdate = quantiles(l.statusDelay)
 	return nil
 }

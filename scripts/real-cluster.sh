@@ -32,13 +32,18 @@ cleanup() {
 trap cleanup EXIT
 
 # free_port sets port to a TCP port nothing on this machine listens on (nor was handed out
-# here), outside the agents' task port ranges (31000-31299), which tasks bind. It runs in this
-# shell, not in a $(...) subshell, so that the ports it hands out are remembered.
+# here), outside the agents' task port ranges (31000-31299), which tasks bind, and below the
+# kernel's ephemeral range, from which the processes' own outgoing connections take their local
+# ports (an agent's --http picked there was once taken by such a connection before the agent
+# started). It runs in this shell, not in a $(...) subshell, so that the ports it hands out are
+# remembered.
 taken=" "
+ephemeral_lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+((ephemeral_lo > 12000)) || ephemeral_lo=32768
 free_port() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 30000))
+		p=$((10000 + RANDOM % (ephemeral_lo - 10000)))
 		[[ $taken == *" $p "* ]] && continue
 		((p >= 31000 && p < 31300)) && continue
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then

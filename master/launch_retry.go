@@ -53,7 +53,7 @@ func (l *leader) retryLaunches(now time.Time) int {
 		}
 		if !now.Before(e.next) {
 			late = append(late, t)
-			e.wait = min(2*e.wait, max(maxStatusRetryWait, first))
+			e.wait = nextRetryWait(e.wait, first)
 			e.next = now.Add(e.wait)
 		}
 		next[k] = e

@@ -22,6 +22,12 @@ import (
 // (unless the first wait is longer).
 const maxStatusRetryWait = 10 * time.Minute
 
+// nextRetryWait is the wait after a resend that followed a wait of wait:
+// twice as long, up to maxStatusRetryWait (or first, if that is longer).
+func nextRetryWait(wait, first time.Duration) time.Duration {
+	return min(2*wait, max(maxStatusRetryWait, first))
+}
+
 // statusRetry is when one unacknowledged status is resent next.
 type statusRetry struct {
 	uuid protocol.StatusUUID
@@ -70,7 +76,7 @@ func (l *leader) retryStatuses(now time.Time) int {
 			case !now.Before(e.next):
 				l.publishStatus(st)
 				sent++
-				e.wait = min(2*e.wait, max(maxStatusRetryWait, r.first))
+				e.wait = nextRetryWait(e.wait, r.first)
 				e.next = now.Add(e.wait)
 			}
 			next[k] = e

@@ -23,10 +23,10 @@ type Report struct {
 	Commits               int
 	CommitMean, CommitP99 time.Duration
 	OfferToLaunch         Quantiles
-	// LeaderOfferToAccept and its P50 are the leader's own
+	// LeaderOfferToAcceptP99 and P50 are the leader's own
 	// allot_offer_to_launch_seconds: from the round that made an offer to
 	// the accept that launched on it (bucket upper bounds).
-	LeaderOfferToAccept, LeaderOfferToAcceptP50 time.Duration
+	LeaderOfferToAcceptP99, LeaderOfferToAcceptP50 time.Duration
 	// AcceptCall is a launch call's round trip, as the framework sees it:
 	// the leader's part of offer to launch.
 	AcceptCall Quantiles
@@ -102,7 +102,7 @@ func (r Report) Write(w io.Writer) {
 	p("raft commits                %d (%.0f/s), mean %s, p99 ≤ %s", r.Commits, float64(r.Commits)/r.Window.Seconds(),
 		r.CommitMean.Round(time.Microsecond), r.CommitP99)
 	p("offer to launch             p50 %s, p99 %s, max %s (%d tasks)", ms(r.OfferToLaunch.P50), ms(r.OfferToLaunch.P99), ms(r.OfferToLaunch.Max), r.OfferToLaunch.N)
-	p("  leader's offer to accept p50 ≤ %s, p99 ≤ %s (allot_offer_to_launch_seconds)", r.LeaderOfferToAcceptP50, r.LeaderOfferToAccept)
+	p("  leader's offer to accept p50 ≤ %s, p99 ≤ %s (allot_offer_to_launch_seconds)", r.LeaderOfferToAcceptP50, r.LeaderOfferToAcceptP99)
 	p("accept call (in the above)  p50 %s, p99 %s, max %s (%d calls)", ms(r.AcceptCall.P50), ms(r.AcceptCall.P99), ms(r.AcceptCall.Max), r.AcceptCall.N)
 	p("  offer to call             p50 %s, p99 %s, max %s", ms(r.OfferWait.P50), ms(r.OfferWait.P99), ms(r.OfferWait.Max))
 	p("  call to agent             p50 %s, p99 %s, max %s", ms(r.CallToAgent.P50), ms(r.CallToAgent.P99), ms(r.CallToAgent.Max))

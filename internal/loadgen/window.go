@@ -118,7 +118,7 @@ func (r *run) summarize(before, after reading, restarted []bool) {
 	}
 	r.report.Rounds = int(rounds.count)
 	r.report.RoundMean, r.report.RoundP99 = seconds(rounds.mean()), seconds(rounds.quantile(0.99))
-	r.report.LeaderOfferToAccept, r.report.LeaderOfferToAcceptP50 = seconds(toLaunch.quantile(0.99)), seconds(toLaunch.quantile(0.5))
+	r.report.LeaderOfferToAcceptP99, r.report.LeaderOfferToAcceptP50 = seconds(toLaunch.quantile(0.99)), seconds(toLaunch.quantile(0.5))
 	r.report.Commits = int(applies.count)
 	r.report.CommitMean, r.report.CommitP99 = seconds(applies.mean()), seconds(applies.quantile(0.99))
 }

@@ -284,14 +284,33 @@ func (l *leader) loop() {
 	preempt := time.NewTicker(l.cfg.Preemption.Interval)
 	defer preempt.Stop()
 	announced := time.Now() // start announced
+	var lastEnded time.Time
+	var lastTook time.Duration
+	var deferred <-chan time.Time // a triggered round waiting out roundGap
+	round := func(now time.Time) {
+		l.allocate(now)
+		lastEnded = time.Now()
+		lastTook = lastEnded.Sub(now)
+	}
 	for {
 		select {
 		case <-l.done:
 			return
 		case <-alloc.C:
-			l.allocate(time.Now())
+			round(time.Now())
 		case <-l.trigger:
-			l.allocate(time.Now())
+			if deferred != nil {
+				continue // that round will see this trigger's change too
+			}
+			now := time.Now()
+			if wait := roundGap(lastEnded, lastTook, now); wait > 0 {
+				deferred = time.After(wait)
+				continue
+			}
+			round(now)
+		case now := <-deferred:
+			deferred = nil
+			round(now)
 		case now := <-agentDue.C:
 			agentDue.Reset(l.checkAgents(now))
 		case now := <-health.C:

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -48,9 +49,20 @@ func allotBinary(tb testing.TB) string { return buildBinary(tb, "cmd/allot") }
 // exampleBinary builds examples/<name> the same way and returns its path.
 func exampleBinary(tb testing.TB, name string) string { return buildBinary(tb, "examples/"+name) }
 
+// exampleBinaryNoRace builds examples/<name> without the race detector,
+// whose shadow memory would count against the memory its tasks ask for:
+// for tests that measure a worker's memory. The race detector covers the
+// worker's code in its own package's tests.
+func exampleBinaryNoRace(tb testing.TB, name string) string {
+	return buildBinaryAs(tb, "examples/"+name, false)
+}
+
 // buildBinary builds the main package at pkg (relative to the module
 // root) once per test binary and returns the executable's path.
-func buildBinary(tb testing.TB, pkg string) string {
+func buildBinary(tb testing.TB, pkg string) string { return buildBinaryAs(tb, pkg, raceEnabled) }
+
+// buildBinaryAs builds pkg with the race detector or without it.
+func buildBinaryAs(tb testing.TB, pkg string, race bool) string {
 	tb.Helper()
 	binaries.mu.Lock()
 	if binaries.dir == "" && binaries.err == nil {
@@ -59,10 +71,11 @@ func buildBinary(tb testing.TB, pkg string) string {
 	if binaries.built == nil {
 		binaries.built = map[string]*builtBinary{}
 	}
-	b := binaries.built[pkg]
+	key := fmt.Sprint(pkg, " race=", race)
+	b := binaries.built[key]
 	if b == nil {
 		b = &builtBinary{}
-		binaries.built[pkg] = b
+		binaries.built[key] = b
 	}
 	dir, err := binaries.dir, binaries.err
 	binaries.mu.Unlock()
@@ -71,8 +84,11 @@ func buildBinary(tb testing.TB, pkg string) string {
 	}
 	b.once.Do(func() {
 		b.path = filepath.Join(dir, path.Base(pkg))
+		if race != raceEnabled {
+			b.path += fmt.Sprint("-race-", race)
+		}
 		args := []string{"build", "-o", b.path}
-		if raceEnabled {
+		if race {
 			args = append(args, "-race")
 		}
 		b.out, b.err = exec.Command("go", append(args, "../"+pkg)...).CombinedOutput()

@@ -54,11 +54,17 @@ type mapReduceRun struct {
 // "run --nats URL". Its output goes to the test log at the end.
 func startMapReduce(t *testing.T, c *testcluster.Cluster, args ...string) *mapReduceRun {
 	t.Helper()
+	return startMapReduceBinary(t, c, exampleBinary(t, "mapreduce"), args...)
+}
+
+// startMapReduceBinary is startMapReduce with the example built at bin.
+func startMapReduceBinary(t *testing.T, c *testcluster.Cluster, bin string, args ...string) *mapReduceRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), mapReduceWait)
 	t.Cleanup(cancel)
-	argv := append([]string{"run", "--nats", c.NATSURL(), "--deadline", mapReduceWait.String()}, args...)
+	argv := append([]string{"run", "--nats", c.NATSURL(), "--deadline", mapReduceWait.String(), "--verify"}, args...)
 	r := &mapReduceRun{lines: make(chan string, 1024), done: make(chan error, 1)}
-	r.cmd = exec.CommandContext(ctx, exampleBinary(t, "mapreduce"), argv...)
+	r.cmd = exec.CommandContext(ctx, bin, argv...)
 	// Also reaches the workers: the framework passes GORACE on.
 	r.cmd.Env = append(os.Environ(), "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
 	stdout, err := r.cmd.StdoutPipe()

@@ -62,7 +62,7 @@ nats=$ALLOT_NATS
 
 echo
 echo "==> MapReduce: word counts and sorts as altruistic DAG jobs in two roles"
-bin/mapreduce run --nats "$nats" --quiet
+bin/mapreduce run --nats "$nats" --quiet --verify
 
 echo
 echo "==> the shuffles, ordered by the agents as Philae coflows: allot coflows list"

@@ -146,7 +146,7 @@ bin/allot status
 export ALLOT_PRINCIPAL=examples ALLOT_SECRET=$framework_secret
 echo
 echo "==> MapReduce against the masters' NATS servers, as principal $ALLOT_PRINCIPAL"
-bin/mapreduce run --nats "$nats_urls" --quiet
+bin/mapreduce run --nats "$nats_urls" --quiet --verify
 
 echo
 echo "==> MPI: a gang of 3 ranks, one per agent"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 )
 
@@ -17,24 +18,27 @@ import (
 // results.
 type fileClient struct {
 	token string
-	// attempts, backoff and timeout: a fetch is tried up to attempts
-	// times, each bounded by timeout, waiting backoff (doubling) in
-	// between.
+	// attempts and backoff: a fetch is tried up to attempts times,
+	// waiting backoff (doubling) in between.
 	attempts int
 	backoff  time.Duration
-	timeout  time.Duration
 	http     *http.Client
 	// coflow, when set, are the coflow and dst parameters that make a
 	// fetch part of a shuffle the agents order by coflow priority.
 	coflow url.Values
 }
 
-// maxFileSize bounds what one fetch reads.
+// answerTimeout bounds the wait for a file server's answer to begin; a
+// file's content may take as long as it takes.
+const answerTimeout = 30 * time.Second
+
+// maxFileSize bounds what get reads into memory; download and stream
+// take files of any size.
 const maxFileSize = 1 << 30
 
 func newFileClient(token string) *fileClient {
-	return &fileClient{token: token, attempts: 5, backoff: 100 * time.Millisecond, timeout: 30 * time.Second,
-		http: &http.Client{}}
+	return &fileClient{token: token, attempts: 5, backoff: 100 * time.Millisecond,
+		http: &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: answerTimeout, MaxIdleConnsPerHost: 4}}}
 }
 
 // inCoflow makes c's fetches transfers of coflow, to a consumer on agent
@@ -53,26 +57,89 @@ var errPermanent = errors.New("permanent")
 // server at addr (host:port), retrying failures other than a refused
 // token.
 func (c *fileClient) get(ctx context.Context, addr, file string) ([]byte, error) {
+	var data []byte
+	err := c.retry(ctx, func() error {
+		body, err := c.open(ctx, addr, file)
+		if err != nil {
+			return err
+		}
+		defer body.Close()
+		data, err = io.ReadAll(io.LimitReader(body, maxFileSize+1))
+		switch {
+		case err != nil:
+			return fmt.Errorf("get %s from %s: %w", file, addr, err)
+		case len(data) > maxFileSize:
+			return fmt.Errorf("%w: get %s from %s: larger than %d bytes", errPermanent, file, addr, maxFileSize)
+		}
+		return nil
+	})
+	return data, err
+}
+
+// download copies file from the file server at addr into the local file
+// path, retrying as get does (each attempt starts the copy over), and
+// returns its size.
+func (c *fileClient) download(ctx context.Context, addr, file, path string) (int64, error) {
+	var n int64
+	err := c.retry(ctx, func() error {
+		body, err := c.open(ctx, addr, file)
+		if err != nil {
+			return err
+		}
+		defer body.Close()
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errPermanent, err)
+		}
+		n, err = io.Copy(f, body)
+		if cerr := f.Close(); err == nil && cerr != nil {
+			return fmt.Errorf("%w: %w", errPermanent, cerr)
+		}
+		if err != nil {
+			return fmt.Errorf("get %s from %s: %w", file, addr, err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// stream passes file's content to read as it arrives; only opening the
+// file is retried.
+func (c *fileClient) stream(ctx context.Context, addr, file string, read func(io.Reader) error) error {
+	var body io.ReadCloser
+	err := c.retry(ctx, func() error {
+		var err error
+		body, err = c.open(ctx, addr, file)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	return read(body)
+}
+
+// retry runs try up to c.attempts times, waiting c.backoff (doubling) in
+// between, until it succeeds or fails permanently.
+func (c *fileClient) retry(ctx context.Context, try func() error) error {
 	wait := c.backoff
-	var err error
 	for attempt := 1; ; attempt++ {
-		var data []byte
-		data, err = c.once(ctx, addr, file)
+		err := try()
 		if err == nil || errors.Is(err, errPermanent) || attempt >= c.attempts {
-			return data, err
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w (last: %w)", ctx.Err(), err)
+			return fmt.Errorf("%w (last: %w)", ctx.Err(), err)
 		case <-time.After(wait):
 		}
 		wait *= 2
 	}
 }
 
-func (c *fileClient) once(ctx context.Context, addr, file string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
+// open requests file and returns its body once the server answered 200;
+// the response's headers must come within answerTimeout.
+func (c *fileClient) open(ctx context.Context, addr, file string) (io.ReadCloser, error) {
 	q := url.Values{"path": {file}}
 	for k, v := range c.coflow {
 		q[k] = v
@@ -87,17 +154,13 @@ func (c *fileClient) once(ctx context.Context, addr, file string) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("get %s from %s: %w", file, addr, err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxFileSize+1))
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("%w: get %s from %s: %s: %s", errPermanent, file, addr, resp.Status, clip(data))
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("get %s from %s: %s: %s", file, addr, resp.Status, clip(data))
-	case err != nil:
-		return nil, fmt.Errorf("get %s from %s: %w", file, addr, err)
-	case len(data) > maxFileSize:
-		return nil, fmt.Errorf("%w: get %s from %s: larger than %d bytes", errPermanent, file, addr, maxFileSize)
+	if resp.StatusCode == http.StatusOK {
+		return resp.Body, nil
 	}
-	return data, nil
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return nil, fmt.Errorf("%w: get %s from %s: %s: %s", errPermanent, file, addr, resp.Status, clip(msg))
+	}
+	return nil, fmt.Errorf("get %s from %s: %s: %s", file, addr, resp.Status, clip(msg))
 }

@@ -48,6 +48,7 @@ type roleFramework struct {
 	// demand is one task's resources.
 	demand protocol.Resources
 	out    *printer
+	prog   *progress
 	// shuffles registers the jobs' shuffles as coflows; stop ends its
 	// loop.
 	shuffles *shuffles
@@ -82,15 +83,18 @@ type runJob struct {
 	spec   jobSpec
 	src    source
 	bounds bounds // sort jobs with several reducers
+	// output is the job's output directory; empty leaves the results in
+	// the reducers' sandboxes.
+	output string
 }
 
-func newRoleFramework(role, exe string, demand protocol.Resources, out *printer, opts ...dag.Option) (*roleFramework, error) {
+func newRoleFramework(role, exe string, demand protocol.Resources, out *printer, prog *progress, opts ...dag.Option) (*roleFramework, error) {
 	s, err := dag.New(opts...)
 	if err != nil {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &roleFramework{Scheduler: s, role: role, exe: exe, demand: demand, out: out,
+	return &roleFramework{Scheduler: s, role: role, exe: exe, demand: demand, out: out, prog: prog,
 		shuffles: newShuffles(out, role), ctx: ctx, stop: stop,
 		addrs: map[protocol.AgentID]string{}, done: map[taskKey]finished{}, jobs: map[string]*runJob{}}, nil
 }
@@ -131,6 +135,10 @@ func (f *roleFramework) Offers(d *framework.Driver, offers []protocol.Offer) {
 // attempt's output is as good as another's.
 func (f *roleFramework) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
 	switch st.State {
+	case protocol.TaskRunning:
+		if key, _, ok := parseTaskID(st.TaskID); ok {
+			f.prog.running(key, time.Now())
+		}
 	case protocol.TaskFinished:
 		f.finished(st)
 	case protocol.TaskFailed:
@@ -151,22 +159,10 @@ func (f *roleFramework) finished(st protocol.TaskStatus) {
 	if !seen || attempt > prev.attempt && addr != "" {
 		f.done[key] = finished{attempt: attempt, task: st.TaskID, agent: st.AgentID, addr: addr}
 	}
-	j := f.jobs[key.job]
-	n := 0
-	for k := range f.done {
-		if k.job == key.job && k.stage == key.stage {
-			n++
-		}
-	}
 	f.mu.Unlock()
-	if seen || j == nil {
-		return
+	if !seen {
+		f.prog.finished(key, time.Now(), fmt.Sprintf("[%s] %s: %s %d finished on %s", f.role, key.job, key.stage, key.index, st.AgentID))
 	}
-	total := j.spec.Maps
-	if key.stage == stageReduce {
-		total = j.spec.Reducers
-	}
-	f.out.printf("[%s] %s: %s %d finished on %s (%d/%d)\n", f.role, key.job, key.stage, key.index, st.AgentID, n, total)
 }
 
 // parseTaskID splits a dag task ID, "<job>.<stage>.<index>.<attempt>".
@@ -229,9 +225,10 @@ func (f *roleFramework) dagJob(j *runJob) dag.Job {
 // lock, from the driver's callbacks.
 func (f *roleFramework) task(j *runJob, r dag.TaskRef) protocol.TaskInfo {
 	var args []string
+	mem := f.demand.Scalars[protocol.ResMem]
 	if r.Stage == stageMap {
 		args = mapArgs{kind: j.spec.Kind, src: j.src, split: r.Index, splits: j.spec.Maps,
-			reducers: j.spec.Reducers, bounds: j.bounds}.args()
+			reducers: j.spec.Reducers, bounds: j.bounds, memMiB: mem}.args()
 	} else {
 		from := make([]mapOutput, 0, j.spec.Maps)
 		srcs := make([]protocol.AgentID, 0, j.spec.Maps)
@@ -251,9 +248,13 @@ func (f *roleFramework) task(j *runJob, r dag.TaskRef) protocol.TaskInfo {
 			coflow = j.spec.ID
 			f.shuffles.reducerPlaced(j.spec.ID, r.Agent, srcs)
 		}
-		args = reduceArgs(j.spec.Kind, r.Index, j.spec.Reducers, j.spec.Maps, coflow, from)
+		args = reduceArgs{kind: j.spec.Kind, partition: r.Index, reducers: j.spec.Reducers, coflow: coflow,
+			maps: j.spec.Maps, from: from, memMiB: mem, output: j.output}.args()
 	}
 	b := framework.NewTask("", f.exe, args...)
+	if mem > 0 {
+		b.Env("GOMEMLIMIT", memoryLimitEnv(mem))
+	}
 	if v, ok := os.LookupEnv("GORACE"); ok {
 		// A race-enabled worker passes its settings on.
 		b.Env("GORACE", v)

@@ -27,7 +27,8 @@ func TestParseTaskID(t *testing.T) {
 func newTestFramework(t *testing.T) *roleFramework {
 	t.Helper()
 	demand := protocol.Scalars(map[string]int64{protocol.ResCPUs: 500, protocol.ResMem: 64})
-	f, err := newRoleFramework("analytics", "/bin/mapreduce", demand, &printer{w: io.Discard})
+	out := &printer{w: io.Discard}
+	f, err := newRoleFramework("analytics", "/bin/mapreduce", demand, out, newProgress(out, true))
 	if err != nil {
 		t.Fatal(err)
 	}

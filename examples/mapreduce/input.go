@@ -6,31 +6,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 )
 
-// source is a job's input: the files under a directory, or a corpus
-// generated from a seed and a size.
+// source is a job's input: files and directories, or a corpus generated
+// from a seed and a size.
 //
 // Either way the input is a sequence of lines, and map task i of n reads
 // split i. A generated corpus is cut into blocks of blockSize bytes, each
 // generated from (seed, block number) alone, and split i is a contiguous
 // run of blocks: a map task generates its own split, the framework can
 // regenerate the whole input, and the corpus does not depend on the
-// number of splits. A directory is split by byte ranges over its files
-// (in path order), and a line belongs to the split its first byte falls
-// in; every map task must see the directory at the same path.
+// number of splits. Files are split by byte ranges over their
+// concatenation (in the order listFiles gives), and a line belongs to the
+// split its first byte falls in; every map task must see the files at the
+// same paths.
 type source struct {
-	kind jobKind // what the generator writes
-	dir  string  // when set, the input directory
-	seed uint64
-	size int64
+	kind  jobKind  // what the generator writes
+	paths []string // when set, the input's files and directories
+	seed  uint64
+	size  int64
 }
 
 // blockSize is the size of one generated block.
@@ -42,8 +39,8 @@ func (s source) split(i, n int, fn func(line []byte) error) error {
 	if n < 1 || i < 0 || i >= n {
 		return fmt.Errorf("split %d of %d", i, n)
 	}
-	if s.dir != "" {
-		files, err := listFiles(s.dir)
+	if len(s.paths) > 0 {
+		files, err := listFiles(s.paths)
 		if err != nil {
 			return err
 		}
@@ -63,10 +60,10 @@ func (s source) split(i, n int, fn func(line []byte) error) error {
 // generating every block) rather than split by split, so that it checks
 // the splitting too.
 func (s source) all(fn func(line []byte) error) error {
-	if s.dir == "" {
+	if len(s.paths) == 0 {
 		return s.split(0, 1, fn)
 	}
-	files, err := listFiles(s.dir)
+	files, err := listFiles(s.paths)
 	if err != nil {
 		return err
 	}
@@ -76,43 +73,6 @@ func (s source) all(fn func(line []byte) error) error {
 		}
 	}
 	return nil
-}
-
-// inputFile is one file of an input directory.
-type inputFile struct {
-	path string
-	size int64
-}
-
-// listFiles returns the regular files under dir, by path.
-func listFiles(dir string) ([]inputFile, error) {
-	var out []inputFile
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		out = append(out, inputFile{path: path, size: info.Size()})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("input %s: %w", dir, err)
-	}
-	slices.SortFunc(out, func(a, b inputFile) int { return strings.Compare(a.path, b.path) })
-	return out, nil
-}
-
-// inputSize is the summed size of the files under dir.
-func inputSize(dir string) (int64, error) {
-	files, err := listFiles(dir)
-	var n int64
-	for _, f := range files {
-		n += f.size
-	}
-	return n, err
 }
 
 // dirSplit calls fn with the lines of files that start in byte range i of
@@ -191,28 +151,40 @@ func readLines(path string, from, to int64, fn func([]byte) error) error {
 // generator writes a deterministic corpus: text with a Zipf-like word
 // distribution for word counts, 100-byte records for sorts.
 type generator struct {
-	kind  jobKind
-	seed  uint64
-	vocab []string
+	kind jobKind
+	seed uint64
+	// vocab holds the words back to back; word i ends at ends[i].
+	vocab []byte
+	ends  []int32
+}
+
+// word returns vocabulary word i.
+func (g *generator) word(i uint64) []byte {
+	start := int32(0)
+	if i > 0 {
+		start = g.ends[i-1]
+	}
+	return g.vocab[start:g.ends[i]]
 }
 
 // vocabStream is the random stream of the vocabulary (blocks use their
 // number as stream).
 const vocabStream = 1 << 63
 
-// vocabSize is the number of distinct words the generator draws from.
-const vocabSize = 4000
+// vocabSize is the number of distinct words the generator draws from:
+// about as many as 90 MB of source code holds.
+const vocabSize = 250_000
 
 func newGenerator(kind jobKind, seed uint64) *generator {
 	g := &generator{kind: kind, seed: seed}
 	if kind == wordCount {
 		r := rand.New(rand.NewPCG(seed, vocabStream))
+		g.vocab, g.ends = make([]byte, 0, vocabSize*6), make([]int32, 0, vocabSize)
 		for range vocabSize {
-			w := make([]byte, 2+r.IntN(8))
-			for j := range w {
-				w[j] = byte('a' + r.IntN(26))
+			for range 2 + r.IntN(8) {
+				g.vocab = append(g.vocab, byte('a'+r.IntN(26)))
 			}
-			g.vocab = append(g.vocab, string(w))
+			g.ends = append(g.ends, int32(len(g.vocab)))
 		}
 	}
 	return g
@@ -234,7 +206,7 @@ func (g *generator) block(b, size int64, fn func([]byte) error) error {
 	r := rand.New(rand.NewPCG(g.seed, uint64(b)))
 	var zipf *rand.Zipf
 	if g.kind == wordCount {
-		zipf = rand.NewZipf(r, 1.1, 2, uint64(len(g.vocab)-1))
+		zipf = rand.NewZipf(r, 1.1, 2, uint64(len(g.ends)-1))
 	}
 	line := make([]byte, 0, 128)
 	for n, written := 0, int64(0); written < size; n++ {
@@ -244,7 +216,7 @@ func (g *generator) block(b, size int64, fn func([]byte) error) error {
 				if w > 0 {
 					line = append(line, ' ')
 				}
-				line = append(line, g.vocab[zipf.Uint64()]...)
+				line = append(line, g.word(zipf.Uint64())...)
 			}
 		} else {
 			for range keyLen {

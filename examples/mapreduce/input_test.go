@@ -94,7 +94,7 @@ func TestSource_DirSplits(t *testing.T) {
 			want = append(want, strings.Split(strings.TrimSuffix(s, "\n"), "\n")...)
 		}
 	}
-	src := source{kind: wordCount, dir: dir}
+	src := source{kind: wordCount, paths: []string{dir}}
 	if got := lines(t, src.all); !slices.Equal(got, want) {
 		t.Fatalf("all lines:\n%q\nwant\n%q", got, want)
 	}
@@ -103,7 +103,7 @@ func TestSource_DirSplits(t *testing.T) {
 			t.Fatalf("%d splits:\n%q\nwant\n%q", n, got, want)
 		}
 	}
-	size, err := inputSize(dir)
+	size, err := inputSize([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}

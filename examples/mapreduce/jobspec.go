@@ -28,12 +28,15 @@ const (
 // --input: word counts and sorts of different sizes in two roles.
 const defaultJobs = "wordcount:8MB@analytics,sort:4MB@analytics,wordcount:2MB@batch,sort:1MB@batch"
 
-// splitTarget is the input a map task should read, which sets the default
-// number of map tasks; maxMaps and maxReducers cap the defaults.
+// defaultSplitSize is the input a map task reads unless --split-size says
+// otherwise: Hadoop's default (its block size). The default job mix, a
+// demonstration of a few MB, splits every demoSplitSize instead, so that
+// its jobs have several maps. maxReducers caps the default number of
+// reducers.
 const (
-	splitTarget = 256 << 10
-	maxMaps     = 8
-	maxReducers = 4
+	defaultSplitSize = 128 << 20
+	demoSplitSize    = 1 << 20
+	maxReducers      = 16
 )
 
 // jobSpec is one job of a run.
@@ -97,12 +100,12 @@ func parseJobs(list, role string) ([]jobSpec, error) {
 }
 
 // withTasks sets the job's task counts: maps and reducers when positive,
-// otherwise one map task per splitTarget of input (2 to maxMaps) and one
+// otherwise one map task per splitSize of input (at least one) and one
 // reducer per two maps (1 to maxReducers).
-func (j jobSpec) withTasks(maps, reducers int) jobSpec {
+func (j jobSpec) withTasks(maps, reducers int, splitSize int64) jobSpec {
 	j.Maps, j.Reducers = maps, reducers
 	if j.Maps <= 0 {
-		j.Maps = min(max(int((j.Size+splitTarget-1)/splitTarget), 2), maxMaps)
+		j.Maps = int(max((j.Size+splitSize-1)/splitSize, 1))
 	}
 	if j.Reducers <= 0 {
 		j.Reducers = min(max(j.Maps/2, 1), maxReducers)

@@ -107,16 +107,22 @@ func TestJobSpec_WithTasks(t *testing.T) {
 		maps, reducers       int
 		wantMaps, wantReduce int
 	}{
-		{size: 0, wantMaps: 2, wantReduce: 1},
-		{size: 1 << 20, wantMaps: 4, wantReduce: 2},
-		{size: 100 << 20, wantMaps: maxMaps, wantReduce: maxReducers},
+		{size: 0, wantMaps: 1, wantReduce: 1},
+		{size: 1 << 20, wantMaps: 1, wantReduce: 1},
+		{size: 128 << 20, wantMaps: 1, wantReduce: 1},
+		{size: 128<<20 + 1, wantMaps: 2, wantReduce: 1},
+		{size: 1 << 30, wantMaps: 8, wantReduce: 4},
+		{size: 10 << 30, wantMaps: 80, wantReduce: maxReducers},
 		{size: 1 << 20, maps: 3, reducers: 5, wantMaps: 3, wantReduce: 5},
 	}
 	for _, tc := range tests {
-		got := jobSpec{Size: tc.size}.withTasks(tc.maps, tc.reducers)
+		got := jobSpec{Size: tc.size}.withTasks(tc.maps, tc.reducers, defaultSplitSize)
 		if got.Maps != tc.wantMaps || got.Reducers != tc.wantReduce {
 			t.Errorf("size %d, flags %d/%d: %d maps, %d reducers; want %d, %d",
 				tc.size, tc.maps, tc.reducers, got.Maps, got.Reducers, tc.wantMaps, tc.wantReduce)
 		}
+	}
+	if got := (jobSpec{Size: 8 << 20}).withTasks(0, 0, demoSplitSize); got.Maps != 8 || got.Reducers != 4 {
+		t.Errorf("8MB at the demonstration's split size: %d maps, %d reducers; want 8, 4", got.Maps, got.Reducers)
 	}
 }

@@ -43,7 +43,7 @@ func TestMainCode_Usage(t *testing.T) {
 
 func TestParseRun(t *testing.T) {
 	t.Parallel()
-	cfg, err := parseRun([]string{"--nats", "nats://a, nats://b", "--size", "1MB", "--sort", "--reducers", "3"}, os.Stderr)
+	cfg, err := parseRun([]string{"--nats", "nats://a, nats://b", "--size", "1MB", "--sort", "--reducers", "3", "--split-size", "256KB"}, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestParseRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f"), bytes.Repeat([]byte("word "), 1000), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err = parseRun([]string{"--nats", "nats://a", "--input", dir, "--jobs", "wordcount,sort@batch"}, os.Stderr)
+	cfg, err = parseRun([]string{"--nats", "nats://a", "--input", dir, "--jobs", "wordcount,sort@batch", "--split-size", "2500"}, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,20 +1,16 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	flag "github.com/spf13/pflag"
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/framework/dag"
@@ -23,112 +19,27 @@ import (
 
 // runConfig is what `mapreduce run` was asked to do.
 type runConfig struct {
-	nats       []string
-	jobs       []jobSpec
-	input      string
-	seed       uint64
-	demand     protocol.Resources
-	altruism   float64
-	deadline   time.Duration
-	failover   time.Duration
+	nats []string
+	jobs []jobSpec
+	// input is the input's files and directories, absolute; empty for
+	// generated corpora.
+	input     []string
+	seed      uint64
+	splitSize int64
+	demand    protocol.Resources
+	altruism  float64
+	deadline  time.Duration
+	failover  time.Duration
+	// output is where the jobs' results go (one job: the directory
+	// itself; several: a directory per job in it); empty leaves them in
+	// the reducers' sandboxes.
+	output     string
+	verify     bool
+	jsonPath   string
 	logLevel   string
 	prefix     string
 	quiet      bool
 	workerPath string
-}
-
-// parseRun reads the flags of `mapreduce run`.
-func parseRun(argv []string, stderr io.Writer) (runConfig, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	nats := fs.String("nats", os.Getenv("ALLOT_NATS"), "NATS URLs of the cluster, comma-separated (default $ALLOT_NATS, as allot dev suggests)")
-	jobs := fs.String("jobs", "", "job mix: comma-separated KIND[:SIZE][@ROLE], KIND wordcount or sort, no SIZE with --input (default "+defaultJobs+")")
-	input := fs.String("input", "", "input directory, read by every job instead of a generated corpus (one machine only)")
-	seed := fs.Uint64("seed", 1, "seed of the generated corpora (job i uses seed+i-1)")
-	size := fs.String("size", "", "run one job on a generated corpus of this size, e.g. 4MB")
-	maps := fs.Int("maps", 0, "map tasks per job (default: one per 256KB of input, 2 to 8)")
-	reducers := fs.Int("reducers", 0, "reduce tasks per job (default: one per two maps, 1 to 4)")
-	role := fs.String("role", "", "role of jobs that name none (default: they alternate between analytics and batch)")
-	sortKind := fs.Bool("sort", false, "with --size or --input and no --jobs: run a sort instead of a word count")
-	alt := fs.Float64("altruism", 1, "P(altruism) of every job, in [0, 1]")
-	deadline := fs.Duration("deadline", 2*time.Minute, "give up on jobs not finished by then")
-	cpus := fs.Int64("cpus", 500, "milli-CPUs of each task")
-	mem := fs.Int64("mem", 64, "MiB of memory of each task")
-	failover := fs.Duration("failover-timeout", 30*time.Second, "how long the master keeps the frameworks' tasks should this process go away")
-	quiet := fs.Bool("quiet", false, "print only the jobs' reports, not every task that finishes")
-	prefix := fs.String("subject-prefix", "", "the cluster's NATS subject prefix (default: the SDK's)")
-	logLevel := fs.String("log-level", "warn", "log level of the SDK and the DAG scheduler (to stderr)")
-	if err := fs.Parse(argv); err != nil {
-		return runConfig{}, err
-	}
-	if fs.NArg() > 0 {
-		return runConfig{}, fmt.Errorf("run: unexpected arguments %q", fs.Args())
-	}
-	cfg := runConfig{seed: *seed, input: *input, altruism: *alt, deadline: *deadline, failover: *failover,
-		logLevel: *logLevel, prefix: *prefix, quiet: *quiet, demand: protocol.Scalars(map[string]int64{protocol.ResCPUs: *cpus, protocol.ResMem: *mem})}
-	for u := range strings.SplitSeq(*nats, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			cfg.nats = append(cfg.nats, u)
-		}
-	}
-	if len(cfg.nats) == 0 {
-		return runConfig{}, errors.New("run: --nats is required")
-	}
-	if err := cfg.demand.Validate(); err != nil || *cpus <= 0 || *mem <= 0 {
-		return runConfig{}, fmt.Errorf("run: task resources %s", cfg.demand)
-	}
-	if !(*alt >= 0 && *alt <= 1) {
-		return runConfig{}, fmt.Errorf("run: --altruism %v outside [0, 1]", *alt)
-	}
-	var err error
-	switch {
-	case *jobs != "":
-		cfg.jobs, err = parseJobs(*jobs, *role)
-	case *size != "" || *input != "":
-		kind := wordCount
-		if *sortKind {
-			kind = sortJob
-		}
-		spec := string(kind)
-		if *size != "" {
-			spec += ":" + *size
-		}
-		cfg.jobs, err = parseJobs(spec, cmp.Or(*role, roleAnalytics))
-	default:
-		cfg.jobs, err = parseJobs(defaultJobs, *role)
-	}
-	if err != nil {
-		return runConfig{}, fmt.Errorf("run: %w", err)
-	}
-	if cfg.input != "" {
-		if cfg.input, err = filepath.Abs(cfg.input); err != nil {
-			return runConfig{}, err
-		}
-		n, err := inputSize(cfg.input)
-		if err != nil {
-			return runConfig{}, fmt.Errorf("run: %w", err)
-		}
-		for i := range cfg.jobs {
-			cfg.jobs[i].Size = n
-		}
-	}
-	for _, j := range cfg.jobs {
-		if j.Size == 0 && cfg.input == "" {
-			return runConfig{}, fmt.Errorf("run: job %s has no size: give one, or --input", j.ID)
-		}
-	}
-	for i := range cfg.jobs {
-		cfg.jobs[i] = cfg.jobs[i].withTasks(*maps, *reducers)
-	}
-	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.EvalSymlinks(exe)
-	}
-	if err != nil {
-		return runConfig{}, fmt.Errorf("run: the worker binary: %w", err)
-	}
-	cfg.workerPath = exe
-	return cfg, nil
 }
 
 // roleRun is the framework of one role, running.
@@ -151,56 +62,82 @@ func run(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	prog := newProgress(out, cfg.quiet)
+	for _, j := range jobs {
+		if j.output != "" {
+			if err := prepareOutput(j.output); err != nil {
+				return fmt.Errorf("%s: %w", j.spec.ID, err)
+			}
+		}
+		prog.job(j.spec.ID, j.spec.Maps, j.spec.Reducers)
+	}
 	rolesWord := "roles"
 	if len(roles) == 1 {
 		rolesWord = "role"
 	}
 	out.printf("mapreduce: %s in %s %s; tasks of %s run %s\n", plural(len(jobs), "job"), rolesWord,
 		strings.Join(roles, ", "), cfg.demand, cfg.workerPath)
-	runs, stop, err := startRoles(ctx, cfg, roles, out, logger)
+	runs, stop, err := startRoles(ctx, cfg, roles, out, prog, logger)
 	defer stop()
 	if err != nil {
 		return err
 	}
-
-	reports := make([]jobReport, len(jobs))
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		r := runs[j.spec.Role]
-		if err := r.f.Submit(ctx, r.f.dagJob(j)); err != nil {
-			reports[i] = jobReport{job: j, role: j.spec.Role, demand: cfg.demand, err: fmt.Errorf("submit: %w", err)}
-			out.printf("%s", reports[i])
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reports[i] = finishJob(ctx, j, r, cfg.demand)
-			out.printf("%s", reports[i])
-		}()
-	}
-	wg.Wait()
-
+	reports := runJobs(ctx, cfg, jobs, runs, prog, out)
+	prog.clearLine()
 	var failed []string
 	var remote, partitions int
 	for _, rep := range reports {
 		if rep.err != nil {
 			failed = append(failed, rep.job.spec.ID)
 		}
-		remote += rep.shuffle.Remote
-		partitions += rep.shuffle.Partitions
+		remote += rep.shuffle().Remote
+		partitions += rep.shuffle().Partitions
 	}
 	for _, role := range roles {
 		out.printf("%s", roleSummary(role, runs[role].f.Stats(), cfg.demand))
 	}
 	out.printf("shuffle: %d of %d partition files fetched from other agents\n", remote, partitions)
 	teardown(runs, roles, logger)
+	if cfg.jsonPath != "" {
+		if err := writeJSON(cfg.jsonPath, reports); err != nil {
+			return fmt.Errorf("--json: %w", err)
+		}
+	}
 	if len(failed) > 0 {
 		out.printf("FAILED: %d of %d jobs: %s\n", len(failed), len(jobs), strings.Join(failed, ", "))
 		return fmt.Errorf("%d of %d jobs failed", len(failed), len(jobs))
 	}
-	out.printf("all jobs verified (%d)\n", len(jobs))
+	if cfg.verify {
+		out.printf("all jobs verified (%d)\n", len(jobs))
+	} else {
+		out.printf("all jobs finished (%d)\n", len(jobs))
+	}
 	return nil
+}
+
+// runJobs submits every job at once and returns their reports, printing
+// each as its job ends.
+func runJobs(ctx context.Context, cfg runConfig, jobs []*runJob, runs map[string]*roleRun, prog *progress, out *printer) []jobReport {
+	reports := make([]jobReport, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		r := runs[j.spec.Role]
+		if err := r.f.Submit(ctx, r.f.dagJob(j)); err != nil {
+			reports[i] = jobReport{job: j, role: j.spec.Role, demand: cfg.demand, err: fmt.Errorf("submit: %w", err)}
+			prog.clearLine()
+			out.printf("%s", reports[i])
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reports[i] = finishJob(ctx, j, r, cfg)
+			prog.clearLine()
+			out.printf("%s", reports[i])
+		}()
+	}
+	wg.Wait()
+	return reports
 }
 
 // newJobs returns the run's jobs, each with its input (job i generates
@@ -210,7 +147,8 @@ func newJobs(cfg runConfig) ([]*runJob, []string, error) {
 	jobs := make([]*runJob, len(cfg.jobs))
 	var roles []string
 	for i, spec := range cfg.jobs {
-		j := &runJob{spec: spec, src: source{kind: spec.Kind, dir: cfg.input, seed: cfg.seed + uint64(i), size: spec.Size}}
+		j := &runJob{spec: spec, src: source{kind: spec.Kind, paths: cfg.input, seed: cfg.seed + uint64(i), size: spec.Size},
+			output: jobOutputDir(cfg, spec)}
 		if spec.Kind == sortJob && spec.Reducers > 1 {
 			b, err := sampleBounds(j.src, spec.Reducers, j.src.seed)
 			if err != nil {
@@ -228,7 +166,7 @@ func newJobs(cfg runConfig) ([]*runJob, []string, error) {
 
 // startRoles starts one framework per role and waits until each has
 // subscribed. stop ends them (call it even on error).
-func startRoles(ctx context.Context, cfg runConfig, roles []string, out *printer, logger hclog.Logger) (map[string]*roleRun, func(), error) {
+func startRoles(ctx context.Context, cfg runConfig, roles []string, out *printer, prog *progress, logger hclog.Logger) (map[string]*roleRun, func(), error) {
 	runs := map[string]*roleRun{}
 	runCtx, stopRuns := context.WithCancel(context.Background())
 	stop := func() {
@@ -243,7 +181,7 @@ func startRoles(ctx context.Context, cfg runConfig, roles []string, out *printer
 		progress = &printer{w: io.Discard}
 	}
 	for _, role := range roles {
-		f, err := newRoleFramework(role, cfg.workerPath, cfg.demand, progress, dag.WithLogger(logger.Named(role)),
+		f, err := newRoleFramework(role, cfg.workerPath, cfg.demand, progress, prog, dag.WithLogger(logger.Named(role)),
 			dag.WithAltruism(cfg.altruism), dag.WithSeed(cfg.seed), dag.WithMaxAttempts(maxAttempts))
 		if err != nil {
 			return runs, stop, err
@@ -278,9 +216,10 @@ func startRoles(ctx context.Context, cfg runConfig, roles []string, out *printer
 	return runs, stop, nil
 }
 
-// finishJob waits for job j and checks its output.
-func finishJob(ctx context.Context, j *runJob, r *roleRun, demand protocol.Resources) jobReport {
-	rep := jobReport{job: j, role: r.f.role, demand: demand}
+// finishJob waits for job j, collects its counters, commits its output
+// and, with --verify, checks it.
+func finishJob(ctx context.Context, j *runJob, r *roleRun, cfg runConfig) jobReport {
+	rep := jobReport{job: j, role: r.f.role, demand: cfg.demand}
 	_, err := r.f.Wait(ctx, j.spec.ID)
 	r.f.shuffles.jobEnded(j.spec.ID)
 	rep.res, rep.ended, _ = r.f.Result(j.spec.ID)
@@ -292,7 +231,23 @@ func finishJob(ctx context.Context, j *runJob, r *roleRun, demand protocol.Resou
 		return rep
 	}
 	rep.mapAgents = r.f.mapAgents(j.spec.ID)
-	rep.verdict, rep.shuffle, rep.err = verify(ctx, j, r.f, newFileClient(r.d.FilesToken()))
+	files := newFileClient(r.d.FilesToken())
+	if rep.stages, err = collectCounters(ctx, j, r.f, files); err != nil {
+		rep.err = err
+		return rep
+	}
+	if j.output != "" {
+		if rep.err = commitOutput(j.output, j.spec.Reducers); rep.err != nil {
+			return rep
+		}
+		rep.outputs = []string{j.output}
+	} else {
+		rep.outputs = sandboxOutputs(j, r.f)
+	}
+	if cfg.verify {
+		rep.verified = true
+		rep.verdict, rep.err = verify(ctx, j, r.f, files)
+	}
 	return rep
 }
 

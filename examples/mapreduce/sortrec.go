@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -29,13 +28,15 @@ const (
 type bounds [][]byte
 
 // sampleBounds samples src's records and returns boundaries that split
-// them into n partitions of about equal size. The sample is reproducible
-// (a reservoir drawn with a generator seeded by seed).
+// them into n partitions of about equal size. Like Hadoop's TeraSort it
+// reads only part of the input: samplePieces pieces of about pieceSize
+// bytes spread evenly over it. The sample is reproducible (a reservoir
+// drawn with a generator seeded by seed).
 func sampleBounds(src source, n int, seed uint64) (bounds, error) {
 	r := rand.New(rand.NewPCG(seed, 0x5a4d))
 	var sample [][]byte
 	seen := 0
-	err := src.all(func(line []byte) error {
+	take := func(line []byte) error {
 		seen++
 		if len(sample) < sampleSize {
 			sample = append(sample, bytes.Clone(line[:min(len(line), boundaryLen)]))
@@ -43,9 +44,19 @@ func sampleBounds(src source, n int, seed uint64) (bounds, error) {
 			sample[j] = bytes.Clone(line[:min(len(line), boundaryLen)])
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, err
+	}
+	size := src.size
+	if len(src.paths) > 0 {
+		var err error
+		if size, err = inputSize(src.paths); err != nil {
+			return nil, err
+		}
+	}
+	pieces := int(max(size/pieceSize, 1))
+	for k := range min(pieces, samplePieces) {
+		if err := src.split(k*pieces/min(pieces, samplePieces), pieces, take); err != nil {
+			return nil, err
+		}
 	}
 	slices.SortFunc(sample, bytes.Compare)
 	var out bounds
@@ -58,6 +69,12 @@ func sampleBounds(src source, n int, seed uint64) (bounds, error) {
 	}
 	return out, nil
 }
+
+// The sampled part of a sort's input.
+const (
+	samplePieces = 32
+	pieceSize    = 256 << 10
+)
 
 // partition returns the partition of record x.
 func (b bounds) partition(x []byte) int {
@@ -115,10 +132,13 @@ type digest struct {
 }
 
 func (d *digest) add(x []byte) {
-	h := fnv.New64a()
-	h.Write(x)
+	h := uint64(14695981039346656037) // FNV-1a, 64 bits
+	for _, c := range x {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
 	d.Records++
-	d.Sum += h.Sum64()
+	d.Sum += h
 }
 
 // sortCheck checks records given in order: that they ascend, and their

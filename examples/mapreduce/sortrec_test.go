@@ -115,13 +115,17 @@ func TestVerifySort(t *testing.T) {
 	slices.Sort(recs)
 	half := len(recs) / 2
 	outputs := [][]byte{[]byte(strings.Join(recs[:half], "\n") + "\n"), []byte(strings.Join(recs[half:], "\n") + "\n")}
-	if _, err := verifySort(src, outputs); err != nil {
+	if _, err := verifySort(src, len(outputs), memOutputs(outputs)); err != nil {
 		t.Errorf("sorted outputs: %v", err)
 	}
-	if _, err := verifySort(src, [][]byte{outputs[1], outputs[0]}); err == nil || !strings.Contains(err.Error(), "not sorted") {
+	if _, err := verifySort(src, len([][]byte{outputs[1], outputs[0]}), memOutputs([][]byte{outputs[1], outputs[0]})); err == nil || !strings.Contains(err.Error(), "not sorted") {
 		t.Errorf("partitions swapped: %v", err)
 	}
-	if _, err := verifySort(src, outputs[:1]); err == nil || !strings.Contains(err.Error(), "not a permutation") {
+	if _, err := verifySort(src, len(outputs[:1]), memOutputs(outputs[:1])); err == nil || !strings.Contains(err.Error(), "not a permutation") {
 		t.Errorf("a partition missing: %v", err)
+	}
+	unterminated := [][]byte{outputs[0], outputs[1][:len(outputs[1])-1]}
+	if _, err := verifySort(src, len(unterminated), memOutputs(unterminated)); err == nil || !strings.Contains(err.Error(), "newline") {
+		t.Errorf("last record without its newline: %v", err)
 	}
 }

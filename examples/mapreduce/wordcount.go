@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"maps"
 	"slices"
@@ -29,10 +28,14 @@ func (c counts) addWords(line []byte) {
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // wordPartition is the reduce partition, of n, that counts word.
-func wordPartition(word string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(word))
-	return int(h.Sum32() % uint32(n))
+// The hash is 32-bit FNV-1a.
+func wordPartition[W string | []byte](word W, n int) int {
+	h := uint32(2166136261)
+	for i := range len(word) {
+		h ^= uint32(word[i])
+		h *= 16777619
+	}
+	return int(h % uint32(n))
 }
 
 // partition splits c into n partitions by wordPartition.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -48,12 +49,25 @@ func (f *fakeFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // env is a worker's environment.
 func env(kv map[string]string) getenv { return func(k string) string { return kv[k] } }
 
+// pipeline is how runPipeline runs a job: each task's memory in MiB (0:
+// unbounded), and the job's output directory (empty: the sandboxes).
+type pipeline struct {
+	memMiB int64
+	output string
+}
+
+// pipelineResult is what a job run by runPipeline left: the reducers'
+// outputs, and each stage's summed counters.
+type pipelineResult struct {
+	outputs       [][]byte
+	maps, reduces taskCounters
+}
+
 // runPipeline runs a job's map and reduce tasks in this process against
-// two fake agents (map i runs on agent i%2, reducers on agent 0) and
-// returns the reducers' outputs and summed shuffle statistics.
-func runPipeline(t *testing.T, spec jobSpec, src source) ([][]byte, shuffleStats) {
+// two fake agents (map i runs on agent i%2, reducers on agent 0).
+func runPipeline(t *testing.T, spec jobSpec, src source, p pipeline) pipelineResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var b bounds
 	if spec.Kind == sortJob {
@@ -72,6 +86,7 @@ func runPipeline(t *testing.T, spec jobSpec, src source) ([][]byte, shuffleStats
 		t.Cleanup(srv.Close)
 		addrs[i] = strings.TrimPrefix(srv.URL, "http://")
 	}
+	var res pipelineResult
 	var from []mapOutput
 	for i := range spec.Maps {
 		sandbox := "fw_" + spec.ID + ".map." + strconv.Itoa(i) + ".1"
@@ -79,61 +94,89 @@ func runPipeline(t *testing.T, spec jobSpec, src source) ([][]byte, shuffleStats
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		args := mapArgs{kind: spec.Kind, src: src, split: i, splits: spec.Maps, reducers: spec.Reducers, bounds: b}.args()
+		args := mapArgs{kind: spec.Kind, src: src, split: i, splits: spec.Maps, reducers: spec.Reducers, bounds: b, memMiB: p.memMiB}.args()
 		if err := runMap(args[1:], env(map[string]string{envSandbox: dir}), io.Discard); err != nil {
 			t.Fatalf("map %d: %v", i, err)
 		}
+		res.maps.add(readCounters(t, dir))
+		if _, err := os.Stat(filepath.Join(dir, spillDir)); !os.IsNotExist(err) {
+			t.Errorf("map %d left its spills behind: %v", i, err)
+		}
 		from = append(from, mapOutput{Addr: addrs[i%2], Sandbox: sandbox})
 	}
-	var outputs [][]byte
-	var total shuffleStats
 	for r := range spec.Reducers {
 		dir := filepath.Join(roots[0], "fw_"+spec.ID+".reduce."+strconv.Itoa(r)+".1")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		args := reduceArgs(spec.Kind, r, spec.Reducers, spec.Maps, "", from)
+		args := reduceArgs{kind: spec.Kind, partition: r, reducers: spec.Reducers, maps: spec.Maps, from: from,
+			memMiB: p.memMiB, output: p.output}.args()
 		e := env(map[string]string{envSandbox: dir, envFilesToken: "tok", envAgentHTTP: addrs[0]})
 		if err := runReduce(ctx, args[1:], e, io.Discard); err != nil {
 			t.Fatalf("reduce %d: %v", r, err)
 		}
-		out, err := os.ReadFile(filepath.Join(dir, outputFile))
+		path := filepath.Join(dir, outputFile)
+		if p.output != "" {
+			path = filepath.Join(p.output, outputName(r))
+		}
+		out, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		outputs = append(outputs, out)
-		data, err := os.ReadFile(filepath.Join(dir, shuffleFile))
-		var stats shuffleStats
-		if err == nil {
-			err = json.Unmarshal(data, &stats)
+		res.outputs = append(res.outputs, out)
+		c := readCounters(t, dir)
+		if c.Shuffle == nil || c.Shuffle.Agent != addrs[0] {
+			t.Fatalf("reducer %d: shuffle statistics %+v", r, c.Shuffle)
 		}
-		if err != nil || stats.Agent != addrs[0] {
-			t.Fatalf("shuffle statistics %q: %v", data, err)
+		if _, err := os.Stat(filepath.Join(dir, shuffleDir)); !os.IsNotExist(err) {
+			t.Errorf("reducer %d left its fetched files behind: %v", r, err)
 		}
-		total.Partitions += stats.Partitions
-		total.Remote += stats.Remote
+		res.reduces.add(c)
 	}
-	return outputs, total
+	return res
+}
+
+// readCounters reads the counters a task left in dir.
+func readCounters(t *testing.T, dir string) taskCounters {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, countersFile))
+	var c taskCounters
+	if err == nil {
+		err = json.Unmarshal(data, &c)
+	}
+	if err != nil {
+		t.Fatalf("counters in %s: %v", dir, err)
+	}
+	return c
+}
+
+// memOutputs reads outputs held in memory, reducer by reducer.
+func memOutputs(outputs [][]byte) outputsReader {
+	return func(r int, read func(io.Reader) error) error { return read(bytes.NewReader(outputs[r])) }
 }
 
 func TestPipeline_WordCount(t *testing.T) {
 	t.Parallel()
 	spec := jobSpec{ID: "wc", Kind: wordCount, Maps: 3, Reducers: 2}
 	src := source{kind: wordCount, seed: 11, size: 200 << 10}
-	outputs, stats := runPipeline(t, spec, src)
-	verdict, err := verifyWordCount(src, outputs)
+	res := runPipeline(t, spec, src, pipeline{})
+	verdict, err := verifyWordCount(src, len(res.outputs), memOutputs(res.outputs))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(verdict, "word counts verified") {
 		t.Errorf("verdict %q", verdict)
 	}
-	if stats.Partitions != 6 || stats.Remote != 2 {
-		t.Errorf("reducers fetched %+v: want 6 partition files, 2 from the other agent", stats)
+	if sh := res.reduces.Shuffle; sh.Partitions != 6 || sh.Remote != 2 {
+		t.Errorf("reducers fetched %+v: want 6 partition files, 2 from the other agent", sh)
+	}
+	if res.maps.Spills != 0 || res.maps.BytesIn < src.size || res.maps.RecordsOut != res.reduces.RecordsIn {
+		t.Errorf("counters: maps %+v, reducers %+v: want no spill, the input's %d bytes (or a little more) in, the maps' records into the reducers",
+			res.maps, res.reduces, src.size)
 	}
 	// A lost word is caught.
-	outputs[0] = outputs[0][strings.IndexByte(string(outputs[0]), '\n')+1:]
-	if _, err := verifyWordCount(src, outputs); err == nil {
+	res.outputs[0] = res.outputs[0][bytes.IndexByte(res.outputs[0], '\n')+1:]
+	if _, err := verifyWordCount(src, len(res.outputs), memOutputs(res.outputs)); err == nil {
 		t.Errorf("an output line dropped: verified anyway")
 	}
 }
@@ -143,8 +186,8 @@ func TestPipeline_Sort(t *testing.T) {
 	for _, reducers := range []int{1, 3} {
 		spec := jobSpec{ID: "sort", Kind: sortJob, Maps: 4, Reducers: reducers}
 		src := source{kind: sortJob, seed: 12, size: 100 << 10}
-		outputs, _ := runPipeline(t, spec, src)
-		if _, err := verifySort(src, outputs); err != nil {
+		res := runPipeline(t, spec, src, pipeline{})
+		if _, err := verifySort(src, len(res.outputs), memOutputs(res.outputs)); err != nil {
 			t.Errorf("%d reducers: %v", reducers, err)
 		}
 	}
@@ -224,7 +267,7 @@ func TestReduce_LostOutputs(t *testing.T) {
 		from = append(from, mapOutput{Addr: strings.TrimPrefix(srv.URL, "http://"), Sandbox: sandbox})
 	}
 	dir := t.TempDir()
-	args := reduceArgs(wordCount, 0, 1, 3, "", from)
+	args := reduceArgs{kind: wordCount, partition: 0, reducers: 1, maps: 3, from: from}.args()
 	e := env(map[string]string{envSandbox: dir, envFilesToken: "tok", envAgentHTTP: from[0].Addr})
 	if err := runReduce(ctx, args[1:], e, io.Discard); err == nil {
 		t.Fatal("reduce succeeded without map 1's output")

@@ -17,6 +17,7 @@ MUTATE ?= ./coflow ./master/state:cmd_task.go ./executor:recover.go
 MUTATECOEF ?= 60
 
 # Benchmarks: `make bench BENCH=Allocate BENCHTIME=10x` (or BENCHTIME=2s).
+SIZE ?= 1GB
 BENCH ?= .
 BENCHTIME ?= 3x
 BENCHPKGS ?= ./...
@@ -27,7 +28,7 @@ FUZZPKGS ?= ./...
 # The packages that hold Fuzz targets, for the short CI run.
 FUZZSMOKEPKGS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 
-.PHONY: all help build examples demo real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-jobs bench-smoke fuzz fuzz-smoke test-long faults mutate ui-screenshots clean
+.PHONY: all help build examples demo mapreduce-large bench-mapreduce real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-jobs bench-smoke fuzz fuzz-smoke test-long faults mutate ui-screenshots clean
 
 all: build
 
@@ -39,6 +40,8 @@ help:
 	@echo 'make check      gofmt, vet, staticcheck, import rules, file and function sizes, references, go mod tidy'
 	@echo 'make bench      every benchmark (BENCH=$(BENCH) BENCHTIME=$(BENCHTIME) BENCHPKGS=$(BENCHPKGS))'
 	@echo 'make bench-smoke every benchmark once, at small sizes (CI)'
+	@echo 'make mapreduce-large the MapReduce example on SIZE=$(SIZE) with its defaults on allot dev, verified, each task within its memory'
+	@echo 'make bench-mapreduce the MapReduce example on 90 MB beside a single-process baseline (sort | uniq -c, GNU sort)'
 	@echo 'make bench-jobs the job runner: a service of N=1000 instances to RUNNING on allot dev'
 	@echo 'make fuzz-smoke every Fuzz target for 5 s (CI)'
 	@echo 'make test-long  the long property tests (ALLOT_LONG=1; CI)'
@@ -57,6 +60,12 @@ examples:
 
 demo: build examples
 	@scripts/demo.sh
+
+mapreduce-large: build examples
+	@SIZE=$(SIZE) scripts/mapreduce-large.sh
+
+bench-mapreduce: build examples
+	@SIZE=90MB scripts/mapreduce-bench.sh
 
 real-cluster: build examples
 	@scripts/real-cluster.sh

@@ -10,21 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# shellcheck source=scripts/devcluster.sh
+source scripts/devcluster.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/allot-demo-XXXXXX")
-out=$work/dev.out
-log=$work/dev.log
-dev=""
 
-stop_cluster() {
-	if [[ -n $dev ]] && kill -0 "$dev" 2>/dev/null; then
-		kill -INT "$dev"
-		wait "$dev" || true
-	fi
-	dev=""
-}
 cleanup() {
 	local code=$?
-	stop_cluster
+	stop_dev_cluster
 	if ((code != 0)); then
 		echo "demo failed (exit $code); the cluster's output and logs are in $work" >&2
 	else
@@ -34,30 +26,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "==> starting a local cluster: allot dev --data-dir $work/cluster"
-bin/allot dev --data-dir "$work/cluster" --nats-port 0 --http-port 0 --raft-port 0 \
-	--agent-resources cpus=2000,mem=4096 --log-level warn >"$out" 2>"$log" &
-dev=$!
-
-nats=""
-for _ in $(seq 1 600); do
-	nats=$(awk '$1 == "export" && $2 ~ /^ALLOT_SECRET=/ { print "ready" }' "$out")
-	[[ -n $nats ]] && break
-	if ! kill -0 "$dev" 2>/dev/null; then
-		echo "allot dev stopped before it was ready:" >&2
-		cat "$out" "$log" >&2
-		exit 1
-	fi
-	sleep 0.1
-done
-if [[ -z $nats ]]; then
-	echo "allot dev was not ready after 60 s" >&2
-	exit 1
-fi
-cat "$out"
-# The cluster runs with tenant isolation on: the examples and the operator commands connect
-# with the credentials it prints (ALLOT_NATS, ALLOT_PRINCIPAL, ALLOT_SECRET, ALLOT_MASTERS,
-# ALLOT_OPERATOR_TOKEN).
-eval "$(awk '$1 == "export"' "$out")"
+start_dev_cluster "$work" --agent-resources cpus=2000,mem=4096
 nats=$ALLOT_NATS
 
 echo
@@ -66,7 +35,7 @@ bin/mapreduce run --nats "$nats" --quiet --verify
 
 echo
 echo "==> the shuffles, ordered by the agents as Philae coflows: allot coflows list"
-masters=$(awk '$1 == "allot" && $2 == "status" { print $4 }' "$out")
+masters=$ALLOT_MASTERS
 bin/allot coflows list --masters "$masters" | tail -n 1
 completed=$(bin/allot coflows list --masters "$masters" --json | awk -F': ' '/"completed"/ { print $2 + 0 }')
 if ((completed == 0)); then
@@ -80,5 +49,5 @@ bin/mpi run --nats "$nats" --ranks 3 --placement spread
 
 echo
 echo "==> stopping the cluster"
-stop_cluster
+stop_dev_cluster
 echo "demo finished: every result verified"

@@ -130,8 +130,17 @@ func readLines(path string, from, to int64, fn func([]byte) error) error {
 			return err
 		}
 	}
+	var long []byte // a line longer than the reader's buffer
 	for pos < to {
-		line, err := r.ReadBytes('\n')
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if len(line) > 0 {
 			pos += int64(len(line))
 			if cbErr := fn(bytes.TrimSuffix(line, []byte{'\n'})); cbErr != nil {

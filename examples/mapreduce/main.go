@@ -47,6 +47,7 @@ import (
 const usage = `usage:
   mapreduce run --nats URL[,URL...] [--jobs KIND:SIZE[@ROLE],...] [--input DIR | --seed S --size BYTES]
                 [--sort] [--maps M] [--reducers R] [--role ROLE] [--altruism P] [--deadline D]
+  mapreduce gen --size BYTES --out DIR [--kind wordcount|sort] [--seed S]
   mapreduce map|reduce ...   (the tasks the framework launches)
 
 Run 'mapreduce run --help' for every flag of run.
@@ -78,6 +79,8 @@ func mainCode(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 2
 		}
 		err = run(ctx, cfg, stdout, stderr)
+	case "gen":
+		err = runGen(args[1:], stdout)
 	case "map":
 		err = runMap(args[1:], os.Getenv, stdout)
 	case "reduce":

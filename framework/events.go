@@ -140,6 +140,11 @@ func (d *Driver) onEvent(ctx context.Context, body any) {
 		d.sched.ShareUpdate(d, *ev)
 	case *protocol.PreemptionEvent:
 		d.onPreemption(*ev)
+	case *protocol.AgentLostEvent:
+		d.logger.Info("agent lost", "agent_id", ev.AgentID, "state", ev.State)
+		if h, ok := d.sched.(AgentLostHandler); ok {
+			h.AgentLost(d, *ev)
+		}
 	case *protocol.ErrorEvent:
 		err := ev.Err()
 		d.logger.Warn("error event", "error", err)

@@ -245,6 +245,7 @@ func (l *leader) agentOut(ctx context.Context, id protocol.AgentID, now time.Tim
 		hostname = a.Hostname
 	}
 	l.agentEvent(id, hostname, string(to))
+	l.sendAgentLost(protocol.AgentLostEvent{AgentID: id, Hostname: hostname, State: string(to)})
 	a, _ := ares.(*state.Agent)
 	return a, nil
 }

@@ -34,3 +34,15 @@ func (l *leader) frameworkEvent(id protocol.FrameworkID, state string) {
 	}
 	l.publishClusterEvent(protocol.ClusterEvent{Type: protocol.ClusterEventFramework, Framework: ch})
 }
+
+// sendAgentLost tells every connected framework that an agent is out of
+// the cluster, as Mesos tells its frameworks with a FAILURE event: tasks
+// that ended there may have left output the framework can no longer
+// read.
+func (l *leader) sendAgentLost(ev protocol.AgentLostEvent) {
+	for _, f := range l.view().Frameworks() {
+		if f.Connected {
+			l.publishFramework(f.ID, protocol.MsgAgentLostEvent, ev)
+		}
+	}
+}

@@ -59,6 +59,7 @@ const (
 	MsgErrorEvent        MsgType = 68
 	MsgHeartbeatEvent    MsgType = 69
 	MsgPreemptionEvent   MsgType = 70
+	MsgAgentLostEvent    MsgType = 71
 )
 
 // Leader → agent commands (subject allot.agent.<id>.cmd).

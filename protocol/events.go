@@ -96,3 +96,16 @@ type PreemptedTask struct {
 	// ReasonKilledByOperator: the reason the kill will carry.
 	Reason string `msgpack:"reason" json:"reason"`
 }
+
+// AgentLostEvent tells every framework that the master took an agent out
+// of the cluster (Mesos's FAILURE event): it missed its heartbeats
+// (unreachable) or was removed (gone). Its tasks' statuses follow
+// separately; what the event adds is for tasks that had already ended
+// there, whose output in their sandboxes is now out of reach, as a
+// MapReduce framework's finished maps' is.
+type AgentLostEvent struct {
+	AgentID  AgentID `msgpack:"agent" json:"agent_id"`
+	Hostname string  `msgpack:"host,omitempty" json:"hostname,omitempty"`
+	// State is the agent's state now: "unreachable" or "gone".
+	State string `msgpack:"state" json:"state"`
+}

@@ -138,6 +138,7 @@ func sampleBodies() map[MsgType]any {
 		MsgErrorEvent:      ErrorEvent{Error: Error{Code: CodeUnknownFramework, Message: "framework fw-1 removed"}},
 		MsgHeartbeatEvent:  HeartbeatEvent{Seq: 42},
 		MsgPreemptionEvent: PreemptionEvent{Tasks: []PreemptedTask{{TaskID: "t1", AgentID: "a1", Reason: ReasonPreempted, Resources: Resources{Scalars: map[string]int64{ResCPUs: 1000}}}}, Deadline: 1700000000000000000},
+		MsgAgentLostEvent:  AgentLostEvent{AgentID: "ag-1", Hostname: "host-1", State: "unreachable"},
 		MsgLaunchCommand:   LaunchCommand{FrameworkID: "fw-1", Tasks: []TaskInfo{sampleTask("t-1")}},
 		MsgLaunchGroupCommand: LaunchGroupCommand{
 			FrameworkID: "fw-1", GroupID: "g-1", Tasks: []TaskInfo{sampleTask("t-2"), sampleTask("t-3")},

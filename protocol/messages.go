@@ -45,6 +45,7 @@ var messages = []message{
 	{MsgErrorEvent, "error_event", func() any { return new(ErrorEvent) }, "", 0},
 	{MsgHeartbeatEvent, "heartbeat_event", func() any { return new(HeartbeatEvent) }, "", 0},
 	{MsgPreemptionEvent, "preemption_event", func() any { return new(PreemptionEvent) }, "", 0},
+	{MsgAgentLostEvent, "agent_lost_event", func() any { return new(AgentLostEvent) }, "", 0},
 	{MsgLaunchCommand, "launch_command", func() any { return new(LaunchCommand) }, "", 0},
 	{MsgLaunchGroupCommand, "launch_group_command", func() any { return new(LaunchGroupCommand) }, "", 0},
 	{MsgKillCommand, "kill_command", func() any { return new(KillCommand) }, "", 0},

@@ -35,10 +35,11 @@ start_dev_cluster "$work"
 # peak memory is within its tasks' request (the JSON has one field per line).
 check_report() {
 	awk '
+		{ gsub(/[",]/, "", $2) }
 		/"id":/ { job = $2 }
-		/"finished":/ && $2 != "true," { print "job " job " did not finish"; bad = 1 }
-		/"failed_attempts":/ && $2 != "0," { print "job " job ": " $2 " failed attempts"; bad = 1 }
-		/"verified":/ && $2 != "true," { print "job " job " not verified"; bad = 1 }
+		/"finished":/ && $2 != "true" { print "job " job " did not finish"; bad = 1 }
+		/"failed_attempts":/ && $2 != "0" { print "job " job ": " $2 " failed attempts"; bad = 1 }
+		/"verified":/ && $2 != "true" { print "job " job " not verified"; bad = 1 }
 		/"name":/ { stage = $2 }
 		/"peak_rss_bytes":/ { peak = $2 + 0 }
 		/"memory_limit_bytes":/ {

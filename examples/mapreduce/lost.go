@@ -8,6 +8,7 @@ import (
 
 	"github.com/allot-project/allot/framework"
 	"github.com/allot-project/allot/framework/altruism"
+	"github.com/allot-project/allot/framework/dag"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -59,6 +60,39 @@ func (f *roleFramework) rerunLost(d *framework.Driver, st protocol.TaskStatus) {
 			// Running again already, at another reducer's word.
 		default:
 			f.out.printf("[%s] %s: cannot run map %d again: %v\n", f.role, key.job, i, err)
+		}
+	}
+}
+
+// AgentLost runs again, at once, every finished map whose output was on
+// an agent the master took out of the cluster, in every job whose
+// reducers still need it, rather than waiting for the reducers to fail to
+// fetch it; maps running there come back as UNREACHABLE or LOST and run
+// again as any lost task does.
+func (f *roleFramework) AgentLost(_ *framework.Driver, ev protocol.AgentLostEvent) {
+	type mapTask struct {
+		job   string
+		index int
+	}
+	var lost []mapTask
+	f.mu.Lock()
+	for k, fin := range f.done {
+		if k.stage == stageMap && fin.agent == ev.AgentID {
+			lost = append(lost, mapTask{k.job, k.index})
+		}
+	}
+	f.mu.Unlock()
+	ctx, cancel := context.WithTimeout(f.ctx, lostReadTimeout)
+	defer cancel()
+	for _, m := range lost {
+		err := f.Scheduler.Rerun(ctx, m.job, stageMap, m.index)
+		switch {
+		case err == nil:
+			f.out.printf("[%s] %s: map %d runs again: its output was on agent %s, %s\n", f.role, m.job, m.index, ev.AgentID, ev.State)
+		case errors.Is(err, altruism.ErrTaskState), errors.Is(err, dag.ErrJobEnded):
+			// Running again already, or no reducer needs it any more.
+		default:
+			f.out.printf("[%s] %s: cannot run map %d again: %v\n", f.role, m.job, m.index, err)
 		}
 	}
 }

@@ -39,6 +39,9 @@
 //     implement the optional PreemptionHandler; Driver.Warned lists the
 //     warnings in force. WithoutRevocable keeps revocable resources away,
 //     and TaskBuilder.NonPreemptible asks that a task never be preempted.
+//   - Agents the master takes out of the cluster (protocol.AgentLostEvent)
+//     are reported to schedulers that implement the optional
+//     AgentLostHandler.
 //
 // Helpers cover the rest of a scheduler's work: resource arithmetic on
 // offers (SumOffers, Fits, HowMany, PickPorts), constraint matching with

@@ -4,32 +4,34 @@
 // are this one binary:
 //
 //	mapreduce run --nats URL[,URL...] [--jobs KIND:SIZE[@ROLE],...]
-//	              [--input DIR | --seed S --size BYTES] [--sort]
-//	              [--maps M] [--reducers R] [--role ROLE] [--altruism P] [--deadline D]
+//	              [--input PATHS | --seed S --size BYTES] [--sort] [--split-size BYTES]
+//	              [--output DIR] [--verify] [--json FILE] [--maps M] [--reducers R]
+//	              [--role ROLE] [--altruism P] [--deadline D]
+//	mapreduce gen --size BYTES --out DIR [--kind wordcount|sort] [--seed S]
 //	mapreduce map ...     (a map task; the framework launches it)
 //	mapreduce reduce ...  (a reduce task; the framework launches it)
 //
 // `run` runs several jobs at once, one framework (driver and DAG
-// scheduler) per role, by default a mix of word counts and sorts of
-// different sizes in the roles analytics and batch. Each map task reads
-// its split of the input (a corpus it generates from the job's seed, or
-// files under --input) and writes one partition file per reducer in its
-// sandbox. Once every map task has finished, the reducers run: each
-// fetches its partition from every map task's sandbox through the file
-// server of the agent the map ran on (the shuffle, with the framework's
-// files token that the agent passes to tasks), merges, and writes its
-// output. The framework then reads the outputs through the agents' file
-// servers, checks them against a single-process computation over the same
-// input, and prints each job's completion time, its tasks on fair and on
-// leftover offers, its shuffle, and the check; and for each role what it
-// declined as leftover. It exits non-zero if a job failed or its output
-// is wrong.
+// scheduler) per role. Each map task reads its split of the input (a
+// corpus it generates from the job's seed, or files under --input), one
+// per --split-size, and writes one sorted partition file per reducer in
+// its sandbox, spilling sorted runs to disk and merging them whenever its
+// buffer (a quarter of its memory) fills. Once every map task has
+// finished, the reducers run: each downloads its partition from every map
+// task's sandbox through the file server of the agent the map ran on (the
+// shuffle, with the framework's files token that the agent passes to
+// tasks), merges the sorted files and writes its output, into --output's
+// directory (committed with _SUCCESS) or its sandbox. The framework
+// prints each job's completion time, its stages' times and counters, its
+// tasks on fair and on leftover offers and its shuffle; with --verify it
+// checks the output against a single-process computation, streaming. It
+// exits non-zero if a job failed or its output is wrong.
 //
 // The tasks run this binary at its absolute path on the agents, so on a
 // cluster of several machines it must be installed at the same path on
-// every agent (and --input must name a directory every agent sees at the
-// same path). The agents need a files secret shared with the masters, or
-// the shuffle cannot read other agents' sandboxes.
+// every agent (and --input and --output must name directories every agent
+// sees at the same paths). The agents need a files secret shared with the
+// masters, or the shuffle cannot read other agents' sandboxes.
 package main
 
 import (
@@ -45,8 +47,9 @@ import (
 )
 
 const usage = `usage:
-  mapreduce run --nats URL[,URL...] [--jobs KIND:SIZE[@ROLE],...] [--input DIR | --seed S --size BYTES]
-                [--sort] [--maps M] [--reducers R] [--role ROLE] [--altruism P] [--deadline D]
+  mapreduce run --nats URL[,URL...] [--jobs KIND:SIZE[@ROLE],...] [--input PATHS | --seed S --size BYTES]
+                [--sort] [--split-size BYTES] [--output DIR] [--verify] [--json FILE]
+                [--maps M] [--reducers R] [--role ROLE] [--altruism P] [--deadline D]
   mapreduce gen --size BYTES --out DIR [--kind wordcount|sort] [--seed S]
   mapreduce map|reduce ...   (the tasks the framework launches)
 

@@ -65,6 +65,9 @@ func runMap(argv []string, env getenv, stdout io.Writer) error {
 	if a.reducers < 1 {
 		return fmt.Errorf("map: %d reducers", a.reducers)
 	}
+	if a.kind != wordCount && a.kind != sortJob {
+		return fmt.Errorf("map: unknown kind %q", a.kind)
+	}
 	buffer := bufferFor(a.memMiB)
 	dir := sandboxDir(env)
 	rs, err := newRuns(filepath.Join(dir, spillDir), a.reducers)
@@ -80,13 +83,11 @@ func runMap(argv []string, env getenv, stdout io.Writer) error {
 		if b, err = parseBounds(*rawBounds, a.reducers); err == nil {
 			err = mapSort(a, b, rs, buffer, dir, &c)
 		}
-	default:
-		err = fmt.Errorf("map: unknown kind %q", a.kind)
 	}
+	os.RemoveAll(rs.dir)
 	if err != nil {
 		return err
 	}
-	os.Remove(rs.dir)
 	c.Spills, c.SpilledBytes = rs.spills, rs.bytes
 	if err := c.finish(dir, start); err != nil {
 		return err

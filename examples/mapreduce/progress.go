@@ -83,15 +83,16 @@ func (p *progress) finished(key taskKey, now time.Time, line string) {
 	if s.first.IsZero() {
 		s.first = now
 	}
-	status := p.statusLocked()
-	p.mu.Unlock()
+	// Printed under the lock, so that lines and the status line come out
+	// in the order of the finishes they count.
 	switch {
 	case p.quiet:
 	case p.tty:
-		p.out.printf("\r\033[K%s", status)
+		p.out.printf("\r\033[K%s", p.statusLocked())
 	default:
 		p.out.printf("%s (%d/%d)\n", line, s.done, s.tasks)
 	}
+	p.mu.Unlock()
 }
 
 // statusLocked is the status line: each unfinished job's stages.

@@ -3,8 +3,8 @@ package main
 import (
 	"cmp"
 	"errors"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"

@@ -121,6 +121,7 @@ func (r *runs) write(part int, lines func(emit func([]byte) error) error) error 
 		err = cerr
 	}
 	if err != nil {
+		os.Remove(path)
 		return fmt.Errorf("spill: %w", err)
 	}
 	r.paths[part] = append(r.paths[part], path)

@@ -25,11 +25,13 @@ type Comparison struct {
 // scheduler's. A factor is the first scheduler's time over this one's, so
 // above 1 is better.
 type Row struct {
-	Scheduler      string  `json:"scheduler"`
-	AvgJCT         float64 `json:"avg_jct"`
-	P95JCT         float64 `json:"p95_jct"`
-	Makespan       float64 `json:"makespan"`
-	Jain           float64 `json:"jain"`
+	Scheduler string  `json:"scheduler"`
+	AvgJCT    float64 `json:"avg_jct"`
+	P95JCT    float64 `json:"p95_jct"`
+	Makespan  float64 `json:"makespan"`
+	Jain      float64 `json:"jain"`
+	// JainShortfall is the shortfall index (Result.JainShortfall).
+	JainShortfall  float64 `json:"jain_shortfall"`
 	AvgFactor      float64 `json:"avg_jct_factor"`
 	P95Factor      float64 `json:"p95_jct_factor"`
 	MakespanFactor float64 `json:"makespan_factor"`
@@ -165,7 +167,7 @@ func runAll(cfgs []Config) (map[Config]Result, error) {
 // compareRow summarises one scheduler's runs against the first's, seed by
 // seed, as medians over the seeds.
 func compareRow(name string, results map[Config]Result, base, runs []Config) Row {
-	const fields = 13
+	const fields = 14
 	var m [fields][]float64
 	var deciles [9][]float64
 	for i := range runs {
@@ -173,7 +175,7 @@ func compareRow(name string, results map[Config]Result, base, runs []Config) Row
 		pj := jobFactors(b, r)
 		for k, x := range [fields]float64{r.AvgJCT, r.P95JCT, r.Makespan, r.Jain,
 			stats.Ratio(b.AvgJCT, r.AvgJCT), stats.Ratio(b.P95JCT, r.P95JCT), stats.Ratio(b.Makespan, r.Makespan), r.Jain - b.Jain,
-			pj.AtLeast1, pj.Below1, pj.Below08, pj.Min, r.LeftoverWork} {
+			pj.AtLeast1, pj.Below1, pj.Below08, pj.Min, r.LeftoverWork, r.JainShortfall} {
 			m[k] = append(m[k], x)
 		}
 		for k, x := range pj.Deciles {
@@ -182,7 +184,7 @@ func compareRow(name string, results map[Config]Result, base, runs []Config) Row
 	}
 	row := Row{Scheduler: name, AvgJCT: stats.Median(m[0]), P95JCT: stats.Median(m[1]), Makespan: stats.Median(m[2]),
 		Jain: stats.Median(m[3]), AvgFactor: stats.Median(m[4]), P95Factor: stats.Median(m[5]), MakespanFactor: stats.Median(m[6]),
-		JainDelta: stats.Median(m[7]), LeftoverWork: stats.Median(m[12]),
+		JainDelta: stats.Median(m[7]), LeftoverWork: stats.Median(m[12]), JainShortfall: stats.Median(m[13]),
 		PerJob: JobFactors{AtLeast1: stats.Median(m[8]), Below1: stats.Median(m[9]), Below08: stats.Median(m[10]), Min: stats.Median(m[11])}}
 	for k := range deciles {
 		row.PerJob.Deciles = append(row.PerJob.Deciles, stats.Median(deciles[k]))

@@ -77,10 +77,11 @@ func newEngine(cfg Config, w workload) (*engine, error) {
 		e.capacity[d] = total.Scalars[name]
 	}
 	e.clusterUse = make([]int64, len(e.dims))
-	if pol.usesShares() {
-		if e.shares, err = newShareCalc(total); err != nil {
-			return nil, err
-		}
+	// Every scheduler's jobs get their shares A_k computed: those that
+	// schedule by them use them, and the shortfall index measures every
+	// scheduler against them.
+	if e.shares, err = newShareCalc(total); err != nil {
+		return nil, err
 	}
 	if e.planner, err = altruism.NewPlanner(altruism.Config{Altruism: cfg.Altruism, MinRemaining: altruism.DefaultMinRemaining}); err != nil {
 		return nil, err
@@ -213,10 +214,11 @@ func (e *engine) declare(j *simJob, d offers.Declaration) error {
 // or when the share interval has passed, and marks the jobs whose share
 // changed for a new declaration.
 func (e *engine) updateShares() error {
-	if e.shares == nil {
-		return nil
+	interval := e.cfg.ShareInterval
+	if !e.pol.usesShares() {
+		interval = DefaultConfig().ShareInterval // for the shortfall index only
 	}
-	if !e.jobsMoved && e.sharesAt >= 0 && e.now-e.sharesAt < e.cfg.ShareInterval {
+	if !e.jobsMoved && e.sharesAt >= 0 && e.now-e.sharesAt < interval {
 		return nil
 	}
 	e.sharesAt = e.now
@@ -230,10 +232,17 @@ func (e *engine) updateShares() error {
 	}
 	all := e.shares.shares()
 	for _, j := range e.active {
-		if s := all[j.fw]; !s.Equal(j.share) {
-			j.share = s
-			j.replan = true
+		s := all[j.fw]
+		if s.Equal(j.share) {
+			continue
 		}
+		j.share = s
+		j.replan = j.replan || e.pol.usesShares()
+		share := make([]int64, len(e.dims))
+		for d, name := range e.dims {
+			share[d] = s.Scalars[name]
+		}
+		e.fair.entitle(j, share, e.now)
 	}
 	return nil
 }

@@ -53,10 +53,8 @@ func (e *engine) complete(j *simJob) error {
 	if _, err := e.alloc.RemoveFramework(j.fw); err != nil {
 		return err
 	}
-	if e.shares != nil {
-		return e.shares.remove(j.fw)
-	}
-	return nil
+	e.fair.entitle(j, nil, e.now)
+	return e.shares.remove(j.fw)
 }
 
 // arrive admits the jobs that arrive now.

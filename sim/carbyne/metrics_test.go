@@ -141,3 +141,54 @@ func TestLeftoverSteps(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// The shortfall index counts each job's usage against its entitlement,
+// capped at 1. Through one window, A is entitled to 0.5 and holds 0.75
+// (x = 1), B is entitled to 0.5 and holds 0.25 (x = 0.5), C is entitled
+// to nothing (x = 1): (2.5)²/(3·2.25) = 0.926. The raw index over the same
+// shares is (1)²/(3·(0.5625+0.0625)) = 0.533. In a second window every job
+// holds exactly its entitlement: index 1.
+func TestJainTracker_Shortfall(t *testing.T) {
+	t.Parallel()
+	tr := newJainTracker([]int64{100}, 3)
+	end := 120 * time.Second
+	a := &simJob{idx: 0, used: []int64{75}, finish: end}
+	b := &simJob{idx: 1, used: []int64{25}, finish: end}
+	c := &simJob{idx: 2, used: []int64{0}, finish: end}
+	jobs := []*simJob{a, b, c}
+	for _, j := range jobs {
+		tr.set(j, 0)
+	}
+	tr.entitle(a, []int64{50}, 0)
+	tr.entitle(b, []int64{50}, 0)
+	tr.entitle(c, nil, 0)
+	window := 60 * time.Second
+	for _, j := range jobs {
+		tr.advance(j, window)
+	}
+	a.used[0], b.used[0] = 50, 50
+	for _, j := range jobs {
+		tr.set(j, window)
+	}
+	for _, j := range jobs {
+		tr.advance(j, end)
+		tr.entitle(j, nil, end)
+	}
+	first := 2.5 * 2.5 / (3 * 2.25)
+	if got, want := tr.shortfallIndex(jobs, end), (first+1)/2; !near(got, want) {
+		t.Errorf("shortfall index: got %v, want %v", got, want)
+	}
+	// The raw index of the second window: shares 0.5, 0.5, 0.
+	raw1, raw2 := 1.0/(3*(0.5625+0.0625)), 1.0/(3*0.5)
+	if got, want := tr.index(jobs, end), (raw1+raw2)/2; !near(got, want) {
+		t.Errorf("raw index: got %v, want %v", got, want)
+	}
+	// Nobody entitled to anything: no window counts, index 1.
+	idle := newJainTracker([]int64{100}, 1)
+	j := &simJob{idx: 0, used: []int64{10}, finish: end}
+	idle.set(j, 0)
+	idle.advance(j, end)
+	if got := idle.shortfallIndex([]*simJob{j}, end); got != 1 {
+		t.Errorf("no entitlement: got %v, want 1", got)
+	}
+}

@@ -32,8 +32,8 @@ func WriteRun(w io.Writer, r Result) error {
 	} else {
 		fmt.Fprintf(&b, "%d jobs (--json lists each)\n", len(r.Order))
 	}
-	fmt.Fprintf(&b, "average JCT %s s, p95 JCT %s s, makespan %s s, Jain's index %.3f\n",
-		table.Num(r.AvgJCT), table.Num(r.P95JCT), table.Num(r.Makespan), r.Jain)
+	fmt.Fprintf(&b, "average JCT %s s, p95 JCT %s s, makespan %s s, Jain's index %.3f (dominant shares), %.3f (shortfall)\n",
+		table.Num(r.AvgJCT), table.Num(r.P95JCT), table.Num(r.Makespan), r.Jain, r.JainShortfall)
 	fmt.Fprintf(&b, "leftover pool in the first round: %s\n", leftoverSteps(r.Leftover))
 	fmt.Fprintf(&b, "work run on leftover offers: %.1f%%\n", 100*r.LeftoverWork)
 	if r.Planned > 0 {
@@ -81,7 +81,7 @@ func WriteComparison(w io.Writer, cs []Comparison, deciles bool) error {
 	fmt.Fprintf(&b, "factors: %s's time over each scheduler's (above 1 is faster); per job: fractions of jobs by factor\n", first)
 	tw := table.New(&b)
 	knob := cs[0].Sweep
-	head := "scheduler\tavg jct\tp95 jct\tmakespan\tjain\tavg x\tp95 x\tmakespan x\tjain diff\t>=1\t<1\t<0.8\tmin\ton leftover\t"
+	head := "scheduler\tavg jct\tp95 jct\tmakespan\tjain\tshortfall\tavg x\tp95 x\tmakespan x\tjain diff\t>=1\t<1\t<0.8\tmin\ton leftover\t"
 	if knob != "" {
 		head = knob + "\t" + head
 	}
@@ -91,8 +91,8 @@ func WriteComparison(w io.Writer, cs []Comparison, deciles bool) error {
 			if knob != "" {
 				fmt.Fprintf(tw, "%s\t", table.Num(c.Value))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.2f\t%.2f\t%.2f\t%+.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t\n",
-				r.Scheduler, short(r.AvgJCT), short(r.P95JCT), short(r.Makespan), r.Jain, r.AvgFactor, r.P95Factor, r.MakespanFactor,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%.2f\t%.2f\t%.2f\t%+.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t\n",
+				r.Scheduler, short(r.AvgJCT), short(r.P95JCT), short(r.Makespan), r.Jain, r.JainShortfall, r.AvgFactor, r.P95Factor, r.MakespanFactor,
 				r.JainDelta, r.PerJob.AtLeast1, r.PerJob.Below1, r.PerJob.Below08, r.PerJob.Min, r.LeftoverWork)
 		}
 	}

@@ -25,6 +25,11 @@ type Result struct {
 	// (Σx)²/(n·Σx²), x being each job's time-averaged dominant share over
 	// the part of the window it was active in.
 	Jain float64 `json:"jain"`
+	// JainShortfall is the shortfall index: the mean over 60 s windows of
+	// Jain's index of min(1, usage/entitlement) per active job, the
+	// entitlement being the dominant share of its share A_k (1 when every
+	// active job got at least its share).
+	JainShortfall float64 `json:"jain_shortfall"`
 	// Leftover is the leftover pool of the first round, as a fraction of
 	// the cluster (largest over resources): before the leftover phase, then
 	// after each leftover offer.
@@ -95,6 +100,7 @@ func (e *engine) result() Result {
 	res.P95JCT = stats.Percentile(jcts, 0.95)
 	res.Makespan = makespan.Seconds()
 	res.Jain = e.fair.index(e.jobs, makespan)
+	res.JainShortfall = e.fair.shortfallIndex(e.jobs, makespan)
 	if total := e.fairWork + e.leftoverWork; total > 0 {
 		res.LeftoverWork = e.leftoverWork / total
 	}

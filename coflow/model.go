@@ -124,7 +124,11 @@ type coflowState struct {
 	progressed bool // some progress was reported for an unfinished flow
 
 	phase     Phase
-	estimate  float64 // l̂, mean pilot length (philae)
+	estimate  float64 // l̂: the mean length of the finished flows, pilots first (philae)
+	pilotEst  float64 // l̂ when the pilots finished
+	usedEst   float64 // l̂ at the last recomputation it asked for
+	doneSum   int64   // lengths of the finished flows
+	doneN     int
 	estimated time.Time
 	metric    float64 // philae's x(C); sebf's Γ
 	queue     int     // main queue

@@ -48,7 +48,19 @@ func (p *philae) admit(c *coflowState) {
 
 func (p *philae) flowFinished(c *coflowState, f int, freed bool) bool {
 	recompute := false
-	if fl := &c.flows[f]; fl.pilot {
+	fl := &c.flows[f]
+	c.doneSum += fl.sent
+	c.doneN++
+	if c.phase == PhaseQueued && !fl.pilot && c.doneN > len(c.pilots) {
+		// Re-estimation (docs/coflow.md): every finished flow is one more
+		// sample of the coflow's flow lengths.
+		c.estimate = float64(c.doneSum) / float64(c.doneN)
+		if math.Abs(c.estimate-c.usedEst) > reestimateStep*c.usedEst {
+			c.usedEst = c.estimate
+			recompute = true
+		}
+	}
+	if fl.pilot {
 		p.load.add(fl.link, -1)
 		c.pilotsLeft--
 		if c.pilotsLeft == 0 && c.phase == PhasePilot {
@@ -58,6 +70,7 @@ func (p *philae) flowFinished(c *coflowState, f int, freed bool) bool {
 				sum += c.flows[pf].sent
 			}
 			c.estimate = float64(sum) / float64(len(c.pilots))
+			c.pilotEst, c.usedEst = c.estimate, c.estimate
 			c.phase = PhaseQueued
 			recompute = true
 		}
@@ -67,6 +80,10 @@ func (p *philae) flowFinished(c *coflowState, f int, freed bool) bool {
 	}
 	return recompute
 }
+
+// reestimateStep is how far a re-estimated l̂ must move from the one
+// the schedule was last computed with to recompute it.
+const reestimateStep = 0.1
 
 // progressed never recomputes: philae's schedule changes on events only.
 // Policies B and D read the bytes at the next recomputation.

@@ -242,3 +242,46 @@ func TestSlotPlan(t *testing.T) {
 		t.Errorf("no queues: %d until %v, want -1 and no end", q, end)
 	}
 }
+
+// TestPhilae_Reestimate: every flow of a queued coflow that finishes is
+// one more sample of its flow lengths. Pilots of 3 and 5 MB give l̂ = 4 MB
+// (policy A: x = l̂·5 = 20 MB, queue 1); a non-pilot flow of 151 MB then
+// makes l̂ = 53 MB and x = 265 MB, queue 2. The estimate reported as the
+// pilots' (Info.Estimate) stays 4 MB.
+func TestPhilae_Reestimate(t *testing.T) {
+	cfg := testConfig(SchedulerPhilae, 5)
+	cfg.ThinLimit, cfg.PilotFraction, cfg.Policy = 3, 0.7, PolicyA
+	co := mustNew(t, cfg)
+	mustRegister(t, co, 0, estimateSet)
+	for _, p := range []struct {
+		flow  int
+		bytes int64
+	}{{0, 3 * mb}, {3, 5 * mb}} {
+		if err := co.FlowCompleted(at(5), FlowCompletion{Flow: FlowRef{"E", p.flow}, Bytes: p.bytes, Pilot: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := co.Decide(at(5)); err != nil {
+		t.Fatal(err)
+	}
+	if info := mustInfo(t, co, "E"); info.Metric != 20*mb || info.Queue != 1 {
+		t.Fatalf("after the pilots: x = %v (queue %d), want 20 MB (queue 1)", info.Metric, info.Queue)
+	}
+	if err := co.FlowCompleted(at(6), FlowCompletion{Flow: FlowRef{"E", 1}, Bytes: 151 * mb}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := co.Decide(at(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := mustInfo(t, co, "E")
+	if info.Metric != 265*mb || info.Queue != 2 {
+		t.Errorf("after a 151 MB flow: x = %v (queue %d), want 265 MB (queue 2)", info.Metric, info.Queue)
+	}
+	if info.Estimate != 4*mb {
+		t.Errorf("the pilots' estimate reported as %v, want 4 MB", info.Estimate)
+	}
+	if len(d.Grants) != 1 || d.Grants[0].Queue != 2 {
+		t.Errorf("grants %+v, want one in queue 2", d.Grants)
+	}
+}

@@ -44,7 +44,7 @@ help:
 	@echo 'make bench-mapreduce the MapReduce example on 90 MB beside a single-process baseline (sort | uniq -c, GNU sort)'
 	@echo 'make bench-jobs the job runner: a service of N=1000 instances to RUNNING on allot dev'
 	@echo 'make fuzz-smoke every Fuzz target for 5 s (CI)'
-	@echo 'make test-long  the long property tests (ALLOT_LONG=1; CI)'
+	@echo 'make test-long  the long property tests and the 100-job disk budget run (ALLOT_LONG=1; CI)'
 	@echo 'make fuzz       every Fuzz target for FUZZTIME=$(FUZZTIME)'
 	@echo 'make mutate     mutation testing of MUTATE=$(MUTATE) (docs/testing.md)'
 	@echo 'make ui-screenshots a picture of each web UI page in ui-screenshots/ (needs Chromium)'
@@ -141,6 +141,7 @@ ui-screenshots:
 
 test-long:
 	ALLOT_LONG=1 $(GO) test -race -count=1 -run '^TestP[34]_Distribution$$' ./offers/scenario/
+	ALLOT_LONG=1 $(GO) test -race -count=1 -run '^TestAgent_SandboxesStayUnderBudgetAcrossJobs$$' ./executor/
 
 # Each package's tests run once per mutant (built again each time); a
 # mutant whose run takes MUTATECOEF times the plain one counts as timed out.

@@ -39,6 +39,9 @@ type Agent struct {
 	// tasks is the agent's tasks, their update queues and their way to
 	// disk, under a lock of its own (task_store.go).
 	tasks *taskStore
+	// gc removes the sandboxes of ended tasks (sandbox_gc.go), with its
+	// own state and lock.
+	gc *sandboxGC
 	// id is the agent ID: written under mu, read anywhere.
 	id agentID
 
@@ -134,6 +137,7 @@ func New(cfg Config) (*Agent, error) {
 		runner:     rn,
 		files:      fh,
 		shuffle:    shuffle,
+		gc:         newSandboxGC(cfg, log),
 		ready:      make(chan struct{}),
 		wake:       make(chan struct{}, 1),
 		startSlots: make(chan struct{}, max(4, 2*runtime.NumCPU())),

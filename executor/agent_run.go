@@ -33,10 +33,11 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.log.Info("agent running", "agent_id", a.ID(), "hostname", a.cfg.Hostname, "http_addr", a.HTTPAddr(),
 			"resources", a.total.String(), "isolation", a.runner.Isolation())
 		close(a.ready)
-		a.wg.Add(3)
+		a.wg.Add(4)
 		go a.sessionLoop(runCtx)
 		go a.sendLoop(runCtx)
 		go a.shuffleReportLoop(runCtx)
+		go a.gcLoop(runCtx)
 		<-runCtx.Done()
 	}
 	stopped := ctx.Err() != nil
@@ -62,6 +63,7 @@ func (a *Agent) start(ctx context.Context) error {
 		a.id.store(rec.AgentID)
 		a.mu.Unlock()
 	}
+	a.gc.load()
 	j, recs, err := a.ckpt.openTasks()
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 //	WorkDir/agent.json          the agent ID (agentRecord)
 //	WorkDir/agent.lock          held while an agent runs
 //	WorkDir/tasks.journal       the taskRecord of every task the agent still owns
+//	WorkDir/frameworks_gone.json  the frameworks shut down (sandbox_gc_gone.go)
 //	WorkDir/sandboxes/<name>/   the task's sandbox (executor/runner), its user's
 //	WorkDir/control/<name>/     the records of the task's shim (executor/runner)
 //
@@ -43,7 +44,8 @@ import (
 // enqueued" and the update itself are always written as one: a restarted
 // agent reports a task's end exactly once. A removal entry drops the
 // record once the task is terminal and every update of it was
-// acknowledged; its sandbox stays.
+// acknowledged; its sandbox stays, until the sandbox collector removes it
+// (sandbox_gc.go).
 //
 // Earlier versions kept one file per record, WorkDir/tasks/<name>.json; an
 // agent that finds them folds them into the journal when it starts.

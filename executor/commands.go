@@ -32,12 +32,14 @@ func (a *Agent) onCommand(ctx context.Context, m *nats.Msg) {
 	}
 	switch cmd := body.(type) {
 	case *protocol.LaunchCommand:
+		a.gc.frameworkLaunched(cmd.FrameworkID)
 		a.launch(ctx, cmd.FrameworkID, "", cmd.Tasks)
 	case *protocol.LaunchGroupCommand:
 		if !protocol.ValidID(cmd.GroupID) {
 			a.log.Warn("launch group without a valid group id dropped", "framework_id", cmd.FrameworkID, "tasks", len(cmd.Tasks))
 			return
 		}
+		a.gc.frameworkLaunched(cmd.FrameworkID)
 		a.launch(ctx, cmd.FrameworkID, cmd.GroupID, cmd.Tasks)
 	case *protocol.KillCommand:
 		if err := cmd.Validate(); err != nil {
@@ -130,8 +132,13 @@ func (a *Agent) killLocked(t *task, reason string, grace time.Duration) {
 	}
 }
 
-// shutdownFramework kills every task of a framework.
+// shutdownFramework kills every task of a framework, and records it gone
+// for the sandbox collector, which may then remove its ended sandboxes
+// early when the disk is short; a framework with nothing running here is
+// recorded all the same, as the leader tells every agent that holds its
+// sandboxes.
 func (a *Agent) shutdownFramework(fw protocol.FrameworkID) {
+	a.gc.frameworkGone(fw)
 	a.tasks.mu.Lock()
 	defer a.tasks.mu.Unlock()
 	n := 0

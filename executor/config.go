@@ -30,6 +30,18 @@ const (
 	// DefaultFilesTokenTTL is how long a task's files token is valid when
 	// Config.FilesTokenTTL is 0.
 	DefaultFilesTokenTTL = 24 * time.Hour
+	// DefaultGCDelay is how long a sandbox is kept after its task ended
+	// by default: the files token TTL's default, as the tokens that read
+	// sandboxes are valid that long (Config.GCDelay, which follows
+	// Config.FilesTokenTTL when 0).
+	DefaultGCDelay = DefaultFilesTokenTTL
+	// DefaultGCInterval is how often the agent looks at its sandboxes and
+	// its disk when Config.GCInterval is 0 (Mesos's disk_watch_interval).
+	DefaultGCInterval = time.Minute
+	// DefaultGCDiskThreshold is the fraction of the work directory's file
+	// system used past which sandboxes go early, when
+	// Config.GCDiskThreshold is 0.
+	DefaultGCDiskThreshold = 0.9
 )
 
 // Config configures an Agent.
@@ -98,6 +110,29 @@ type Config struct {
 	// token that leaks out of a task reads its framework's sandboxes for
 	// that long only.
 	FilesTokenTTL time.Duration
+	// GCDelay is how long a task's sandbox is kept after the task ended
+	// (Mesos's --gc_delay); zero means FilesTokenTTL. Its default equals
+	// the files token TTL's because a task reads its framework's
+	// sandboxes (the shuffle's reducers read the maps') with a token
+	// valid that long from its launch: past it, the tasks that ran beside
+	// an ended one cannot read its sandbox anyway.
+	GCDelay time.Duration
+	// GCInterval is how often the agent checks its sandboxes and its disk
+	// (default 1m); it also does right after a task ends or a framework
+	// is shut down when GCDiskBudget is set or the disk was found short.
+	GCInterval time.Duration
+	// GCDiskThreshold is the fraction of the work directory's file system
+	// used (as df counts it) past which ended sandboxes are removed before
+	// their delay (default 0.9; 1 never). GCDiskBudget is the bytes all
+	// sandboxes together may take before that happens (0: no budget).
+	// Early removal takes, oldest end first and only until back under,
+	// the sandboxes of frameworks the agent knows gone (it was told to
+	// shut them down): a framework that may still read its sandboxes
+	// keeps them until their delay, whatever the disk; the agent then
+	// warns and counts it in its metrics. A running task's sandbox is
+	// never removed.
+	GCDiskThreshold float64
+	GCDiskBudget    int64
 	// TaskUser is the user tasks run as when their command names none
 	// (CommandInfo.User); empty means the agent's own user. Only an agent
 	// running as root runs tasks as a user other than its own: each task
@@ -127,15 +162,18 @@ type Config struct {
 // NATSURLs (or NATSConn) remain to be set.
 func DefaultConfig() Config {
 	return Config{
-		SubjectPrefix:  DefaultSubjectPrefix,
-		Isolation:      runner.IsolationAuto,
-		HTTPAddr:       DefaultHTTPAddr,
-		DefaultGrace:   DefaultGrace,
-		ResendInterval: DefaultResendInterval,
-		RequestTimeout: DefaultRequestTimeout,
-		ShuffleSlots:   DefaultShuffleSlots,
-		FilesTokenTTL:  DefaultFilesTokenTTL,
-		Version:        DefaultVersion,
+		SubjectPrefix:   DefaultSubjectPrefix,
+		Isolation:       runner.IsolationAuto,
+		HTTPAddr:        DefaultHTTPAddr,
+		DefaultGrace:    DefaultGrace,
+		ResendInterval:  DefaultResendInterval,
+		RequestTimeout:  DefaultRequestTimeout,
+		ShuffleSlots:    DefaultShuffleSlots,
+		FilesTokenTTL:   DefaultFilesTokenTTL,
+		GCDelay:         DefaultGCDelay,
+		GCInterval:      DefaultGCInterval,
+		GCDiskThreshold: DefaultGCDiskThreshold,
+		Version:         DefaultVersion,
 	}
 }
 
@@ -189,11 +227,18 @@ func (c Config) Validate() error {
 	}
 	for name, d := range map[string]time.Duration{
 		"default grace": c.DefaultGrace, "resend interval": c.ResendInterval, "request timeout": c.RequestTimeout,
-		"files token ttl": c.FilesTokenTTL,
+		"files token ttl": c.FilesTokenTTL, "gc delay": c.GCDelay, "gc interval": c.GCInterval,
 	} {
 		if d < 0 {
 			return fmt.Errorf("%w: %s is negative", ErrConfig, name)
 		}
+	}
+	// Written so that NaN fails too.
+	if !(c.GCDiskThreshold >= 0 && c.GCDiskThreshold <= 1) {
+		return fmt.Errorf("%w: gc disk threshold %g: want a fraction of the disk in (0, 1]", ErrConfig, c.GCDiskThreshold)
+	}
+	if c.GCDiskBudget < 0 {
+		return fmt.Errorf("%w: gc disk budget %d is negative", ErrConfig, c.GCDiskBudget)
 	}
 	return nil
 }
@@ -225,6 +270,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.FilesTokenTTL == 0 {
 		c.FilesTokenTTL = d.FilesTokenTTL
+	}
+	if c.GCDelay == 0 {
+		c.GCDelay = c.FilesTokenTTL
+	}
+	if c.GCInterval == 0 {
+		c.GCInterval = d.GCInterval
+	}
+	if c.GCDiskThreshold == 0 {
+		c.GCDiskThreshold = d.GCDiskThreshold
 	}
 	if _, err := runner.LookupUser(c.TaskUser); err != nil {
 		return c, fmt.Errorf("%w: task user: %w", ErrConfig, err)

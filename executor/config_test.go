@@ -2,6 +2,7 @@ package executor
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -31,6 +32,14 @@ func TestConfig_Validate(t *testing.T) {
 		{"negative resend", func(c *Config) { c.ResendInterval = -1 }, false},
 		{"negative files token ttl", func(c *Config) { c.FilesTokenTTL = -time.Hour }, false},
 		{"portable", func(c *Config) { c.Isolation = runner.IsolationPortable }, true},
+		{"negative gc delay", func(c *Config) { c.GCDelay = -time.Hour }, false},
+		{"negative gc interval", func(c *Config) { c.GCInterval = -time.Second }, false},
+		{"negative gc threshold", func(c *Config) { c.GCDiskThreshold = -0.5 }, false},
+		{"gc threshold over 1", func(c *Config) { c.GCDiskThreshold = 1.01 }, false},
+		{"gc threshold NaN", func(c *Config) { c.GCDiskThreshold = math.NaN() }, false},
+		{"gc threshold 1", func(c *Config) { c.GCDiskThreshold = 1 }, true},
+		{"negative gc budget", func(c *Config) { c.GCDiskBudget = -1 }, false},
+		{"gc budget", func(c *Config) { c.GCDiskBudget = 10 << 30 }, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +63,15 @@ func TestConfig_WithDefaults(t *testing.T) {
 		c.SubjectPrefix != DefaultSubjectPrefix || c.ResendInterval != DefaultResendInterval || c.Logger == nil ||
 		c.FilesTokenTTL != DefaultFilesTokenTTL {
 		t.Fatalf("defaults not filled in: %+v", c)
+	}
+	if c.GCDelay != DefaultGCDelay || c.GCInterval != DefaultGCInterval || c.GCDiskThreshold != DefaultGCDiskThreshold ||
+		c.GCDiskBudget != 0 {
+		t.Fatalf("sandbox collector defaults not filled in: %+v", c)
+	}
+	// The delay follows the files token's lifetime unless set.
+	c3, _ := Config{NATSURLs: []string{"nats://x"}, WorkDir: "/tmp/x", FilesTokenTTL: 2 * time.Hour}.withDefaults()
+	if c3.GCDelay != 2*time.Hour {
+		t.Fatalf("gc delay %s with a files token ttl of 2h, want 2h", c3.GCDelay)
 	}
 	c2, _ := Config{NATSURLs: []string{"nats://x"}, WorkDir: "/tmp/x"}.withDefaults()
 	if c2.FilesToken == c.FilesToken {

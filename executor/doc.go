@@ -26,7 +26,8 @@
 //     never had is answered with LOST (task_unknown); a later launch of
 //     that task is ignored.
 //   - ShutdownFrameworkCommand: every task of the framework is killed
-//     (framework_removed).
+//     (framework_removed), and the framework is remembered gone, even
+//     with nothing of it running here (see Sandboxes).
 //   - AckCommand: the named status updates are stored by the master and
 //     need not be sent again.
 //   - CoflowPrioritiesCommand: the new order of the shuffle transfers
@@ -105,6 +106,23 @@
 // record holds the task's state and its queue together, and is one journal
 // entry, a final status is queued exactly once, however often the agent
 // restarts.
+//
+// # Sandboxes
+//
+// An ended task's sandbox stays for Config.GCDelay after its end (the
+// files token's lifetime by default), readable through the file server,
+// and is then removed with its shim's records (Mesos's --gc_delay). When
+// the work directory's file system is fuller than Config.GCDiskThreshold,
+// or the sandboxes larger than Config.GCDiskBudget, the ended sandboxes
+// of frameworks the agent was told are gone go earlier, oldest end first,
+// until back under; a framework that may still read its sandboxes keeps
+// them until their delay, and a running task's sandbox always stays. The
+// agent checks every Config.GCInterval, and after a task's end or a
+// framework's shutdown. The frameworks known gone are kept in
+// frameworks_gone.json across restarts; a restarted agent counts the
+// sandboxes it has no record of as ended when their shim's records last
+// changed. Removal follows no symbolic link and gets past directories a
+// task made unreadable (sandbox_gc_fs.go).
 //
 // # File server
 //

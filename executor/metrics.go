@@ -13,16 +13,19 @@ import (
 
 // agentCollector reports, at every scrape, the agent's view of itself:
 // whether it is registered, its resources in all and in use, its tasks by
-// state, and the status updates the master has not acknowledged.
+// state, the status updates the master has not acknowledged, and its
+// disk as the sandbox collector last saw it (gcCollector).
 type agentCollector struct {
 	a                                     *Agent
 	registered, resources, tasks, unacked *prometheus.Desc
+	gc                                    gcCollector
 }
 
 func (c *agentCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.registered, c.resources, c.tasks, c.unacked} {
 		ch <- d
 	}
+	c.gc.describe(ch)
 }
 
 func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
@@ -50,6 +53,7 @@ func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.tasks, prometheus.GaugeValue, float64(n), st)
 	}
 	ch <- prometheus.MustNewConstMetric(c.unacked, prometheus.GaugeValue, float64(unacked))
+	c.gc.collect(ch, c.a.gc.snapshot())
 }
 
 // metricsHandler serves the agent's metrics in the Prometheus text format,
@@ -69,6 +73,7 @@ func (a *Agent) metricsHandler() http.Handler {
 			[]string{"resource", "kind"}, nil),
 		tasks:   prometheus.NewDesc("allot_agent_tasks", "The agent's tasks, by state (recently ended ones included).", []string{"state"}, nil),
 		unacked: prometheus.NewDesc("allot_agent_status_updates_unacked", "Status updates the master has not acknowledged yet.", nil, nil),
+		gc:      newGCCollector(),
 	},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

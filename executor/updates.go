@@ -34,6 +34,7 @@ func (a *Agent) enqueueLocked(t *task, st protocol.TaskState, reason, msg string
 	level := t.log.Debug
 	if st.Terminal() {
 		level = t.log.Info
+		a.gc.nudge()
 	}
 	level("task status", "state", st, "reason", reason, "uuid", uuid)
 	a.tasks.persistLocked(t) // the flusher wakes the sender once it is on disk

@@ -68,9 +68,10 @@ func (l *leader) operatorTeardown(ctx context.Context, fw protocol.FrameworkID) 
 }
 
 // removeFramework removes a framework: its agents are told to shut its
-// tasks down and its offers are rescinded. Its own teardown call, the
-// operator's and the end of its failover timeout share it; an unknown
-// framework is refused (ErrUnknownFramework) and nothing changes.
+// tasks down (those where only its completed tasks ran too) and its
+// offers are rescinded. Its own teardown call, the operator's and the end
+// of its failover timeout share it; an unknown framework is refused
+// (ErrUnknownFramework) and nothing changes.
 func (l *leader) removeFramework(ctx context.Context, id protocol.FrameworkID) error {
 	if _, ok := l.view().Framework(id); !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, id)
@@ -80,13 +81,12 @@ func (l *leader) removeFramework(ctx context.Context, id protocol.FrameworkID) e
 		return err
 	}
 	if removed, ok := res.(state.RemoveFrameworkResult); ok {
-		agents := map[protocol.AgentID]bool{}
-		for _, t := range removed.Tasks {
-			if !t.Terminal() && !agents[t.AgentID] {
-				agents[t.AgentID] = true
-				l.sendAgent(t.AgentID, protocol.MsgShutdownFrameworkCommand, protocol.ShutdownFrameworkCommand{FrameworkID: id})
-			}
+		// Its completed tasks' agents too (shutdown_resend.go).
+		var completed []*state.Task
+		if cf, ok := completedFramework(l.view(), id); ok {
+			completed = cf.Tasks
 		}
+		l.sendFrameworkShutdown(id, removed.Tasks, completed)
 	}
 	l.mu.Lock()
 	rescinds, err := l.alloc.RemoveFramework(id)

@@ -53,3 +53,59 @@ func TestMaster_NewLeaderResendsFrameworkShutdowns(t *testing.T) {
 	m.rebuildLeader() // the leader services start over, as on a new leader
 	waitShutdowns(2)
 }
+
+// TestMaster_TeardownTellsAgentsOfCompletedTasks: a removed framework's
+// shutdown reaches the agents where only its completed tasks ran, so that
+// they know nobody reads those tasks' sandboxes any more, and a new
+// leader tells them again.
+func TestMaster_TeardownTellsAgentsOfCompletedTasks(t *testing.T) {
+	t.Parallel()
+	m, nc := apiTestMaster(t, nil)
+	agent := registerTestAgent(t, nc)
+	cmdSubject, err := protocol.Subjects{Prefix: "allot"}.AgentCmd("", agent.AgentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shutdowns atomic.Int32
+	sub, err := nc.Subscribe(cmdSubject, func(msg *nats.Msg) {
+		if _, ok := decodeEvent[protocol.ShutdownFrameworkCommand](msg, protocol.MsgShutdownFrameworkCommand); ok {
+			shutdowns.Add(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	inbox := &offerInbox{}
+	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
+	launchOnFirstOffer(t, nc, fw.FrameworkID, inbox, agent.AgentID, "t1")
+	const uuid = protocol.StatusUUID("u-finished")
+	httpTestRequest(t, nc, viaBody, protocol.MsgStatusUpdateRequest, protocol.StatusUpdateRequest{
+		AgentID: agent.AgentID, Updates: []protocol.StatusUpdate{{UUID: uuid, Status: protocol.TaskStatus{
+			TaskID: "t1", FrameworkID: fw.FrameworkID, AgentID: agent.AgentID, State: protocol.TaskFinished, UUID: uuid}}},
+	}, nil)
+	testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+		httpTestRequest(t, nc, viaBody, protocol.MsgAcknowledgeRequest, protocol.AcknowledgeRequest{FrameworkID: fw.FrameworkID,
+			Acks: []protocol.Acknowledgement{{AgentID: agent.AgentID, TaskID: "t1", UUID: uuid}}}, nil)
+		if _, ok := m.View().Task(fw.FrameworkID, "t1"); ok {
+			return fmt.Errorf("t1 is not completed yet")
+		}
+		return nil
+	})
+	if n := len(m.View().CompletedTasks(fw.FrameworkID)); n != 1 {
+		t.Fatalf("%d completed tasks, want t1", n)
+	}
+	httpTestRequest(t, nc, viaBody, protocol.MsgTeardownRequest, protocol.TeardownRequest{FrameworkID: fw.FrameworkID}, nil)
+	waitShutdowns := func(n int32) {
+		t.Helper()
+		testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+			if got := shutdowns.Load(); got < n {
+				return fmt.Errorf("%d shutdown commands, want %d", got, n)
+			}
+			return nil
+		})
+	}
+	waitShutdowns(1)
+	m.rebuildLeader()
+	waitShutdowns(2)
+}

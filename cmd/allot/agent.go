@@ -43,6 +43,11 @@ type agentFlags struct {
 	ResendInterval time.Duration `json:"resend_interval"`
 	ShuffleSlots   int           `json:"shuffle_slots"`
 	LogLevel       string        `json:"log_level"`
+	// The sandbox collector (executor.Config.GCDelay and the others).
+	GCDelay         time.Duration `json:"gc_delay"`
+	GCInterval      time.Duration `json:"gc_interval"`
+	GCDiskThreshold float64       `json:"gc_disk_threshold"`
+	GCDiskBudget    byteSize      `json:"gc_disk_budget"`
 }
 
 // defaultAgentHTTP is where an agent's file server listens by default:
@@ -54,6 +59,7 @@ func agentCommand() *cobra.Command {
 		NATS: "nats://127.0.0.1:4222", SubjectPrefix: "allot", Isolation: string(runner.IsolationAuto),
 		HTTPAddr: defaultAgentHTTP, DefaultGrace: runner.DefaultGrace, ResendInterval: time.Second,
 		ShuffleSlots: executor.DefaultShuffleSlots, FilesTokenTTL: executor.DefaultFilesTokenTTL, LogLevel: "info",
+		GCInterval: executor.DefaultGCInterval, GCDiskThreshold: executor.DefaultGCDiskThreshold,
 	}
 	var configFile string
 	cmd := &cobra.Command{
@@ -118,6 +124,10 @@ Example:
 	fl.DurationVar(&f.DefaultGrace, "default-grace", f.DefaultGrace, "time between SIGTERM and SIGKILL when a task sets none")
 	fl.DurationVar(&f.ResendInterval, "resend-interval", f.ResendInterval, "resend unacknowledged status updates this often")
 	fl.IntVar(&f.ShuffleSlots, "shuffle-slots", f.ShuffleSlots, "shuffle transfers (file downloads naming a coflow) served at once; the others wait, in the order of the leader's coflow priorities")
+	fl.DurationVar(&f.GCDelay, "gc-delay", 0, "keep the sandbox of a task that ended this long (default: --files-token-ttl, 24h)")
+	fl.DurationVar(&f.GCInterval, "gc-interval", f.GCInterval, "check the sandboxes and the work dir's disk this often")
+	fl.Float64Var(&f.GCDiskThreshold, "gc-disk-threshold", f.GCDiskThreshold, "fraction of the work dir's file system used past which ended sandboxes of frameworks shut down are removed before --gc-delay (1: never)")
+	fl.Var(&f.GCDiskBudget, "gc-disk-budget", "bytes all sandboxes may take (10GB, 512MB, or bytes; 0: no budget) past which ended sandboxes of frameworks shut down are removed before --gc-delay")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error")
 	return cmd
 }
@@ -157,6 +167,7 @@ func (f agentFlags) config() (executor.Config, error) {
 		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, FilesTokenTTL: f.FilesTokenTTL,
 		TaskUser: f.TaskUser, DefaultGrace: f.DefaultGrace,
 		ResendInterval: f.ResendInterval, ShuffleSlots: f.ShuffleSlots,
+		GCDelay: f.GCDelay, GCInterval: f.GCInterval, GCDiskThreshold: f.GCDiskThreshold, GCDiskBudget: int64(f.GCDiskBudget),
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr}),
 	}
 	return cfg, cfg.Validate()

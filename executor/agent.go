@@ -120,7 +120,7 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task runner: %w", err)
 	}
-	shuffle := &shuffleServer{gate: newShuffleGate(cfg.ShuffleSlots), report: newShuffleReporter()}
+	shuffle := newShuffleServer(cfg)
 	fh, err := files.NewHandler(files.Config{
 		Root: filepath.Join(dir, sandboxDir), Token: cfg.FilesToken, Secret: cfg.FilesSecret, Shuffle: shuffle, Logger: log,
 	})

@@ -38,6 +38,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		go a.sendLoop(runCtx)
 		go a.shuffleReportLoop(runCtx)
 		go a.gcLoop(runCtx)
+		if p := a.shuffle.pacer; p != nil {
+			a.wg.Go(func() { p.run(runCtx) })
+		}
 		<-runCtx.Done()
 	}
 	stopped := ctx.Err() != nil

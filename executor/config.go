@@ -27,6 +27,8 @@ const (
 	// DefaultShuffleSlots is the number of shuffle transfers served at
 	// once when Config.ShuffleSlots is 0.
 	DefaultShuffleSlots = 2
+	// DefaultShuffleReportInterval is Config.ShuffleReportInterval's.
+	DefaultShuffleReportInterval = 100 * time.Millisecond
 	// DefaultFilesTokenTTL is how long a task's files token is valid when
 	// Config.FilesTokenTTL is 0.
 	DefaultFilesTokenTTL = 24 * time.Hour
@@ -144,6 +146,15 @@ type Config struct {
 	// wait, and are served in the order of the leader's latest coflow
 	// priorities (Philae), unranked ones last, each in arrival order.
 	ShuffleSlots int
+	// ShuffleEgress is the bytes a second the agent's shuffle transfers
+	// may send together (0, the default: unlimited). Under it, the port's
+	// bytes go to the transfers being served a chunk at a time, the
+	// best-ranked by the leader's coflow priorities first (shuffle_pacer.go).
+	ShuffleEgress int64
+	// ShuffleReportInterval is the least time between two reports of
+	// what the shuffle transfers sent, which go to the leader while they
+	// run (Aalo's δ; default 100ms).
+	ShuffleReportInterval time.Duration
 	// DefaultGrace is the time between SIGTERM and SIGKILL on a kill when
 	// the task sets no KillGracePeriod (default 3s).
 	DefaultGrace time.Duration
@@ -162,18 +173,19 @@ type Config struct {
 // NATSURLs (or NATSConn) remain to be set.
 func DefaultConfig() Config {
 	return Config{
-		SubjectPrefix:   DefaultSubjectPrefix,
-		Isolation:       runner.IsolationAuto,
-		HTTPAddr:        DefaultHTTPAddr,
-		DefaultGrace:    DefaultGrace,
-		ResendInterval:  DefaultResendInterval,
-		RequestTimeout:  DefaultRequestTimeout,
-		ShuffleSlots:    DefaultShuffleSlots,
-		FilesTokenTTL:   DefaultFilesTokenTTL,
-		GCDelay:         DefaultGCDelay,
-		GCInterval:      DefaultGCInterval,
-		GCDiskThreshold: DefaultGCDiskThreshold,
-		Version:         DefaultVersion,
+		SubjectPrefix:         DefaultSubjectPrefix,
+		Isolation:             runner.IsolationAuto,
+		HTTPAddr:              DefaultHTTPAddr,
+		DefaultGrace:          DefaultGrace,
+		ResendInterval:        DefaultResendInterval,
+		RequestTimeout:        DefaultRequestTimeout,
+		ShuffleSlots:          DefaultShuffleSlots,
+		ShuffleReportInterval: DefaultShuffleReportInterval,
+		FilesTokenTTL:         DefaultFilesTokenTTL,
+		GCDelay:               DefaultGCDelay,
+		GCInterval:            DefaultGCInterval,
+		GCDiskThreshold:       DefaultGCDiskThreshold,
+		Version:               DefaultVersion,
 	}
 }
 
@@ -222,12 +234,13 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: http advertise addr %q: %w", ErrConfig, c.HTTPAdvertiseAddr, err)
 		}
 	}
-	if c.ShuffleSlots < 0 {
-		return fmt.Errorf("%w: shuffle slots %d is negative", ErrConfig, c.ShuffleSlots)
+	if c.ShuffleSlots < 0 || c.ShuffleEgress < 0 {
+		return fmt.Errorf("%w: shuffle slots %d, egress %d: negative", ErrConfig, c.ShuffleSlots, c.ShuffleEgress)
 	}
 	for name, d := range map[string]time.Duration{
 		"default grace": c.DefaultGrace, "resend interval": c.ResendInterval, "request timeout": c.RequestTimeout,
 		"files token ttl": c.FilesTokenTTL, "gc delay": c.GCDelay, "gc interval": c.GCInterval,
+		"shuffle report interval": c.ShuffleReportInterval,
 	} {
 		if d < 0 {
 			return fmt.Errorf("%w: %s is negative", ErrConfig, name)
@@ -267,6 +280,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ShuffleSlots == 0 {
 		c.ShuffleSlots = d.ShuffleSlots
+	}
+	if c.ShuffleReportInterval == 0 {
+		c.ShuffleReportInterval = d.ShuffleReportInterval
 	}
 	if c.FilesTokenTTL == 0 {
 		c.FilesTokenTTL = d.FilesTokenTTL

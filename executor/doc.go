@@ -138,7 +138,10 @@
 // wait and are served in the order of the leader's latest
 // CoflowPrioritiesCommand (a flow's own rank, else its coflow's; unranked
 // transfers last; arrival order among equals). A command older than the
-// last one applied, by its epoch, is dropped. After transfers end, the
-// agent reports each flow's totals (bytes sent, transfers completed) to
-// the leader in a CoflowReportRequest.
+// last one applied, by its epoch, is dropped. With Config.ShuffleEgress the
+// transfers being served share that many bytes a second, a chunk at a
+// time, the best-ranked first. While transfers run and as they end, at
+// most every Config.ShuffleReportInterval, the agent reports each flow's
+// totals (bytes sent, transfers completed) to the leader in a
+// CoflowReportRequest.
 package executor

@@ -46,7 +46,10 @@ type TaskSummary struct {
 	Reason      string               `json:"reason,omitempty"`
 	Message     string               `json:"message,omitempty"`
 	ExitCode    *int                 `json:"exit_code,omitempty"`
-	Resources   protocol.Resources   `json:"resources"`
+	// MemPeakMiB is, once the task ended, the most memory its processes
+	// were seen to hold (protocol.TaskStatus.MemPeakMiB).
+	MemPeakMiB int64              `json:"mem_peak_mib,omitempty"`
+	Resources  protocol.Resources `json:"resources"`
 	// Sandbox is the task's directory under the file server's root: its
 	// files are at /v1/files/...?path=<sandbox>/<file>. Empty for a task
 	// refused before it got one.
@@ -144,14 +147,14 @@ func (a *Agent) State() StateResponse {
 		}
 		if t.rec.Latest != nil {
 			st := t.rec.Latest.Status
-			ts.Reason, ts.Message, ts.ExitCode = st.Reason, st.Message, st.ExitCode
+			ts.Reason, ts.Message, ts.ExitCode, ts.MemPeakMiB = st.Reason, st.Message, st.ExitCode, st.MemPeakMiB
 		}
 		s.Tasks = append(s.Tasks, ts)
 	}
 	for k, e := range a.tasks.ended {
 		ts := TaskSummary{
 			FrameworkID: k.fw, TaskID: k.id, State: e.status.State, Reason: e.status.Reason,
-			Message: e.status.Message, ExitCode: e.status.ExitCode,
+			Message: e.status.Message, ExitCode: e.status.ExitCode, MemPeakMiB: e.status.MemPeakMiB,
 		}
 		if e.sandbox {
 			ts.Sandbox = e.name

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/protocol"
@@ -15,8 +16,10 @@ import (
 // grants the waiting ones in the order of the leader's latest coflow
 // priorities (Philae). Bounding the transfers is what makes the order
 // matter: with every transfer running at once, the network, not the
-// agent, would share the link among the coflows. shuffle_report.go
-// reports what the transfers sent.
+// agent, would share the link among the coflows. With an egress rate
+// (Config.ShuffleEgress) the pacer (shuffle_pacer.go) also shares the
+// port's bytes among the transfers being served, by the same order.
+// shuffle_report.go reports what the transfers sent, as they send it.
 
 // shuffleGate grants slots to transfers in rank order. It knows nothing
 // of NATS or HTTP, so it can be tested alone.
@@ -133,6 +136,13 @@ func (g *shuffleGate) stop() {
 	g.waiting = nil
 }
 
+// rank returns t's rank, and false for an unranked transfer.
+func (g *shuffleGate) rank(t files.Transfer) (int, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.rankLocked(t)
+}
+
 // rankLocked returns t's rank, and false for an unranked transfer.
 func (g *shuffleGate) rankLocked(t files.Transfer) (int, bool) {
 	if r, ok := g.exact[t]; ok {
@@ -147,13 +157,19 @@ func (g *shuffleGate) rankLocked(t files.Transfer) (int, bool) {
 func (g *shuffleGate) beforeLocked(a, b *gateWaiter) bool {
 	ra, oka := g.rankLocked(a.t)
 	rb, okb := g.rankLocked(b.t)
+	return rankedBefore(ra, oka, a.seq, rb, okb, b.seq)
+}
+
+// rankedBefore orders two transfers by their ranks (ok set for a ranked
+// one) and arrivals: ranked before unranked, then by rank, then by arrival.
+func rankedBefore(ra int, oka bool, seqA uint64, rb int, okb bool, seqB uint64) bool {
 	switch {
 	case oka != okb:
 		return oka
 	case oka && ra != rb:
 		return ra < rb
 	}
-	return a.seq < b.seq
+	return seqA < seqB
 }
 
 // grantLocked gives the free slots to the best waiters.
@@ -195,28 +211,66 @@ func (g *shuffleGate) queue() []files.Transfer {
 }
 
 // shuffleServer is the agent's files.Shuffle: the gate orders the
-// transfers and the reporter tells the leader what they sent.
+// transfers, the pacer (nil when the egress is unlimited) shares the
+// egress among them, and the reporter tells the leader what they sent.
 type shuffleServer struct {
-	gate   *shuffleGate
-	report *shuffleReporter
+	gate    *shuffleGate
+	pacer   *egressPacer
+	report  *shuffleReporter
+	arrived atomic.Uint64
 }
 
 var _ files.Shuffle = (*shuffleServer)(nil)
 
-func (s *shuffleServer) Acquire(ctx context.Context, t files.Transfer) (func(int64, bool), error) {
+func newShuffleServer(cfg Config) *shuffleServer {
+	s := &shuffleServer{gate: newShuffleGate(cfg.ShuffleSlots), report: newShuffleReporter()}
+	if cfg.ShuffleEgress > 0 {
+		s.pacer = newEgressPacer(float64(cfg.ShuffleEgress), s.gate.rank)
+	}
+	return s
+}
+
+func (s *shuffleServer) Acquire(ctx context.Context, t files.Transfer) (files.Flow, error) {
+	seq := s.arrived.Add(1)
 	release, err := s.gate.acquire(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	var once sync.Once
-	return func(bytes int64, ok bool) {
-		once.Do(func() {
-			// Recorded before the slot is freed, so that progress is
-			// reported in the order the transfers ended.
-			s.report.record(t, bytes, ok)
-			release()
-		})
-	}, nil
+	if s.pacer != nil {
+		s.pacer.open(t, seq)
+	}
+	return &shuffleFlow{s: s, t: t, seq: seq, release: release}, nil
+}
+
+// shuffleFlow is one transfer being served.
+type shuffleFlow struct {
+	s       *shuffleServer
+	t       files.Transfer
+	seq     uint64
+	release func()
+	once    sync.Once
+}
+
+func (f *shuffleFlow) Pace(ctx context.Context, n int) error {
+	if f.s.pacer == nil {
+		return nil
+	}
+	return f.s.pacer.wait(ctx, f.t, f.seq, n)
+}
+
+// Sent adds the bytes to the flow's progress, reported while it runs.
+func (f *shuffleFlow) Sent(n int64) { f.s.report.progress(f.t, n) }
+
+func (f *shuffleFlow) Done(_ int64, ok bool) {
+	f.once.Do(func() {
+		// Recorded before the slot is freed, so that progress is
+		// reported in the order the transfers ended.
+		f.s.report.ended(f.t, ok)
+		if f.s.pacer != nil {
+			f.s.pacer.close(f.seq)
+		}
+		f.release()
+	})
 }
 
 // applyCoflowPriorities applies a CoflowPrioritiesCommand to the gate,

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/allot-project/allot/executor/files"
@@ -138,4 +139,51 @@ func TestAgent_ShuffleTransfersReportedAndOrdered(t *testing.T) {
 	if hi > lo {
 		t.Fatalf("reported %+v: low before high", flows)
 	}
+}
+
+// TestAgent_ShuffleProgressReportedInFlight: with the egress capped, the
+// agent reports what a transfer has sent while it runs (Aalo learns a
+// coflow's size from these), before the transfer ends, and then its total.
+func TestAgent_ShuffleProgressReportedInFlight(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 1})
+	l := newFakeMaster(t, c)
+	cfg := testConfig(t, c, t.TempDir())
+	cfg.SubjectPrefix = "fake"
+	cfg.ShuffleEgress = 4 << 20 // 3 MiB take 0.75 s
+	a := startAgent(t, cfg)
+	dir := filepath.Join(a.SandboxRoot(), "fw-s_map-0")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := strings.Repeat("0123456789abcdef", 3<<16)
+	if err := os.WriteFile(filepath.Join(dir, "part-0"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ended atomic.Bool
+	result := make(chan error, 1)
+	go func() {
+		code, body, err := shuffleGet(a, "fw-s_map-0/part-0", "big", "ag-dst")
+		ended.Store(true)
+		if err == nil && (code != http.StatusOK || body != data) {
+			err = fmt.Errorf("got %d, %d bytes", code, len(body))
+		}
+		result <- err
+	}()
+	testutilWaitFor(t, func() error {
+		for _, f := range l.flows() {
+			if f.CoflowID == "big" && f.BytesSent > 0 && f.BytesSent < int64(len(data)) && f.Transfers == 0 {
+				return nil
+			}
+		}
+		return fmt.Errorf("no report of the transfer in flight among %+v", l.flows())
+	})
+	if ended.Load() {
+		t.Fatal("the transfer had ended when its progress in flight was seen")
+	}
+	if err := <-result; err != nil {
+		t.Fatal(err)
+	}
+	l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: "big", Src: "ag-fake-1", Dst: "ag-dst",
+		BytesSent: int64(len(data)), Transfers: 1})
 }

@@ -13,7 +13,9 @@ import (
 
 // This file holds the shuffle progress reports: what the agent has sent
 // of each flow (framework, coflow, dst), in total, goes to the leader
-// after transfers end (Philae samples pilot flows from these). One
+// while transfers run and once they end, at most every
+// Config.ShuffleReportInterval (Aalo learns a coflow's size from these in
+// flight; Philae samples pilot flows from them). One
 // goroutine sends them; a report carries every flow changed since the
 // last one that got through, so reports that pile up while the leader is
 // away coalesce into one.
@@ -59,8 +61,20 @@ func newShuffleReporter() *shuffleReporter {
 	return &shuffleReporter{flows: map[files.Transfer]*flowStat{}, wake: make(chan struct{}, 1)}
 }
 
-// record adds an ended transfer to its flow's totals and wakes the
-// sender: its bytes always, and the transfer itself when it completed.
+// progress adds bytes a transfer sent to its flow's totals, and wakes
+// the sender.
+func (r *shuffleReporter) progress(t files.Transfer, bytes int64) { r.record(t, bytes, false) }
+
+// ended counts a transfer that completed in its flow's totals, and wakes
+// the sender; its bytes were counted as it sent them.
+func (r *shuffleReporter) ended(t files.Transfer, ok bool) {
+	if ok {
+		r.record(t, 0, true)
+	}
+}
+
+// record adds bytes to a flow's totals, and a completed transfer when ok,
+// and wakes the sender.
 func (r *shuffleReporter) record(t files.Transfer, bytes int64, ok bool) {
 	now := time.Now()
 	r.mu.Lock()
@@ -168,13 +182,16 @@ func (r *shuffleReporter) reported(reports []flowReport) {
 	}
 }
 
-// shuffleReportLoop sends the flows' progress after transfers end, and
-// now and then forgets flows long reported.
+// shuffleReportLoop sends the flows' progress as transfers send and end,
+// at most every Config.ShuffleReportInterval, and now and then forgets
+// flows long reported.
 func (a *Agent) shuffleReportLoop(ctx context.Context) {
 	defer a.wg.Done()
 	r := a.shuffle.report
 	tick := time.NewTicker(shufflePruneEvery)
 	defer tick.Stop()
+	gap := time.NewTimer(0)
+	defer gap.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -184,6 +201,13 @@ func (a *Agent) shuffleReportLoop(ctx context.Context) {
 			r.prune(now)
 		}
 		a.sendShuffleReports(ctx)
+		// What changes meanwhile waits in r.wake for the next report.
+		gap.Reset(a.cfg.ShuffleReportInterval)
+		select {
+		case <-ctx.Done():
+			return
+		case <-gap.C:
+		}
 	}
 }
 

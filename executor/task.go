@@ -47,6 +47,10 @@ type task struct {
 	inflight bool
 	lastSent time.Time
 	solo     bool
+	// memPeak is the most memory, in bytes, the task's processes were
+	// seen to hold, once it ended (runner.Exit.MemPeak); its terminal
+	// status carries it.
+	memPeak int64
 	// healthy is the latest health-check result reported (health.go); nil
 	// until one is.
 	healthy *bool
@@ -109,6 +113,9 @@ func newStatus(t *task, agent protocol.AgentID, st protocol.TaskState, reason, m
 	if t.healthy != nil && !st.Terminal() {
 		h := *t.healthy
 		status.Healthy = &h
+	}
+	if st.Terminal() && t.memPeak > 0 {
+		status.MemPeakMiB = (t.memPeak + 1<<20 - 1) >> 20
 	}
 	return status
 }

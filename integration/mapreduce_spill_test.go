@@ -25,6 +25,7 @@ type mapReduceReport struct {
 				Spills       int   `json:"spills"`
 				SpilledBytes int64 `json:"spilled_bytes"`
 				PeakRSS      int64 `json:"peak_rss_bytes"`
+				AgentPeak    int64 `json:"agent_peak_memory_bytes"`
 				MemoryLimit  int64 `json:"memory_limit_bytes"`
 			} `json:"counters"`
 		} `json:"stages"`
@@ -48,7 +49,8 @@ func readMapReduceReport(t *testing.T, path string) mapReduceReport {
 // each with tasks of 24 MiB, which a map can only manage by spilling its
 // output to disk: both jobs verify, no task attempt failed (the agents
 // kill a task over its memory and report it FAILED), every task's peak
-// resident memory, as it reported it, stayed within its request, and the
+// memory stayed within its request, both as the task reported its own
+// and as its agent measured it and reported it in its final status, and the
 // outputs are in the output directory with _SUCCESS, one file per
 // reducer. The worker is built without the race detector, whose shadow
 // memory would count against the tasks' memory.
@@ -82,6 +84,9 @@ func TestMapReduce_SpillsWithinMemory(t *testing.T) {
 			c := st.Counters
 			if c.PeakRSS == 0 || c.MemoryLimit != 24<<20 || c.PeakRSS > c.MemoryLimit {
 				t.Errorf("job %s %s: peak memory %d bytes of a request of %d", j.ID, st.Name, c.PeakRSS, c.MemoryLimit)
+			}
+			if c.AgentPeak == 0 || c.AgentPeak > c.MemoryLimit {
+				t.Errorf("job %s %s: the agents report a peak of %d bytes, of a request of %d", j.ID, st.Name, c.AgentPeak, c.MemoryLimit)
 			}
 		}
 		dir := filepath.Join(out, j.ID)

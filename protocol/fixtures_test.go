@@ -64,7 +64,7 @@ func sampleStatus() TaskStatus {
 	return TaskStatus{
 		TaskID: "t-1", FrameworkID: "fw-1", AgentID: "ag-1", State: TaskFailed,
 		Reason: ReasonCommandFailed, Message: "exit 2", ExitCode: ptr(2),
-		Timestamp: 1_700_000_000_000_000_000, UUID: "st-1", Healthy: ptr(false),
+		Timestamp: 1_700_000_000_000_000_000, UUID: "st-1", Healthy: ptr(false), MemPeakMiB: 61,
 	}
 }
 

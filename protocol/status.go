@@ -140,6 +140,10 @@ type TaskStatus struct {
 	UUID StatusUUID `msgpack:"uuid,omitempty" json:"uuid,omitempty"`
 	// Healthy is the latest health-check result, when the task has one.
 	Healthy *bool `msgpack:"healthy,omitempty" json:"healthy,omitempty"`
+	// MemPeakMiB is, in a terminal status the agent sends, the most
+	// resident memory the task's processes were seen to hold together
+	// (sampled while it ran, rounded up; 0 when not known).
+	MemPeakMiB int64 `msgpack:"mempk,omitempty" json:"mem_peak_mib,omitempty"`
 }
 
 // Validate checks IDs, state and text sizes.
@@ -163,6 +167,9 @@ func (s TaskStatus) Validate() error {
 		return err
 	}
 	if err := checkNonNegative("timestamp", s.Timestamp); err != nil {
+		return err
+	}
+	if err := checkNonNegative("mem_peak_mib", s.MemPeakMiB); err != nil {
 		return err
 	}
 	return checkOptionalID("uuid", s.UUID)

@@ -167,6 +167,11 @@ func agentValidateCases() []validateCase {
 			r.Updates[0].Status.Message = strings.Repeat("x", MaxTextLen+1)
 			return r
 		}(), ErrInvalidArgument},
+		{"status negative memory peak", func() validator {
+			r := sample[StatusUpdateRequest](MsgStatusUpdateRequest)
+			r.Updates[0].Status.MemPeakMiB = -1
+			return r
+		}(), ErrInvalidArgument},
 		{"coflow report negative", CoflowReportRequest{AgentID: "ag-1", Flows: []FlowProgress{{CoflowID: "c", Src: "a", Dst: "b", BytesSent: -1}}}, ErrInvalidArgument},
 		{"launch empty", LaunchCommand{FrameworkID: "fw-1"}, ErrInvalidArgument},
 		{"launch group mismatch", LaunchGroupCommand{FrameworkID: "fw-1", GroupID: "g-9", Tasks: []TaskInfo{sampleTask("t-1")}}, ErrInvalidArgument},

@@ -42,6 +42,7 @@ type agentFlags struct {
 	DefaultGrace   time.Duration `json:"default_grace"`
 	ResendInterval time.Duration `json:"resend_interval"`
 	ShuffleSlots   int           `json:"shuffle_slots"`
+	ShuffleEgress  byteSize      `json:"shuffle_egress"`
 	LogLevel       string        `json:"log_level"`
 	// The sandbox collector (executor.Config.GCDelay and the others).
 	GCDelay         time.Duration `json:"gc_delay"`
@@ -124,6 +125,7 @@ Example:
 	fl.DurationVar(&f.DefaultGrace, "default-grace", f.DefaultGrace, "time between SIGTERM and SIGKILL when a task sets none")
 	fl.DurationVar(&f.ResendInterval, "resend-interval", f.ResendInterval, "resend unacknowledged status updates this often")
 	fl.IntVar(&f.ShuffleSlots, "shuffle-slots", f.ShuffleSlots, "shuffle transfers (file downloads naming a coflow) served at once; the others wait, in the order of the leader's coflow priorities")
+	fl.Var(&f.ShuffleEgress, "shuffle-egress", "bytes a second the shuffle transfers may send together (100MB, or bytes; 0: unlimited), shared a chunk at a time in the order of the leader's coflow priorities")
 	fl.DurationVar(&f.GCDelay, "gc-delay", 0, "keep the sandbox of a task that ended this long (default: --files-token-ttl, 24h)")
 	fl.DurationVar(&f.GCInterval, "gc-interval", f.GCInterval, "check the sandboxes and the work dir's disk this often")
 	fl.Float64Var(&f.GCDiskThreshold, "gc-disk-threshold", f.GCDiskThreshold, "fraction of the work dir's file system used past which ended sandboxes of frameworks shut down are removed before --gc-delay (1: never)")
@@ -166,7 +168,7 @@ func (f agentFlags) config() (executor.Config, error) {
 		Hostname: f.Hostname, Resources: res, Attributes: attrs, Devices: devices, Isolation: runner.Isolation(f.Isolation),
 		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, FilesTokenTTL: f.FilesTokenTTL,
 		TaskUser: f.TaskUser, DefaultGrace: f.DefaultGrace,
-		ResendInterval: f.ResendInterval, ShuffleSlots: f.ShuffleSlots,
+		ResendInterval: f.ResendInterval, ShuffleSlots: f.ShuffleSlots, ShuffleEgress: int64(f.ShuffleEgress),
 		GCDelay: f.GCDelay, GCInterval: f.GCInterval, GCDiskThreshold: f.GCDiskThreshold, GCDiskBudget: int64(f.GCDiskBudget),
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr}),
 	}

@@ -55,13 +55,13 @@ func TestAgentFlags_Config(t *testing.T) {
 	f := agentFlags{NATS: "nats://a:4222, nats://b:4222", SubjectPrefix: "allot", WorkDir: t.TempDir(),
 		Hostname: "h1", Resources: "cpus=2000,mem=1024", Attributes: "rack=r1", Isolation: "portable",
 		HTTPAddr: "127.0.0.1:0", LogLevel: "info", NATSCA: "ca.pem", NATSCert: "c.pem", NATSKey: "k.pem",
-		GCDelay: time.Hour, GCInterval: time.Second, GCDiskThreshold: 0.8, GCDiskBudget: 10 << 30}
+		GCDelay: time.Hour, GCInterval: time.Second, GCDiskThreshold: 0.8, GCDiskBudget: 10 << 30, ShuffleEgress: 100 << 20}
 	cfg, err := f.config()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cfg.NATSURLs) != 2 || cfg.Resources.Scalar(protocol.ResCPUs) != 2000 || cfg.Attributes["rack"].Text != "r1" ||
-		cfg.NATSCA != "ca.pem" || cfg.NATSCert != "c.pem" || cfg.NATSKey != "k.pem" {
+		cfg.NATSCA != "ca.pem" || cfg.NATSCert != "c.pem" || cfg.NATSKey != "k.pem" || cfg.ShuffleEgress != 100<<20 {
 		t.Errorf("got %+v", cfg)
 	}
 	if cfg.GCDelay != time.Hour || cfg.GCInterval != time.Second || cfg.GCDiskThreshold != 0.8 || cfg.GCDiskBudget != 10<<30 {

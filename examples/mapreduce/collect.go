@@ -8,7 +8,8 @@ import (
 )
 
 // collectCounters reads the counters of the latest finished attempt of
-// every task of job j from its sandbox, and sums them by stage.
+// every task of job j from its sandbox, and sums them by stage, with the
+// peak memory the tasks' agents reported.
 func collectCounters(ctx context.Context, j *runJob, f *roleFramework, files *fileClient) ([]stageReport, error) {
 	var out []stageReport
 	for _, st := range f.prog.stageTimes(j.spec.ID) {
@@ -26,6 +27,7 @@ func collectCounters(ctx context.Context, j *runJob, f *roleFramework, files *fi
 			if err != nil {
 				return out, fmt.Errorf("%s %d: counters: %w", st.Name, i, err)
 			}
+			c.AgentPeak = fin.memPeak
 			rep.Counters.add(c)
 		}
 		out = append(out, rep)

@@ -35,9 +35,13 @@ type taskCounters struct {
 	Shuffle *shuffleStats `json:"shuffle,omitempty"`
 	// PeakRSS is the most resident memory the task's process held (0
 	// where the system does not say); MemoryLimit its memory request.
-	PeakRSS     int64   `json:"peak_rss_bytes"`
-	MemoryLimit int64   `json:"memory_limit_bytes"`
-	Seconds     float64 `json:"seconds"`
+	PeakRSS     int64 `json:"peak_rss_bytes"`
+	MemoryLimit int64 `json:"memory_limit_bytes"`
+	// AgentPeak is the most memory the task's processes held as its agent
+	// measured it and reported it in the task's final status (whole MiB,
+	// rounded up; 0 when the agent did not say). The framework fills it.
+	AgentPeak int64   `json:"agent_peak_memory_bytes"`
+	Seconds   float64 `json:"seconds"`
 }
 
 // finish records the task's time and peak memory, and writes the
@@ -70,6 +74,7 @@ func (c *taskCounters) add(o taskCounters) {
 		c.Shuffle.RemoteBytes += o.Shuffle.RemoteBytes
 	}
 	c.PeakRSS = max(c.PeakRSS, o.PeakRSS)
+	c.AgentPeak = max(c.AgentPeak, o.AgentPeak)
 	c.MemoryLimit = max(c.MemoryLimit, o.MemoryLimit)
 	c.Seconds += o.Seconds
 }

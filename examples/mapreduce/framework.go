@@ -76,6 +76,9 @@ type finished struct {
 	task    protocol.TaskID
 	agent   protocol.AgentID
 	addr    string
+	// memPeak is the most memory, in bytes, its agent saw it hold (0
+	// when the agent did not say).
+	memPeak int64
 }
 
 // runJob is a job of the run and its input.
@@ -157,7 +160,7 @@ func (f *roleFramework) finished(st protocol.TaskStatus) {
 	prev, seen := f.done[key]
 	addr := f.addrs[st.AgentID]
 	if !seen || attempt > prev.attempt && addr != "" {
-		f.done[key] = finished{attempt: attempt, task: st.TaskID, agent: st.AgentID, addr: addr}
+		f.done[key] = finished{attempt: attempt, task: st.TaskID, agent: st.AgentID, addr: addr, memPeak: st.MemPeakMiB << 20}
 	}
 	f.mu.Unlock()
 	if !seen {

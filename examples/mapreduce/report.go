@@ -69,9 +69,10 @@ func (r jobReport) String() string {
 	}
 	for _, st := range r.stages {
 		c := st.Counters
-		fmt.Fprintf(&b, "  %s: %s in %s; in %d records (%s), out %d records (%s); %d spills (%s); peak memory %s of %s\n",
+		fmt.Fprintf(&b, "  %s: %s in %s; in %d records (%s), out %d records (%s); %d spills (%s); peak memory %s (agents: %s) of %s\n",
 			st.Name, plural(st.Tasks, "task"), st.Time.Round(time.Millisecond), c.RecordsIn, formatSize(c.BytesIn),
-			c.RecordsOut, formatSize(c.BytesOut), c.Spills, formatSize(c.SpilledBytes), formatSize(c.PeakRSS), formatSize(c.MemoryLimit))
+			c.RecordsOut, formatSize(c.BytesOut), c.Spills, formatSize(c.SpilledBytes), formatSize(c.PeakRSS),
+			formatSize(c.AgentPeak), formatSize(c.MemoryLimit))
 	}
 	sh := r.shuffle()
 	fmt.Fprintf(&b, "  shuffle: %d partition files, %d from other agents (%s of %s); maps ran on %s\n",

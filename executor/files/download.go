@@ -27,7 +27,7 @@ func (h *handler) serveDownload(w http.ResponseWriter, r *http.Request) *apiErro
 	if t == nil {
 		return h.sendFile(w, r, name)
 	}
-	done, err := h.shuffle.Acquire(r.Context(), *t)
+	flow, err := h.shuffle.Acquire(r.Context(), *t)
 	switch {
 	case err == nil:
 	case r.Context().Err() != nil:
@@ -37,12 +37,12 @@ func (h *handler) serveDownload(w http.ResponseWriter, r *http.Request) *apiErro
 	default:
 		return internalError("wait for a shuffle slot", err)
 	}
-	cw := &countingWriter{ResponseWriter: w}
+	cw := &countingWriter{ResponseWriter: w, ctx: r.Context(), flow: flow}
 	ok := false
 	// Deferred, so that even a panicking handler gives its slot back. A
 	// refusal is written by the caller, after this: it carries none of
 	// the file either way.
-	defer func() { done(cw.n, ok) }()
+	defer func() { flow.Done(cw.n, ok) }()
 	e = h.sendFile(cw, r, name)
 	ok = e == nil && cw.complete()
 	return e

@@ -12,16 +12,32 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// Shuffle orders shuffle transfers: downloads that name a coflow. The
-// handler calls Acquire before it serves such a download and the done
-// function it returns once the download has ended, whatever its outcome.
+// Shuffle orders and paces shuffle transfers: downloads that name a
+// coflow. The handler calls Acquire before it serves such a download,
+// then the Flow's Pace before each chunk of its body and Sent after it,
+// and Done once the download has ended, whatever its outcome.
 type Shuffle interface {
 	// Acquire waits for the transfer's turn. It fails when ctx ends
-	// first, or when the shuffle server stops (ErrShuffleStopped); done
-	// reports the end of the transfer with the bytes sent and whether it
-	// completed, and must be called exactly once after a nil error.
-	Acquire(ctx context.Context, t Transfer) (done func(bytes int64, ok bool), err error)
+	// first, or when the shuffle server stops (ErrShuffleStopped).
+	Acquire(ctx context.Context, t Transfer) (Flow, error)
 }
+
+// Flow is a transfer the Shuffle let start.
+type Flow interface {
+	// Pace waits until the next n bytes may be sent: the port's share
+	// that is the transfer's. It fails when ctx ends first or the
+	// shuffle server stops.
+	Pace(ctx context.Context, n int) error
+	// Sent reports n more bytes written to the client, as they go.
+	Sent(n int64)
+	// Done reports the end of the transfer with the bytes sent and
+	// whether it completed; exactly once.
+	Done(bytes int64, ok bool)
+}
+
+// paceChunk is the most body bytes written between two Pace calls: the
+// grain at which transfers share a port and report progress.
+const paceChunk = 256 << 10
 
 // Transfer is one shuffle download: the framework whose sandbox it reads,
 // the coflow it belongs to, and the agent of the task fetching it.
@@ -83,11 +99,14 @@ func truncateParam(s string) string {
 	return s[:n] + "..."
 }
 
-// countingWriter counts the body bytes a response carried and remembers
-// its status and whether a write failed, so the shuffle learns how much
-// of a transfer reached the client.
+// countingWriter writes a shuffle transfer's body in chunks its Flow
+// paces, counts the bytes the response carried and tells the Flow as they
+// go, and remembers the response's status and whether a write failed, so
+// the shuffle learns how much of a transfer reached the client.
 type countingWriter struct {
 	http.ResponseWriter
+	ctx    context.Context
+	flow   Flow
 	status int
 	n      int64
 	err    error
@@ -104,16 +123,25 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK
 	}
-	n, err := c.ResponseWriter.Write(p)
-	c.n += int64(n)
-	if err != nil && c.err == nil {
-		c.err = err
+	written := 0
+	for written < len(p) {
+		k := min(paceChunk, len(p)-written)
+		if err := c.flow.Pace(c.ctx, k); err != nil {
+			return written, c.fail(err)
+		}
+		n, err := c.ResponseWriter.Write(p[written : written+k])
+		c.sent(int64(n))
+		written += n
+		if err != nil {
+			return written, c.fail(err)
+		}
 	}
-	return n, err
+	return written, nil
 }
 
 // ReadFrom keeps the server's sendfile path, which http.ServeContent takes
-// through io.CopyN, when the underlying writer has one.
+// through io.CopyN, when the underlying writer has one: each chunk is read
+// through a limit on the file itself, which the server still recognizes.
 func (c *countingWriter) ReadFrom(src io.Reader) (int64, error) {
 	rf, ok := c.ResponseWriter.(io.ReaderFrom)
 	if !ok {
@@ -122,12 +150,55 @@ func (c *countingWriter) ReadFrom(src io.Reader) (int64, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK
 	}
-	n, err := rf.ReadFrom(src)
-	c.n += n
-	if err != nil && c.err == nil {
+	var total int64
+	for {
+		chunk, account := limitChunk(src, paceChunk)
+		if chunk == nil {
+			return total, nil
+		}
+		if err := c.flow.Pace(c.ctx, int(chunk.N)); err != nil {
+			return total, c.fail(err)
+		}
+		want := chunk.N
+		n, err := rf.ReadFrom(chunk)
+		account(n)
+		c.sent(n)
+		total += n
+		if err != nil {
+			return total, c.fail(err)
+		}
+		if n < want {
+			return total, nil // the end of src
+		}
+	}
+}
+
+// limitChunk returns a reader of at most n bytes of src, nil when src is
+// a limit already reached, and the function that takes what was read of
+// the chunk off src's own limit. A chunk of a limited file is a limit on
+// the file itself, so that the server's sendfile path still sees a file.
+func limitChunk(src io.Reader, n int64) (*io.LimitedReader, func(int64)) {
+	if lr, ok := src.(*io.LimitedReader); ok {
+		if lr.N <= 0 {
+			return nil, nil
+		}
+		return &io.LimitedReader{R: lr.R, N: min(n, lr.N)}, func(read int64) { lr.N -= read }
+	}
+	return &io.LimitedReader{R: src, N: n}, func(int64) {}
+}
+
+func (c *countingWriter) sent(n int64) {
+	if n > 0 {
+		c.n += n
+		c.flow.Sent(n)
+	}
+}
+
+func (c *countingWriter) fail(err error) error {
+	if c.err == nil {
 		c.err = err
 	}
-	return n, err
+	return err
 }
 
 // Unwrap lets http.ResponseController reach the server's writer.

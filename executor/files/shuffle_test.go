@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,12 +30,13 @@ type fakeShuffle struct {
 
 	mu       sync.Mutex
 	acquired []Transfer
+	paces    int
 	ended    chan doneCall
 }
 
 func newFakeShuffle() *fakeShuffle { return &fakeShuffle{ended: make(chan doneCall, 16)} }
 
-func (s *fakeShuffle) Acquire(ctx context.Context, t Transfer) (func(int64, bool), error) {
+func (s *fakeShuffle) Acquire(ctx context.Context, t Transfer) (Flow, error) {
 	s.mu.Lock()
 	s.acquired = append(s.acquired, t)
 	s.mu.Unlock()
@@ -45,10 +47,40 @@ func (s *fakeShuffle) Acquire(ctx context.Context, t Transfer) (func(int64, bool
 	if s.err != nil {
 		return nil, s.err
 	}
-	var once sync.Once
-	return func(n int64, ok bool) {
-		once.Do(func() { s.ended <- doneCall{t, n, ok} })
-	}, nil
+	return &fakeFlow{s: s, t: t}, nil
+}
+
+// fakeFlow paces nothing; it sums what it is told was sent, and reports
+// an end whose bytes disagree with that sum as -1 bytes.
+type fakeFlow struct {
+	s     *fakeShuffle
+	t     Transfer
+	sent  int64
+	paced int64 // bytes asked for
+	once  sync.Once
+}
+
+func (f *fakeFlow) Pace(ctx context.Context, n int) error {
+	if n <= 0 || n > paceChunk {
+		return fmt.Errorf("pace %d bytes, want 1 to %d", n, paceChunk)
+	}
+	if f.sent != f.paced {
+		return fmt.Errorf("pace asked after %d bytes granted but %d sent", f.paced, f.sent)
+	}
+	f.paced += int64(n)
+	f.s.mu.Lock()
+	f.s.paces++
+	f.s.mu.Unlock()
+	return ctx.Err()
+}
+
+func (f *fakeFlow) Sent(n int64) { f.sent += n }
+
+func (f *fakeFlow) Done(n int64, ok bool) {
+	if n != f.sent {
+		n = -1
+	}
+	f.once.Do(func() { f.s.ended <- doneCall{f.t, n, ok} })
 }
 
 func (s *fakeShuffle) transfers() []Transfer {
@@ -123,6 +155,28 @@ func TestShuffle_DownloadIsGatedAndCounted(t *testing.T) {
 		t.Fatalf("framework token: got end %+v, want framework fw_x", d)
 	}
 	s.noMoreEnds(t)
+}
+
+// TestShuffle_DownloadIsPacedByChunks: a download's body goes out a chunk
+// at a time, each paced before it is written and counted after.
+func TestShuffle_DownloadIsPacedByChunks(t *testing.T) {
+	t.Parallel()
+	s := newFakeShuffle()
+	f := shuffleFixture(t, s)
+	data := strings.Repeat("x", 2*paceChunk+1000)
+	f.write("fw-1_map-0/part-0", data)
+	resp, body := f.get("download", url.Values{"path": {"fw-1_map-0/part-0"}, "coflow": {"c1"}, "dst": {"ag-2"}})
+	if resp.StatusCode != http.StatusOK || string(body) != data {
+		t.Fatalf("got %d, %d bytes; want 200 and the file", resp.StatusCode, len(body))
+	}
+	if d := s.next(t); d != (doneCall{Transfer{"fw-1", "c1", "ag-2"}, int64(len(data)), true}) {
+		t.Fatalf("got end %+v, want %d bytes, completed", d, len(data))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.paces < 3 || s.paces > 4 {
+		t.Fatalf("%d paces for %d bytes in chunks of %d, want 3 (4 with one at the end)", s.paces, len(data), paceChunk)
+	}
 }
 
 func TestShuffle_FailedTransfersAreNotComplete(t *testing.T) {

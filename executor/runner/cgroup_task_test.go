@@ -121,6 +121,14 @@ func TestTask_Limits_Cgroups(t *testing.T) {
 	}
 }
 
+// TestTask_MemPeak_Cgroups: under cgroups too, a task's exit carries
+// the most resident memory it held (not the cgroup's charge, which counts
+// the page cache).
+func TestTask_MemPeak_Cgroups(t *testing.T) {
+	t.Parallel()
+	checkMemPeak(t, cgroupRunner(t))
+}
+
 // TestTask_Cgroups_ShimKilled: when a task's supervisor dies, the runner
 // that finds the task again kills what its cgroup holds, a process that
 // left the task's process group included, and removes the cgroup. It

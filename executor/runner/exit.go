@@ -25,6 +25,10 @@ type Exit struct {
 	Message string `json:"message,omitempty"`
 	// EndedAt is when the end was observed.
 	EndedAt time.Time `json:"ended_at"`
+	// MemPeak is the most resident memory, in bytes, the task's
+	// processes were seen to hold, under every isolation
+	// (memWatch.memPeak); 0 when not known.
+	MemPeak int64 `json:"mem_peak,omitempty"`
 }
 
 // logCode is Code for a log line: the status, or -1 when the process did

@@ -112,6 +112,31 @@ func TestTask_MemoryLimit_Portable(t *testing.T) {
 	if _, err := fmt.Sscanf(e.Message, "memory %d MiB over limit %d MiB", &used, &limit); err != nil || limit != 64 || used <= 64 {
 		t.Fatalf("message %q: want memory N MiB over limit 64 MiB with N > 64", e.Message)
 	}
+	if e.MemPeak <= 64<<20 {
+		t.Fatalf("peak %d bytes, want over the 64 MiB the task was killed for", e.MemPeak)
+	}
+}
+
+// TestTask_MemPeak: a task's exit carries the most memory it held: at
+// least the 32 MiB it touched, within what it could have held.
+func TestTask_MemPeak(t *testing.T) {
+	t.Parallel()
+	checkMemPeak(t, newRunner(t, ""))
+}
+
+func checkMemPeak(t *testing.T, r *Runner) {
+	t.Helper()
+	s := Spec{
+		TaskID: "holder", Name: "holder", Command: protocol.CommandInfo{Value: os.Args[0]},
+		Env: map[string]string{envHelper: "hold"}, Limits: Limits{MemMiB: 512},
+	}
+	e := wait(t, start(t, r, s))
+	if code(e) != 0 {
+		t.Fatalf("got %+v, want exit 0", e)
+	}
+	if e.MemPeak < 32<<20 || e.MemPeak > 512<<20 {
+		t.Fatalf("peak %d bytes, want between the 32 MiB it touched and its 512 MiB limit", e.MemPeak)
+	}
 }
 
 // readPid reads a pid written by a task.

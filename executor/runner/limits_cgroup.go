@@ -81,6 +81,7 @@ type cgroupIso struct {
 	shim, pgid   int
 	mgr          *cgroup2.Manager
 	dir          *os.File
+	watch        *memWatch // for the peak; the kernel enforces the limit
 }
 
 func newCgroupIso(log hclog.Logger, sp shimSpec) *cgroupIso {
@@ -114,6 +115,7 @@ func (c *cgroupIso) prepare(cmd *exec.Cmd) error {
 func (c *cgroupIso) started(pid int) {
 	c.pgid = pid
 	c.dir.Close()
+	c.watch = startMemWatch(c.log, c.shim, pid, 0)
 }
 
 func (c *cgroupIso) overLimit() <-chan string { return nil }
@@ -127,13 +129,26 @@ func (c *cgroupIso) oomKilled() string {
 	if kills == 0 {
 		return ""
 	}
-	msg := fmt.Sprintf("memory over limit %d MiB: killed by the kernel (oom_kill %d)", c.limits.MemMiB, kills)
-	if peak, err := os.ReadFile(filepath.Join(c.mount, c.group, "memory.peak")); err == nil {
-		if n, err := strconv.ParseInt(string(bytes.TrimSpace(peak)), 10, 64); err == nil {
-			msg = fmt.Sprintf("memory %d MiB over limit %d MiB: killed by the kernel (oom_kill %d)", mibCeil(n), c.limits.MemMiB, kills)
-		}
+	if n := readCgroupBytes(filepath.Join(c.mount, c.group, "memory.peak")); n > 0 {
+		return fmt.Sprintf("memory %d MiB over limit %d MiB: killed by the kernel (oom_kill %d)", mibCeil(n), c.limits.MemMiB, kills)
 	}
-	return msg
+	return fmt.Sprintf("memory over limit %d MiB: killed by the kernel (oom_kill %d)", c.limits.MemMiB, kills)
+}
+
+func (c *cgroupIso) memPeak() int64 { return c.watch.memPeak() }
+
+// readCgroupBytes reads a cgroup file holding one count of bytes; 0 when
+// it cannot.
+func readCgroupBytes(path string) int64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(data)), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 func (c *cgroupIso) signal(sig syscall.Signal) { signalGroup(c.pgid, sig) }
@@ -146,6 +161,7 @@ func (c *cgroupIso) killAll() {
 }
 
 func (c *cgroupIso) cleanup() {
+	c.watch.halt()
 	if c.mgr == nil {
 		return
 	}

@@ -98,6 +98,7 @@ type cgroupV1Iso struct {
 	claimed  int
 	leftOnce sync.Once
 	leftErr  error
+	watch    *memWatch // for the peak; the kernel enforces the limit
 }
 
 func newCgroupV1Iso(log hclog.Logger, sp shimSpec) *cgroupV1Iso {
@@ -173,6 +174,7 @@ func (c *cgroupV1Iso) leave() error {
 
 func (c *cgroupV1Iso) started(pid int) {
 	c.pgid = pid
+	c.watch = startMemWatch(c.log, c.shim, pid, 0)
 	if err := c.leave(); err != nil {
 		c.log.Warn("cannot leave the task's cgroup", "error", err)
 	}
@@ -189,14 +191,13 @@ func (c *cgroupV1Iso) oomKilled() string {
 	if kills == 0 {
 		return ""
 	}
-	msg := fmt.Sprintf("memory over limit %d MiB: killed by the kernel (oom_kill %d)", c.limits.MemMiB, kills)
-	if peak, err := os.ReadFile(filepath.Join(c.dir(0), "memory.max_usage_in_bytes")); err == nil {
-		if n, err := strconv.ParseInt(string(bytes.TrimSpace(peak)), 10, 64); err == nil {
-			msg = fmt.Sprintf("memory %d MiB over limit %d MiB: killed by the kernel (oom_kill %d)", mibCeil(n), c.limits.MemMiB, kills)
-		}
+	if n := readCgroupBytes(filepath.Join(c.dir(0), "memory.max_usage_in_bytes")); n > 0 {
+		return fmt.Sprintf("memory %d MiB over limit %d MiB: killed by the kernel (oom_kill %d)", mibCeil(n), c.limits.MemMiB, kills)
 	}
-	return msg
+	return fmt.Sprintf("memory over limit %d MiB: killed by the kernel (oom_kill %d)", c.limits.MemMiB, kills)
 }
+
+func (c *cgroupV1Iso) memPeak() int64 { return c.watch.memPeak() }
 
 func (c *cgroupV1Iso) signal(sig syscall.Signal) { signalGroup(c.pgid, sig) }
 
@@ -209,6 +210,7 @@ func (c *cgroupV1Iso) killAll() {
 }
 
 func (c *cgroupV1Iso) cleanup() {
+	c.watch.halt()
 	if len(c.home) == 0 {
 		return // never prepared
 	}

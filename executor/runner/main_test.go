@@ -39,9 +39,20 @@ func TestMain(m *testing.M) {
 }
 
 // runHelper runs a task helper. "alloc" allocates and touches 4 MiB every
-// 10 ms, up to 1 GiB, then idles until killed.
+// 10 ms, up to 1 GiB, then idles until killed; "hold" allocates and
+// touches 32 MiB, holds it for 300 ms and exits 0.
 func runHelper(name string) int {
-	if name != "alloc" {
+	switch name {
+	case "alloc":
+	case "hold":
+		b := make([]byte, 32<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		time.Sleep(300 * time.Millisecond)
+		runtime.KeepAlive(b)
+		return 0
+	default:
 		return 2
 	}
 	var hold [][]byte

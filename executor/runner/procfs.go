@@ -63,6 +63,25 @@ func parseProcStat(pid int, data []byte) (procStat, error) {
 	return st, nil
 }
 
+// readPeakRSS returns a live process's peak resident memory since it last
+// executed a program (VmHWM in /proc/<pid>/status), in bytes.
+func readPeakRSS(pid int) (int64, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range bytes.Lines(data) {
+		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			kib, err := strconv.ParseInt(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(v), []byte("kB")))), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("proc %d: malformed VmHWM: %w", pid, err)
+			}
+			return kib << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("proc %d: no VmHWM", pid)
+}
+
 // procStart returns the start time of a live process.
 func procStart(pid int) (uint64, error) {
 	st, err := readProcStat(pid)

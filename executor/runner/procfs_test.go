@@ -4,13 +4,14 @@ package runner
 
 import (
 	"fmt"
-	"github.com/allot-project/allot/internal/testutil"
 	"os"
 	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/allot-project/allot/internal/testutil"
 )
 
 func TestParseProcStat(t *testing.T) {

@@ -131,6 +131,7 @@ func (s *shim) run() error {
 		s.log.Warn("task processes remain after the kill")
 	}
 	_ = cmd.Process.Release()
+	e.MemPeak = s.iso.memPeak()
 	s.iso.cleanup()
 	s.log.Info("task ended", "code", e.logCode(), "signal", e.Signal, "reason", e.Reason)
 	return writeJSONAtomic(control(s.ctl, exitFile), e)

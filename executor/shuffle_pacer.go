@@ -1,0 +1,201 @@
+package executor
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/allot-project/allot/executor/files"
+)
+
+// egressPacer shares the agent's shuffle egress (Config.ShuffleEgress
+// bytes a second) among the transfers being served, a chunk at a time, by
+// the leader's coflow priorities: the port sends one chunk at a time, at
+// its whole rate, and each chunk goes to the best-ranked transfer asking
+// for one (ranked before unranked, then by rank, then by the transfer's
+// arrival: FIFO inside a rank). A transfer that is not asking, because its
+// client reads slowly, leaves the port to the next: it is work-conserving.
+// This is the rate model of the leader's schedule (coflow.Rates) at one
+// egress port: strict priority, whole port to the first flow.
+type egressPacer struct {
+	rate float64 // bytes a second; > 0
+	rank func(files.Transfer) (int, bool)
+	wake chan struct{}
+
+	mu      sync.Mutex
+	waiting []*paceWaiter
+	// active are the transfers being served, by arrival: the port waits
+	// (up to paceHold) for the best of them between two of its chunks.
+	active  map[uint64]files.Transfer
+	stopped bool
+}
+
+// paceHold is how long the port, free, waits for the best-ranked transfer
+// being served to ask for its next chunk (it is writing its last one out)
+// before it gives the chunk to the best one waiting: without it, every
+// other chunk would go to whichever transfer happened to be waiting.
+const paceHold = 500 * time.Microsecond
+
+// paceWaiter is one chunk waiting for the port. ready is closed once it
+// is granted (granted set) or the pacer stopped (granted unset).
+type paceWaiter struct {
+	t       files.Transfer
+	seq     uint64 // the transfer's arrival
+	n       int
+	ready   chan struct{}
+	granted bool
+}
+
+func newEgressPacer(rate float64, rank func(files.Transfer) (int, bool)) *egressPacer {
+	return &egressPacer{rate: rate, rank: rank, wake: make(chan struct{}, 1), active: map[uint64]files.Transfer{}}
+}
+
+// open and close tell the pacer of a transfer (arrived seq) being served.
+func (p *egressPacer) open(t files.Transfer, seq uint64) {
+	p.mu.Lock()
+	p.active[seq] = t
+	p.mu.Unlock()
+}
+
+func (p *egressPacer) close(seq uint64) {
+	p.mu.Lock()
+	delete(p.active, seq)
+	p.mu.Unlock()
+	p.poke() // the port may be holding for it
+}
+
+func (p *egressPacer) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wait blocks until the port grants n bytes to transfer t (arrived seq).
+func (p *egressPacer) wait(ctx context.Context, t files.Transfer, seq uint64, n int) error {
+	w := &paceWaiter{t: t, seq: seq, n: n, ready: make(chan struct{})}
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return files.ErrShuffleStopped
+	}
+	p.waiting = append(p.waiting, w)
+	p.mu.Unlock()
+	p.poke()
+	select {
+	case <-w.ready:
+	case <-ctx.Done():
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if i := slices.Index(p.waiting, w); i >= 0 {
+			p.waiting = slices.Delete(p.waiting, i, i+1)
+		}
+		return ctx.Err()
+	}
+	if !w.granted {
+		return files.ErrShuffleStopped
+	}
+	return nil
+}
+
+// run grants chunks until ctx ends, then fails the waiting ones and every
+// later one. The port picks the best chunk waiting when it is free, sends
+// it for n/rate, and grants it at the end of that time: a grant means the
+// port has carried the chunk, so a transfer is done on paper when its last
+// grant returns, the port never sends faster than its rate, and an idle
+// port banks no credit.
+func (p *egressPacer) run(ctx context.Context) {
+	defer p.stop()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	held := false
+	for {
+		w, better := p.next(held)
+		if w == nil {
+			if better {
+				// A wake may be stale (a chunk asked for during the last
+				// one): only the hold's end lets a worse transfer have it.
+				timer.Reset(paceHold)
+				select {
+				case <-p.wake:
+				case <-timer.C:
+					held = true
+				case <-ctx.Done():
+					return
+				}
+				continue
+			}
+			select {
+			case <-p.wake:
+				continue
+			case <-ctx.Done():
+				return
+			}
+		}
+		held = false
+		timer.Reset(time.Duration(float64(w.n) / p.rate * float64(time.Second)))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			p.mu.Lock()
+			w.granted = false // fails as the waiting ones do
+			p.mu.Unlock()
+			close(w.ready)
+			return
+		}
+		close(w.ready)
+	}
+}
+
+// next takes the best waiting chunk off the line and marks it granted.
+// It returns nil when none waits, and also, unless held (the port has
+// waited for it already), when a transfer being served ranks before every
+// one waiting: better is then set, and the port holds for it.
+func (p *egressPacer) next(held bool) (w *paceWaiter, better bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	best := -1
+	for i, c := range p.waiting {
+		if best < 0 || p.beforeLocked(c.t, c.seq, p.waiting[best].t, p.waiting[best].seq) {
+			best = i
+		}
+	}
+	if !held {
+		for seq, t := range p.active {
+			if best < 0 || p.beforeLocked(t, seq, p.waiting[best].t, p.waiting[best].seq) {
+				if best < 0 || !p.isWaitingLocked(seq) {
+					return nil, true
+				}
+			}
+		}
+	}
+	if best < 0 {
+		return nil, false
+	}
+	w = p.waiting[best]
+	p.waiting = slices.Delete(p.waiting, best, best+1)
+	w.granted = true
+	return w, false
+}
+
+// beforeLocked orders transfers as the gate does (rankedBefore).
+func (p *egressPacer) beforeLocked(a files.Transfer, aSeq uint64, b files.Transfer, bSeq uint64) bool {
+	ra, oka := p.rank(a)
+	rb, okb := p.rank(b)
+	return rankedBefore(ra, oka, aSeq, rb, okb, bSeq)
+}
+
+func (p *egressPacer) isWaitingLocked(seq uint64) bool {
+	return slices.ContainsFunc(p.waiting, func(w *paceWaiter) bool { return w.seq == seq })
+}
+
+func (p *egressPacer) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopped = true
+	for _, w := range p.waiting {
+		close(w.ready)
+	}
+	p.waiting = nil
+}

@@ -34,7 +34,9 @@ queue-growth or skew (keep coflows whose largest flow is more than V times
 their smallest).
 
 Derived traces: --first N, --skew K, --wide T, --mantri SEED, --replicate N; --synthetic N
-draws N coflows from the trace's coflows onto --ports ports (Poisson arrivals).
+draws N coflows from the trace's coflows onto --ports ports (Poisson arrivals); --fold N
+maps the ports onto N (port mod N, a coflow's flows between two ports merged), with
+--fold-bytes and --fold-time scaling every size and arrival, for a testbed of N agents.
 
 Examples (docs/coflow.md has their results):
   allot sim coflow --trace sim/coflowsim/testdata/FB2010-1Hr-150-0.txt --compare philae,aalo,sebf,scf,fifo,fair
@@ -47,8 +49,8 @@ type simCoflowOptions struct {
 	cfg                                           coflowsim.Config
 	synth                                         coflowsim.SynthOptions
 	tracePath, compare, sweep, policy, writeTrace string
-	firstQueueMB, gbps, skew                      float64
-	wide, replicate, synthetic, first             int
+	firstQueueMB, gbps, skew, foldBytes, foldTime float64
+	wide, replicate, synthetic, first, fold       int
 	mantri                                        uint64
 	asJSON, invert                                bool
 }
@@ -99,6 +101,9 @@ func (o *simCoflowOptions) addFlags(cmd *cobra.Command) {
 	fl.IntVar(&o.synth.Ports, "ports", o.synth.Ports, "--synthetic: ports of the fabric")
 	fl.Float64Var(&o.synth.Load, "load", o.synth.Load, "--synthetic: arrival rate over FB2010's (one coflow per 6.9 s)")
 	fl.Uint64Var(&o.synth.Seed, "seed", o.synth.Seed, "--synthetic: seed")
+	fl.IntVar(&o.fold, "fold", 0, "map the ports onto N (port mod N, a coflow's flows between two ports merged), last of the derivations (0: none)")
+	fl.Float64Var(&o.foldBytes, "fold-bytes", 1, "with --fold: multiply every flow's bytes by this")
+	fl.Float64Var(&o.foldTime, "fold-time", 1, "with --fold: multiply every arrival by this")
 	fl.StringVar(&o.writeTrace, "write-trace", "", "write the (derived) trace to this file instead of simulating")
 }
 
@@ -196,6 +201,11 @@ func (o *simCoflowOptions) trace(stdin io.Reader) (*coflowsim.Trace, error) {
 	}
 	if o.replicate > 1 {
 		tr = coflowsim.Replicate(tr, o.replicate)
+	}
+	if o.fold > 0 {
+		if tr, err = coflowsim.Fold(tr, o.fold, o.foldBytes, o.foldTime); err != nil {
+			return nil, err
+		}
 	}
 	if len(tr.Coflows) == 0 {
 		return nil, fmt.Errorf("the trace has no coflow left to simulate")

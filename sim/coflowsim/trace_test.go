@@ -3,6 +3,7 @@ package coflowsim
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -189,5 +190,54 @@ func TestDerivedTraces(t *testing.T) {
 	}
 	if _, err := Synthesize(tr, SynthOptions{Coflows: 0, Ports: 150, MeanArrivalMs: 1, Load: 1}); !errors.Is(err, ErrBadSimulation) {
 		t.Errorf("no coflows: got %v, want ErrBadSimulation", err)
+	}
+}
+
+// TestFold: FB2010 folded onto 8 ports keeps every coflow, with at most
+// 64 flows each, all on the 8 ports, its bytes scaled (up to a byte a
+// flow), its arrival scaled, and it survives the per-flow format.
+func TestFold(t *testing.T) {
+	t.Parallel()
+	tr := fb2010(t)
+	f, err := Fold(tr, 8, 1e-3, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Ports != 8 || len(f.Coflows) != len(tr.Coflows) {
+		t.Fatalf("%d ports, %d coflows; want 8 and %d", f.Ports, len(f.Coflows), len(tr.Coflows))
+	}
+	for i, c := range f.Coflows {
+		o := tr.Coflows[i]
+		if len(c.Flows) > 64 || len(c.Flows) > len(o.Flows) {
+			t.Fatalf("coflow %s: %d flows from %d", c.ID, len(c.Flows), len(o.Flows))
+		}
+		want := float64(o.Bytes()) * 1e-3
+		if got := float64(c.Bytes()); math.Abs(got-want) > float64(len(c.Flows)) {
+			t.Fatalf("coflow %s: %g bytes, want %g", c.ID, got, want)
+		}
+		if d := c.ArrivalMs - (o.ArrivalMs+5)/10; d < -1 || d > 1 {
+			t.Fatalf("coflow %s: arrival %d ms from %d", c.ID, c.ArrivalMs, o.ArrivalMs)
+		}
+		for _, fl := range c.Flows {
+			if fl.Src >= 8 || fl.Dst >= 8 || fl.Bytes < 1 {
+				t.Fatalf("coflow %s: flow %+v", c.ID, fl)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteTrace(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Coflows[100].Flows, f.Coflows[100].Flows) {
+		t.Fatalf("per-flow round trip: %+v, want %+v", back.Coflows[100].Flows, f.Coflows[100].Flows)
+	}
+	for _, bad := range [][3]float64{{0, 1, 1}, {8, 0, 1}, {8, 1, -1}, {8, math.NaN(), 1}} {
+		if _, err := Fold(tr, int(bad[0]), bad[1], bad[2]); !errors.Is(err, ErrBadSimulation) {
+			t.Errorf("fold %v: got %v, want ErrBadSimulation", bad, err)
+		}
 	}
 }

@@ -13,12 +13,14 @@ import (
 
 // agentCollector reports, at every scrape, the agent's view of itself:
 // whether it is registered, its resources in all and in use, its tasks by
-// state, the status updates the master has not acknowledged, and its
-// disk as the sandbox collector last saw it (gcCollector).
+// state, the status updates the master has not acknowledged, its disk as
+// the sandbox collector last saw it (gcCollector), and what its shuffle
+// transfers sent (shuffleCollector).
 type agentCollector struct {
 	a                                     *Agent
 	registered, resources, tasks, unacked *prometheus.Desc
 	gc                                    gcCollector
+	shuffle                               shuffleCollector
 }
 
 func (c *agentCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -26,6 +28,7 @@ func (c *agentCollector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d
 	}
 	c.gc.describe(ch)
+	c.shuffle.describe(ch)
 }
 
 func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
@@ -54,6 +57,7 @@ func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.unacked, prometheus.GaugeValue, float64(unacked))
 	c.gc.collect(ch, c.a.gc.snapshot())
+	c.shuffle.collect(ch, &c.a.shuffle.counters)
 }
 
 // metricsHandler serves the agent's metrics in the Prometheus text format,
@@ -74,6 +78,7 @@ func (a *Agent) metricsHandler() http.Handler {
 		tasks:   prometheus.NewDesc("allot_agent_tasks", "The agent's tasks, by state (recently ended ones included).", []string{"state"}, nil),
 		unacked: prometheus.NewDesc("allot_agent_status_updates_unacked", "Status updates the master has not acknowledged yet.", nil, nil),
 		gc:      newGCCollector(),
+		shuffle: newShuffleCollector(),
 	},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/protocol"
@@ -214,10 +215,11 @@ func (g *shuffleGate) queue() []files.Transfer {
 // transfers, the pacer (nil when the egress is unlimited) shares the
 // egress among them, and the reporter tells the leader what they sent.
 type shuffleServer struct {
-	gate    *shuffleGate
-	pacer   *egressPacer
-	report  *shuffleReporter
-	arrived atomic.Uint64
+	gate     *shuffleGate
+	pacer    *egressPacer
+	report   *shuffleReporter
+	arrived  atomic.Uint64
+	counters shuffleCounters
 }
 
 var _ files.Shuffle = (*shuffleServer)(nil)
@@ -255,11 +257,20 @@ func (f *shuffleFlow) Pace(ctx context.Context, n int) error {
 	if f.s.pacer == nil {
 		return nil
 	}
-	return f.s.pacer.wait(ctx, f.t, f.seq, n)
+	start := time.Now()
+	err := f.s.pacer.wait(ctx, f.t, f.seq, n)
+	f.s.counters.waitedNs.Add(int64(time.Since(start)))
+	if err == nil {
+		f.s.counters.paced.Add(int64(n))
+	}
+	return err
 }
 
 // Sent adds the bytes to the flow's progress, reported while it runs.
-func (f *shuffleFlow) Sent(n int64) { f.s.report.progress(f.t, n) }
+func (f *shuffleFlow) Sent(n int64) {
+	f.s.counters.sent.Add(n)
+	f.s.report.progress(f.t, n)
+}
 
 func (f *shuffleFlow) Done(_ int64, ok bool) {
 	f.once.Do(func() {

@@ -1,0 +1,72 @@
+package integration
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/allot-project/allot/executor"
+	"github.com/allot-project/allot/internal/testcluster"
+	"github.com/allot-project/allot/internal/testcluster/executors"
+	"github.com/allot-project/allot/protocol"
+)
+
+// TestMapReduce_PacedShuffle runs a word count and a sort on agents whose
+// shuffle egress is capped: the outputs still verify, and every byte the
+// reducers fetched from an agent went through its egress port.
+func TestMapReduce_PacedShuffle(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 1})
+	var agents []*executors.Executor
+	for i := range 3 {
+		agents = append(agents, executors.New(t, c, executors.Options{
+			Hostname:  fmt.Sprint("paced-", i),
+			Resources: protocol.Scalars(map[string]int64{protocol.ResCPUs: 2000, protocol.ResMem: 1024}),
+			Configure: func(cfg *executor.Config) { cfg.ShuffleEgress = 16 << 20 },
+		}))
+	}
+	r := startMapReduce(t, c, "--jobs", "wordcount:1MB@analytics,sort:1MB@batch",
+		"--maps", "4", "--reducers", "2", "--cpus", "1000", "--mem", "64")
+	checkVerified(t, r.wait(t), "wordcount-1", "sort-2")
+	var sentAll int64
+	for _, a := range agents {
+		sent := agentCounter(t, a, "allot_agent_shuffle_sent_bytes_total")
+		paced := agentCounter(t, a, "allot_agent_shuffle_paced_bytes_total")
+		if paced < sent {
+			t.Errorf("agent %s: %d shuffle bytes sent, %d through the egress port", a.ID(), sent, paced)
+		}
+		sentAll += sent
+	}
+	t.Logf("the agents' shuffle sent %d bytes", sentAll)
+	if sentAll < 1<<20 {
+		t.Errorf("the agents' shuffle sent %d bytes in all, want at least the sort's 1 MB", sentAll)
+	}
+}
+
+// agentCounter reads a counter without labels from an agent's /metrics.
+func agentCounter(t *testing.T, a *executors.Executor, name string) int64 {
+	t.Helper()
+	resp, err := http.Get("http://" + a.Agent().HTTPAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range strings.Lines(string(body)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", l, err)
+			}
+			return int64(f)
+		}
+	}
+	t.Fatalf("agent %s: no %s in its metrics", a.ID(), name)
+	return 0
+}

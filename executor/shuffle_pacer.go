@@ -14,7 +14,9 @@ import (
 // the leader's coflow priorities: the port sends one chunk at a time, at
 // its whole rate, and each chunk goes to the best-ranked transfer asking
 // for one (ranked before unranked, then by rank, then by the transfer's
-// arrival: FIFO inside a rank). A transfer that is not asking, because its
+// arrival: FIFO inside a rank). Transfers the leader did not rank share
+// what is left round-robin, a chunk each, as the network would share it
+// among them. A transfer that is not asking, because its
 // client reads slowly, leaves the port to the next: it is work-conserving.
 // This is the rate model of the leader's schedule (coflow.Rates) at one
 // egress port: strict priority, whole port to the first flow.
@@ -27,8 +29,12 @@ type egressPacer struct {
 	waiting []*paceWaiter
 	// active are the transfers being served, by arrival: the port waits
 	// (up to paceHold) for the best of them between two of its chunks.
-	active  map[uint64]files.Transfer
-	stopped bool
+	active map[uint64]files.Transfer
+	// lastGrant numbers each active transfer's latest chunk, for the
+	// round-robin of the unranked ones.
+	lastGrant map[uint64]uint64
+	grants    uint64
+	stopped   bool
 }
 
 // paceHold is how long the port, free, waits for the best-ranked transfer
@@ -48,7 +54,8 @@ type paceWaiter struct {
 }
 
 func newEgressPacer(rate float64, rank func(files.Transfer) (int, bool)) *egressPacer {
-	return &egressPacer{rate: rate, rank: rank, wake: make(chan struct{}, 1), active: map[uint64]files.Transfer{}}
+	return &egressPacer{rate: rate, rank: rank, wake: make(chan struct{}, 1),
+		active: map[uint64]files.Transfer{}, lastGrant: map[uint64]uint64{}}
 }
 
 // open and close tell the pacer of a transfer (arrived seq) being served.
@@ -61,6 +68,7 @@ func (p *egressPacer) open(t files.Transfer, seq uint64) {
 func (p *egressPacer) close(seq uint64) {
 	p.mu.Lock()
 	delete(p.active, seq)
+	delete(p.lastGrant, seq)
 	p.mu.Unlock()
 	p.poke() // the port may be holding for it
 }
@@ -176,13 +184,23 @@ func (p *egressPacer) next(held bool) (w *paceWaiter, better bool) {
 	w = p.waiting[best]
 	p.waiting = slices.Delete(p.waiting, best, best+1)
 	w.granted = true
+	p.grants++
+	if _, ok := p.active[w.seq]; ok {
+		p.lastGrant[w.seq] = p.grants
+	}
 	return w, false
 }
 
-// beforeLocked orders transfers as the gate does (rankedBefore).
+// beforeLocked orders transfers as the gate does (rankedBefore), except
+// that of two unranked ones the one served longer ago goes first.
 func (p *egressPacer) beforeLocked(a files.Transfer, aSeq uint64, b files.Transfer, bSeq uint64) bool {
 	ra, oka := p.rank(a)
 	rb, okb := p.rank(b)
+	if !oka && !okb {
+		if ga, gb := p.lastGrant[aSeq], p.lastGrant[bSeq]; ga != gb {
+			return ga < gb
+		}
+	}
 	return rankedBefore(ra, oka, aSeq, rb, okb, bSeq)
 }
 

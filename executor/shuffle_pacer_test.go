@@ -128,6 +128,21 @@ func TestEgressPacer_FIFOInsideARank(t *testing.T) {
 	})
 }
 
+// TestEgressPacer_UnrankedShareRoundRobin: two transfers the leader did
+// not rank share the port a chunk each: 1 MiB each through 1 MiB/s, both
+// end at about 2 s (first come, first served would end one at 1 s).
+func TestEgressPacer_UnrankedShareRoundRobin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var sends []paceSend
+		for i, dst := range []string{"one", "two"} {
+			sends = append(sends, paceSend{name: dst, t: files.Transfer{Framework: "fw", Coflow: "c", Dst: dst},
+				after: time.Duration(i) * time.Millisecond, size: 1 << 20, chunk: 64 << 10})
+		}
+		end := runPaced(t, 1<<20, nil, sends...)
+		checkEnds(t, end, map[string]time.Duration{"one": 2 * time.Second, "two": 2 * time.Second})
+	})
+}
+
 // TestEgressPacer_Stop: when the agent stops, a transfer waiting for the
 // port fails with ErrShuffleStopped, and so does a later one.
 func TestEgressPacer_Stop(t *testing.T) {

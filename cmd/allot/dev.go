@@ -30,6 +30,10 @@ type devFlags struct {
 	RaftPort       int
 	Isolation      string
 	LogLevel       string
+	// The coflow testbed's knobs (docs/coflow.md).
+	CoflowScheduler    string
+	AgentShuffleSlots  int
+	AgentShuffleEgress byteSize
 }
 
 // defaultDevDataDir is stable across runs, so a second `allot dev`
@@ -99,6 +103,9 @@ on --http-port+10+N-1, master N's Raft on --raft-port+N-1; 0 picks free ports.`,
 	fl.IntVar(&f.RaftPort, "raft-port", f.RaftPort, "first master's Raft port; the others follow (0: free ports)")
 	fl.StringVar(&f.Isolation, "isolation", f.Isolation, "agents' task limits: auto (cgroups, v2 or v1, when usable), cgroups, portable")
 	fl.StringVar(&f.LogLevel, "log-level", f.LogLevel, "trace, debug, info, warn or error (logs go to stderr)")
+	fl.StringVar(&f.CoflowScheduler, "coflow-scheduler", "", "the masters' coflow scheduler (allot master --coflow-scheduler; default philae)")
+	fl.IntVar(&f.AgentShuffleSlots, "agent-shuffle-slots", 0, "each agent's --shuffle-slots (default 2)")
+	fl.Var(&f.AgentShuffleEgress, "agent-shuffle-egress", "each agent's --shuffle-egress, bytes a second (16MB; default unlimited)")
 	return cmd
 }
 
@@ -109,6 +116,7 @@ func (f devFlags) config(cmd *cobra.Command) (devcluster.Config, error) {
 	cfg.DataDir, cfg.Masters, cfg.Agents = f.DataDir, f.Masters, f.Agents
 	cfg.NATSPort, cfg.HTTPPort, cfg.RaftPort = f.NATSPort, f.HTTPPort, f.RaftPort
 	cfg.Isolation = runner.Isolation(f.Isolation)
+	cfg.CoflowScheduler, cfg.AgentShuffleSlots, cfg.AgentShuffleEgress = f.CoflowScheduler, f.AgentShuffleSlots, int64(f.AgentShuffleEgress)
 	level := hclog.LevelFromString(f.LogLevel)
 	if level == hclog.NoLevel {
 		return cfg, fmt.Errorf("--log-level: unknown level %q", f.LogLevel)

@@ -190,6 +190,9 @@ func (c *Cluster) masterConfig(ml MasterLayout, peers []raftstore.Peer) master.C
 	mc.Credentials = c.layout.Credentials.Frameworks
 	mc.AgentCredentials = c.layout.Credentials.Agents
 	mc.OperatorToken = c.layout.Credentials.OperatorToken
+	if c.cfg.CoflowScheduler != "" {
+		mc.CoflowScheduler = c.cfg.CoflowScheduler
+	}
 	mc.Logger = c.cfg.Logger
 	return mc
 }
@@ -209,6 +212,10 @@ func (c *Cluster) agentConfig(al AgentLayout) executor.Config {
 		ec.Isolation = c.cfg.Isolation
 	}
 	ec.Shim, ec.ShimEnv = c.cfg.AgentShim, c.cfg.AgentShimEnv
+	if c.cfg.AgentShuffleSlots > 0 {
+		ec.ShuffleSlots = c.cfg.AgentShuffleSlots
+	}
+	ec.ShuffleEgress = c.cfg.AgentShuffleEgress
 	ec.HTTPAddr = al.HTTPAddr
 	ec.FilesSecret = c.layout.FilesSecret
 	ec.Logger = c.cfg.Logger.Named(al.Name)

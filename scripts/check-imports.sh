@@ -64,7 +64,8 @@ only-ours        | internal/simagent                 | natsclient protocol
 only-ours        | internal/testcluster              | internal executor master natsauth natsclient protocol raftstore
 only-ours        | internal/devcluster               | executor master natsauth protocol raftstore
 only-ours        | internal/loadgen                  | framework internal/simagent master/api natsclient protocol
-only-ours        | cmd/allot                         | coflow executor framework internal/devcluster internal/loadgen jobrunner jobs master natsauth offers protocol sim
+only-ours        | internal/coflowbench              | framework internal/devcluster protocol sim/coflowsim
+only-ours        | cmd/allot                         | coflow executor framework internal/coflowbench internal/devcluster internal/loadgen jobrunner jobs master natsauth offers protocol sim
 only-ours        | integration                       | -
 only-ours        | scripts                           | -
 never-imported   | cmd/* examples/* integration scripts |

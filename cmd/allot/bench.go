@@ -17,7 +17,7 @@ func benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure a cluster on this machine under load",
 	}
-	cmd.AddCommand(benchLoadCommand(), benchAgentsCommand())
+	cmd.AddCommand(benchLoadCommand(), benchAgentsCommand(), benchCoflowCommand())
 	return cmd
 }
 

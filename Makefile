@@ -28,7 +28,7 @@ FUZZPKGS ?= ./...
 # The packages that hold Fuzz targets, for the short CI run.
 FUZZSMOKEPKGS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 
-.PHONY: all help build examples demo mapreduce-large bench-mapreduce real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-jobs bench-smoke fuzz fuzz-smoke test-long faults mutate ui-screenshots clean
+.PHONY: all help build examples demo mapreduce-large bench-mapreduce bench-coflow real-cluster test check fmt-check vet staticcheck tools imports filesize refs tidy-check bench bench-jobs bench-smoke fuzz fuzz-smoke test-long faults mutate ui-screenshots clean
 
 all: build
 
@@ -42,6 +42,7 @@ help:
 	@echo 'make bench-smoke every benchmark once, at small sizes (CI)'
 	@echo 'make mapreduce-large the MapReduce example on SIZE=$(SIZE) with its defaults on allot dev, verified, each task within its memory'
 	@echo 'make bench-mapreduce the MapReduce example on 90 MB beside a single-process baseline (sort | uniq -c, GNU sort)'
+	@echo 'make bench-coflow the coflow testbed: FB2010 replayed as real transfers between 8 agents under philae, aalo, fifo and uncoordinated, beside the simulator (5 min)'
 	@echo 'make bench-jobs the job runner: a service of N=1000 instances to RUNNING on allot dev'
 	@echo 'make fuzz-smoke every Fuzz target for 5 s (CI)'
 	@echo 'make test-long  the long property tests and the 100-job disk budget run (ALLOT_LONG=1; CI)'
@@ -66,6 +67,11 @@ mapreduce-large: build examples
 
 bench-mapreduce: build examples
 	@SIZE=90MB scripts/mapreduce-bench.sh
+
+# The coflow testbed: FB2010 folded onto 8 agents, replayed as real
+# transfers under each policy beside the simulator (docs/coflow.md).
+bench-coflow: build
+	bin/allot bench coflow --trace sim/coflowsim/testdata/FB2010-1Hr-150-0.txt
 
 real-cluster: build examples
 	@scripts/real-cluster.sh

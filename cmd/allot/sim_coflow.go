@@ -52,7 +52,7 @@ type simCoflowOptions struct {
 	firstQueueMB, gbps, skew, foldBytes, foldTime float64
 	wide, replicate, synthetic, first, fold       int
 	mantri                                        uint64
-	asJSON, invert                                bool
+	asJSON, invert, egressOnly                    bool
 }
 
 func simCoflowCommand() *cobra.Command {
@@ -104,6 +104,8 @@ func (o *simCoflowOptions) addFlags(cmd *cobra.Command) {
 	fl.IntVar(&o.fold, "fold", 0, "map the ports onto N (port mod N, a coflow's flows between two ports merged), last of the derivations (0: none)")
 	fl.Float64Var(&o.foldBytes, "fold-bytes", 1, "with --fold: multiply every flow's bytes by this")
 	fl.Float64Var(&o.foldTime, "fold-time", 1, "with --fold: multiply every arrival by this")
+	fl.BoolVar(&o.cfg.OrderOnly, "order-only", false, "drop sebf's and fifo's rate caps: flows go in the decision's order at what their ports have left, as allot's agents serve it")
+	fl.BoolVar(&o.egressOnly, "egress-only", false, "give every flow a receiving port of its own: only the senders' ports are shared (allot bench coflow's fabric)")
 	fl.StringVar(&o.writeTrace, "write-trace", "", "write the (derived) trace to this file instead of simulating")
 }
 
@@ -206,6 +208,9 @@ func (o *simCoflowOptions) trace(stdin io.Reader) (*coflowsim.Trace, error) {
 		if tr, err = coflowsim.Fold(tr, o.fold, o.foldBytes, o.foldTime); err != nil {
 			return nil, err
 		}
+	}
+	if o.egressOnly {
+		tr = coflowsim.EgressOnly(tr)
 	}
 	if len(tr.Coflows) == 0 {
 		return nil, fmt.Errorf("the trace has no coflow left to simulate")

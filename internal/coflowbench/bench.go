@@ -33,7 +33,7 @@ type Config struct {
 	Policies []string
 	// Egress and Ingress are every agent's port capacities, bytes a
 	// second: Egress its shuffle egress (--shuffle-egress), Ingress what
-	// the receivers on it take in (0: the Egress).
+	// the receivers on it take in (0: no limit).
 	Egress, Ingress int64
 	// Slots is every agent's --shuffle-slots: enough for every transfer
 	// to be served at once, so that the port's pacing orders them.
@@ -72,9 +72,6 @@ type PolicyRun struct {
 func Run(ctx context.Context, cfg Config) ([]PolicyRun, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if cfg.Ingress == 0 {
-		cfg.Ingress = cfg.Egress
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()

@@ -9,7 +9,8 @@ import (
 // ingress is a receiving agent's port: the downloads into it share rate
 // bytes a second, a read at a time, in the order they ask. The testbed's
 // receivers are this process, so it caps what each emulated receiver
-// takes in; the senders' agents cap what they send.
+// takes in; the senders' agents cap what they send. A nil port, or one of
+// rate 0, takes in without limit.
 type ingress struct {
 	rate float64
 	mu   sync.Mutex

@@ -36,8 +36,19 @@ type Row struct {
 }
 
 // Report puts the runs beside the simulator's predictions for the same
-// trace, ports of egress bytes a second, δ the leader's.
-func Report(tr *coflowsim.Trace, egress int64, runs []PolicyRun) ([]Row, error) {
+// trace on the testbed's fabric: senders' ports of egress bytes a second,
+// receivers' of ingress (0: unlimited, the only other value the
+// simulator models being the egress), δ the leader's, and decisions served
+// by order only, as the agents serve them.
+func Report(tr *coflowsim.Trace, egress, ingress int64, runs []PolicyRun) ([]Row, error) {
+	switch ingress {
+	case 0:
+		tr = coflowsim.EgressOnly(tr)
+	case egress:
+	default:
+		return nil, fmt.Errorf("%w: the simulator models receivers that take in as much as senders send, or without limit; not %d against %d bytes a second",
+			ErrConfig, ingress, egress)
+	}
 	var rows []Row
 	var sims []coflowsim.Result
 	for _, r := range runs {
@@ -45,6 +56,7 @@ func Report(tr *coflowsim.Trace, egress int64, runs []PolicyRun) ([]Row, error) 
 		cfg.Policy = SimPolicy(r.Policy)
 		cfg.Coflow.Capacity = float64(egress)
 		cfg.Coflow.Slot = leaderSlot
+		cfg.OrderOnly = true
 		sim, err := coflowsim.Run(tr, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("simulate %s: %w", r.Policy, err)

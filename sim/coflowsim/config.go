@@ -30,6 +30,10 @@ type Config struct {
 	// quantum leaves its ports idle until the next one. Zero (the default)
 	// is event-driven with exact completion times.
 	Quantum time.Duration
+	// OrderOnly drops the decisions' rate caps (sebf's and fifo's MADD):
+	// flows go in the decision's order, each at what its ports have left,
+	// as allot's agents serve a decision (they pace by order, not rate).
+	OrderOnly bool
 }
 
 // DefaultConfig is Philae with the paper's defaults (docs/coflow.md):

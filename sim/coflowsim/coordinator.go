@@ -62,7 +62,11 @@ func (s *engine) deliver() error {
 	if err != nil {
 		return fmt.Errorf("t=%.6fs: %w", s.now, err)
 	}
-	if d != s.dec {
+	if d != s.rawDec {
+		s.rawDec = d
+		if s.orderOnly {
+			d = withoutCaps(d)
+		}
 		s.load.decision(s.now, s.dec, d)
 		s.dec, s.stale = d, true
 	}

@@ -99,9 +99,13 @@ type engine struct {
 	reports bool     // aalo: report every δ
 	eachDec bool     // sebf, fifo, scf: report before every recomputation
 
-	dec   *coflow.Decision
-	stale bool       // rates must be recomputed
-	fair  *fairFluid // fair's and fair-split's fast path (event-driven runs)
+	dec *coflow.Decision
+	// rawDec is the coordinator's latest decision; dec is it, or with
+	// orderOnly (Config.OrderOnly) a copy without rate caps.
+	rawDec    *coflow.Decision
+	orderOnly bool
+	stale     bool       // rates must be recomputed
+	fair      *fairFluid // fair's and fair-split's fast path (event-driven runs)
 	// maddMode: sebf and fifo's capped decisions go through mr.
 	maddMode bool
 	mr       maddRates // capped decisions' incremental rates (event-driven runs)
@@ -131,7 +135,8 @@ func newEngine(tr *Trace, ccfg coflow.Config, cfg Config) (*engine, error) {
 			ccfg.Scheduler == coflow.SchedulerFIFO,
 	}
 	s.load = newLoadMeter(tr.Ports, s.delta)
-	s.maddMode = (ccfg.Scheduler == coflow.SchedulerSEBF || ccfg.Scheduler == coflow.SchedulerFIFO) && s.quantum <= 0
+	s.orderOnly = cfg.OrderOnly
+	s.maddMode = (ccfg.Scheduler == coflow.SchedulerSEBF || ccfg.Scheduler == coflow.SchedulerFIFO) && s.quantum <= 0 && !s.orderOnly
 	if (ccfg.Scheduler == coflow.SchedulerFair || ccfg.Scheduler == coflow.SchedulerFairSplit) && s.quantum <= 0 {
 		s.fair = newFairFluid(tr.Ports, s.cap, ccfg.Scheduler == coflow.SchedulerFair)
 	}

@@ -224,16 +224,17 @@ func (s *engine) secondPass(eps float64, fresh bool) {
 // receiver order, its unfinished flows to free receivers until it or they
 // run out.
 func (s *engine) serve(ix *grantIndex, c *coflowState, g *coflow.Grant, take func(*coflow.Grant, int, coflow.Link)) {
+	if ix.pos == nil {
+		// No receiver bits without a position index (ix.words is 0).
+		s.walk(ix, c, g, take)
+		return
+	}
 	sendMask := growMask(&s.sendMask, (len(ix.senders)+63)/64)
 	if freeMask(sendMask, ix.senders, ix.sendSlot, ix.sendLeft, s.busyE, s.freeE.list) == 0 {
 		return
 	}
 	mask := growMask(&s.mask, ix.words)
 	if freeMask(mask, ix.receivers, ix.recvSlot, ix.recvLeft, s.busyI, s.freeI.list) == 0 {
-		return
-	}
-	if ix.pos == nil {
-		s.walk(ix, c, g, take)
 		return
 	}
 	words, nr := ix.words, len(ix.receivers)

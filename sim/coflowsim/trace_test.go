@@ -235,6 +235,22 @@ func TestFold(t *testing.T) {
 	if !reflect.DeepEqual(back.Coflows[100].Flows, f.Coflows[100].Flows) {
 		t.Fatalf("per-flow round trip: %+v, want %+v", back.Coflows[100].Flows, f.Coflows[100].Flows)
 	}
+	// Egress only: the same senders and sizes, every flow into a port of
+	// its own.
+	eo := EgressOnly(f)
+	seen := map[int]bool{}
+	for i, c := range eo.Coflows {
+		if len(c.Flows) != len(f.Coflows[i].Flows) || c.Bytes() != f.Coflows[i].Bytes() {
+			t.Fatalf("egress only, coflow %s: %d flows of %d bytes, want %d of %d", c.ID, len(c.Flows), c.Bytes(),
+				len(f.Coflows[i].Flows), f.Coflows[i].Bytes())
+		}
+		for j, fl := range c.Flows {
+			if fl.Src != f.Coflows[i].Flows[j].Src || fl.Dst < 8 || fl.Dst >= eo.Ports || seen[fl.Dst] {
+				t.Fatalf("egress only, coflow %s: flow %+v", c.ID, fl)
+			}
+			seen[fl.Dst] = true
+		}
+	}
 	for _, bad := range [][3]float64{{0, 1, 1}, {8, 0, 1}, {8, 1, -1}, {8, math.NaN(), 1}} {
 		if _, err := Fold(tr, int(bad[0]), bad[1], bad[2]); !errors.Is(err, ErrBadSimulation) {
 			t.Errorf("fold %v: got %v, want ErrBadSimulation", bad, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/allot-project/allot/coflow"
 )
 
 // Fold maps a trace onto a fabric of a few ports, for a testbed whose
@@ -38,4 +40,40 @@ func Fold(tr *Trace, ports int, byteScale, timeScale float64) (*Trace, error) {
 	}
 	// Rounding may tie arrivals that were apart; the order stays.
 	return out, nil
+}
+
+// EgressOnly gives every flow a receiving port of its own (after the
+// trace's ports), so that only the senders' ports share their capacity:
+// the fabric of a testbed whose receivers take in as fast as the senders
+// send. A receiving port carries one flow, which its sender caps at the
+// same capacity, so it never binds.
+func EgressOnly(tr *Trace) *Trace {
+	out := &Trace{Ports: tr.Ports, Coflows: make([]TraceCoflow, len(tr.Coflows))}
+	for i, c := range tr.Coflows {
+		d := c
+		d.PerFlow, d.ReducerMB = true, nil
+		d.Flows = make([]TraceFlow, len(c.Flows))
+		d.Reducers = make([]int, len(c.Flows))
+		for j, f := range c.Flows {
+			d.Flows[j] = TraceFlow{Src: f.Src, Dst: out.Ports, Bytes: f.Bytes}
+			d.Reducers[j] = out.Ports
+			out.Ports++
+		}
+		out.Coflows[i] = d
+	}
+	return out
+}
+
+// withoutCaps returns d with its grants' rate caps dropped (OrderOnly).
+func withoutCaps(d *coflow.Decision) *coflow.Decision {
+	if d == nil {
+		return nil
+	}
+	out := *d
+	out.Grants = make([]coflow.Grant, len(d.Grants))
+	for i, g := range d.Grants {
+		g.Caps = nil
+		out.Grants[i] = g
+	}
+	return &out
 }

@@ -42,6 +42,9 @@ type Config struct {
 	DataDir string
 	// Logger gets the clusters' logs (nil: none).
 	Logger hclog.Logger
+	// Configure, when set, adjusts each cluster's configuration last
+	// (tests give the agents their task shim).
+	Configure func(*devcluster.Config)
 }
 
 // Validate checks the configuration.
@@ -108,6 +111,9 @@ func runPolicy(ctx context.Context, cfg Config, policy, dir string) ([]coflowRes
 		dc.CoflowScheduler = policy
 	}
 	dc.Logger = cfg.Logger
+	if cfg.Configure != nil {
+		cfg.Configure(&dc)
+	}
 	c, err := devcluster.Start(ctx, dc)
 	if err != nil {
 		return nil, err

@@ -143,6 +143,20 @@ func TestEgressPacer_UnrankedShareRoundRobin(t *testing.T) {
 	})
 }
 
+// TestEgressPacer_ForeignCoflowGetsNoRank: a tenant whose download names
+// another framework's ranked coflow gets no rank of it (ranks are keyed by
+// the framework its token names): arriving first, it still yields the port
+// to that framework's transfer, which ends at 1 s as if alone, and ends
+// itself at 2 s.
+func TestEgressPacer_ForeignCoflowGetsNoRank(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		end := runPaced(t, 1<<20, []protocol.CoflowPriority{{FrameworkID: "fw", CoflowID: "a", Rank: 0}},
+			paceSend{name: "tenant", t: files.Transfer{Framework: "evil", Coflow: "a", Dst: "ag-2"}, size: 1 << 20, chunk: 64 << 10},
+			paceSend{name: "owner", t: files.Transfer{Framework: "fw", Coflow: "a", Dst: "ag-2"}, after: time.Millisecond, size: 1 << 20, chunk: 64 << 10})
+		checkEnds(t, end, map[string]time.Duration{"owner": time.Second, "tenant": 2 * time.Second})
+	})
+}
+
 // TestEgressPacer_Stop: when the agent stops, a transfer waiting for the
 // port fails with ErrShuffleStopped, and so does a later one.
 func TestEgressPacer_Stop(t *testing.T) {

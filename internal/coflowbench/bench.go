@@ -33,7 +33,8 @@ type Config struct {
 	Policies []string
 	// Egress and Ingress are every agent's port capacities, bytes a
 	// second: Egress its shuffle egress (--shuffle-egress), Ingress what
-	// the receivers on it take in (0: no limit).
+	// the receivers on it take in (0: no limit; else the Egress, the
+	// only other fabric the simulator models).
 	Egress, Ingress int64
 	// Slots is every agent's --shuffle-slots: enough for every transfer
 	// to be served at once, so that the port's pacing orders them.
@@ -58,6 +59,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: no policy", ErrConfig)
 	case c.Egress <= 0 || c.Ingress < 0:
 		return fmt.Errorf("%w: egress %d, ingress %d bytes a second", ErrConfig, c.Egress, c.Ingress)
+	case c.Ingress != 0 && c.Ingress != c.Egress:
+		// Report would have no prediction to put beside the runs.
+		return fmt.Errorf("%w: ingress %d bytes a second: the simulator models receivers without a limit (0) or at the egress (%d)",
+			ErrConfig, c.Ingress, c.Egress)
 	case c.Slots < 1:
 		return fmt.Errorf("%w: %d shuffle slots", ErrConfig, c.Slots)
 	}

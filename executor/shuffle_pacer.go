@@ -37,10 +37,12 @@ type egressPacer struct {
 	stopped   bool
 }
 
-// paceHold is how long the port, free, waits for the best-ranked transfer
+// paceHold is the most the port, free, waits for the best-ranked transfer
 // being served to ask for its next chunk (it is writing its last one out)
 // before it gives the chunk to the best one waiting: without it, every
-// other chunk would go to whichever transfer happened to be waiting.
+// other chunk would go to whichever transfer happened to be waiting. The
+// wait is also at most an eighth of the last chunk's time on the port, so
+// that a fast port loses little to a transfer whose client reads slowly.
 const paceHold = 500 * time.Microsecond
 
 // paceWaiter is one chunk waiting for the port. ready is closed once it
@@ -118,13 +120,14 @@ func (p *egressPacer) run(ctx context.Context) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	held := false
+	hold := paceHold
 	for {
 		w, better := p.next(held)
 		if w == nil {
 			if better {
 				// A wake may be stale (a chunk asked for during the last
 				// one): only the hold's end lets a worse transfer have it.
-				timer.Reset(paceHold)
+				timer.Reset(hold)
 				select {
 				case <-p.wake:
 				case <-timer.C:
@@ -142,7 +145,9 @@ func (p *egressPacer) run(ctx context.Context) {
 			}
 		}
 		held = false
-		timer.Reset(time.Duration(float64(w.n) / p.rate * float64(time.Second)))
+		slot := time.Duration(float64(w.n) / p.rate * float64(time.Second))
+		hold = min(paceHold, slot/8)
+		timer.Reset(slot)
 		select {
 		case <-timer.C:
 		case <-ctx.Done():

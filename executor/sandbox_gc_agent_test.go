@@ -175,9 +175,13 @@ func TestAgent_SandboxReadableUntilDelay(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(outside, "dir", "secret")); err != nil || len(data) != 10 {
 		t.Fatalf("the target of the hostile links: %q, %v; want it intact", data, err)
 	}
-	if exists(filepath.Join(a.WorkDir(), controlDir, sandbox)) {
-		t.Error("the shim's records of the removed sandbox are still there")
-	}
+	// The records go right after the sandbox, in the same pass.
+	testutilWaitFor(t, func() error {
+		if exists(filepath.Join(a.WorkDir(), controlDir, sandbox)) {
+			return fmt.Errorf("the shim's records of the removed sandbox %s are still there", sandbox)
+		}
+		return nil
+	})
 	testutilWaitFor(t, func() error {
 		if got := metric(t, a, `allot_agent_sandboxes_removed_total{reason="delay"}`); !strings.HasSuffix(got, " 2") {
 			return fmt.Errorf("metric %q, want 2 removed for their delay", got)

@@ -262,7 +262,7 @@ func (a *Agent) watchLocked(ctx context.Context, t *task) {
 // exitedLocked enqueues the final status of a task whose process ended.
 func (a *Agent) exitedLocked(t *task, e runner.Exit) {
 	st, reason, msg, code := finalStatus(t, e)
-	t.memPeak = e.MemPeak
+	t.memPeakMiB = e.MemPeakMiB()
 	a.enqueueLocked(t, st, reason, msg, code)
 }
 

@@ -175,11 +175,11 @@ func (p *egressPacer) next(held bool) (w *paceWaiter, better bool) {
 		}
 	}
 	if !held {
+		// A transfer that waits cannot come before the best waiting one,
+		// so one that does is busy writing its last chunk out.
 		for seq, t := range p.active {
 			if best < 0 || p.beforeLocked(t, seq, p.waiting[best].t, p.waiting[best].seq) {
-				if best < 0 || !p.isWaitingLocked(seq) {
-					return nil, true
-				}
+				return nil, true
 			}
 		}
 	}
@@ -207,10 +207,6 @@ func (p *egressPacer) beforeLocked(a files.Transfer, aSeq uint64, b files.Transf
 		}
 	}
 	return rankedBefore(ra, oka, aSeq, rb, okb, bSeq)
-}
-
-func (p *egressPacer) isWaitingLocked(seq uint64) bool {
-	return slices.ContainsFunc(p.waiting, func(w *paceWaiter) bool { return w.seq == seq })
 }
 
 func (p *egressPacer) stop() {

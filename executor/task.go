@@ -47,10 +47,10 @@ type task struct {
 	inflight bool
 	lastSent time.Time
 	solo     bool
-	// memPeak is the most memory, in bytes, the task's processes were
+	// memPeakMiB is the most memory, in MiB, the task's processes were
 	// seen to hold, once it ended (runner.Exit.MemPeak); its terminal
 	// status carries it.
-	memPeak int64
+	memPeakMiB int64
 	// healthy is the latest health-check result reported (health.go); nil
 	// until one is.
 	healthy *bool
@@ -114,8 +114,8 @@ func newStatus(t *task, agent protocol.AgentID, st protocol.TaskState, reason, m
 		h := *t.healthy
 		status.Healthy = &h
 	}
-	if st.Terminal() && t.memPeak > 0 {
-		status.MemPeakMiB = (t.memPeak + 1<<20 - 1) >> 20
+	if st.Terminal() {
+		status.MemPeakMiB = t.memPeakMiB
 	}
 	return status
 }

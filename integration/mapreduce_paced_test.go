@@ -2,10 +2,6 @@ package integration
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/allot-project/allot/executor"
@@ -49,24 +45,9 @@ func TestMapReduce_PacedShuffle(t *testing.T) {
 // agentCounter reads a counter without labels from an agent's /metrics.
 func agentCounter(t *testing.T, a *executors.Executor, name string) int64 {
 	t.Helper()
-	resp, err := http.Get("http://" + a.Agent().HTTPAddr() + "/metrics")
+	v, err := scrapeMetric(a.Agent().HTTPAddr(), name)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("agent %s: %v", a.ID(), err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for l := range strings.Lines(string(body)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", l, err)
-			}
-			return int64(f)
-		}
-	}
-	t.Fatalf("agent %s: no %s in its metrics", a.ID(), name)
-	return 0
+	return int64(v)
 }

@@ -1,10 +1,8 @@
 package integration
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,23 +30,11 @@ func postAction(t *testing.T, c *testcluster.Cluster, path string) {
 // offersMade scrapes a master's allot_offers_made_total.
 func offersMade(t *testing.T, m *master.Master) float64 {
 	t.Helper()
-	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://" + m.HTTPAddr() + "/metrics")
+	n, err := scrapeMetric(m.HTTPAddr(), "allot_offers_made_total")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "allot_offers_made_total "); ok {
-			n, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatal("no allot_offers_made_total in /metrics")
-	return 0
+	return n
 }
 
 // TestCluster_DrainSurvivesFailover: the leader elected after the one that

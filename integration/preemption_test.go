@@ -3,11 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/bits"
-	"net/http"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -253,20 +249,6 @@ func TestPreemption_offTakesNothing(t *testing.T) {
 
 // leaderMetric reads a counter from the leader's /metrics.
 func leaderMetric(c *testcluster.Cluster, name string) (int, error) {
-	resp, err := http.Get("http://" + c.WaitForLeader().HTTPAddr() + "/metrics")
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			return int(f), err
-		}
-	}
-	return 0, fmt.Errorf("no %s in /metrics", name)
+	f, err := scrapeMetric(c.WaitForLeader().HTTPAddr(), name)
+	return int(f), err
 }

@@ -19,39 +19,16 @@ import (
 func TestMaster_NewLeaderResendsFrameworkShutdowns(t *testing.T) {
 	t.Parallel()
 	m, nc := apiTestMaster(t, nil)
-	subj := protocol.Subjects{Prefix: "allot"}
 	agent := registerTestAgent(t, nc)
-	var shutdowns atomic.Int32
-	cmdSubject, err := subj.AgentCmd("", agent.AgentID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := nc.Subscribe(cmdSubject, func(msg *nats.Msg) {
-		if _, ok := decodeEvent[protocol.ShutdownFrameworkCommand](msg, protocol.MsgShutdownFrameworkCommand); ok {
-			shutdowns.Add(1)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	shutdowns := countShutdowns(t, nc, agent.AgentID)
 	inbox := &offerInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
 	launchOnFirstOffer(t, nc, fw.FrameworkID, inbox, agent.AgentID, "t1")
 	httpTestRequest(t, nc, viaBody, protocol.MsgTeardownRequest,
 		protocol.TeardownRequest{FrameworkID: fw.FrameworkID}, nil)
-	waitShutdowns := func(n int32) {
-		t.Helper()
-		testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
-			if got := shutdowns.Load(); got < n {
-				return fmt.Errorf("%d shutdown commands, want %d", got, n)
-			}
-			return nil
-		})
-	}
-	waitShutdowns(1)
+	shutdowns.wait(t, 1)
 	m.rebuildLeader() // the leader services start over, as on a new leader
-	waitShutdowns(2)
+	shutdowns.wait(t, 2)
 }
 
 // TestMaster_TeardownTellsAgentsOfCompletedTasks: a removed framework's
@@ -62,20 +39,7 @@ func TestMaster_TeardownTellsAgentsOfCompletedTasks(t *testing.T) {
 	t.Parallel()
 	m, nc := apiTestMaster(t, nil)
 	agent := registerTestAgent(t, nc)
-	cmdSubject, err := protocol.Subjects{Prefix: "allot"}.AgentCmd("", agent.AgentID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shutdowns atomic.Int32
-	sub, err := nc.Subscribe(cmdSubject, func(msg *nats.Msg) {
-		if _, ok := decodeEvent[protocol.ShutdownFrameworkCommand](msg, protocol.MsgShutdownFrameworkCommand); ok {
-			shutdowns.Add(1)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	shutdowns := countShutdowns(t, nc, agent.AgentID)
 	inbox := &offerInbox{}
 	fw := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
 	launchOnFirstOffer(t, nc, fw.FrameworkID, inbox, agent.AgentID, "t1")
@@ -96,16 +60,41 @@ func TestMaster_TeardownTellsAgentsOfCompletedTasks(t *testing.T) {
 		t.Fatalf("%d completed tasks, want t1", n)
 	}
 	httpTestRequest(t, nc, viaBody, protocol.MsgTeardownRequest, protocol.TeardownRequest{FrameworkID: fw.FrameworkID}, nil)
-	waitShutdowns := func(n int32) {
-		t.Helper()
-		testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
-			if got := shutdowns.Load(); got < n {
-				return fmt.Errorf("%d shutdown commands, want %d", got, n)
-			}
-			return nil
-		})
-	}
-	waitShutdowns(1)
+	shutdowns.wait(t, 1)
 	m.rebuildLeader()
-	waitShutdowns(2)
+	shutdowns.wait(t, 2)
+}
+
+// shutdownCount counts the ShutdownFrameworkCommands an agent receives.
+type shutdownCount struct{ n atomic.Int32 }
+
+// countShutdowns listens on the agent's command subject for the test.
+func countShutdowns(t *testing.T, nc *nats.Conn, agent protocol.AgentID) *shutdownCount {
+	t.Helper()
+	subject, err := protocol.Subjects{Prefix: "allot"}.AgentCmd("", agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &shutdownCount{}
+	sub, err := nc.Subscribe(subject, func(msg *nats.Msg) {
+		if _, ok := decodeEvent[protocol.ShutdownFrameworkCommand](msg, protocol.MsgShutdownFrameworkCommand); ok {
+			c.n.Add(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	return c
+}
+
+// wait waits until at least n commands have arrived.
+func (c *shutdownCount) wait(t *testing.T, n int32) {
+	t.Helper()
+	testutil.WaitFor(t, 10*time.Second, 5*time.Millisecond, func() error {
+		if got := c.n.Load(); got < n {
+			return fmt.Errorf("%d shutdown commands, want %d", got, n)
+		}
+		return nil
+	})
 }

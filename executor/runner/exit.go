@@ -31,6 +31,13 @@ type Exit struct {
 	MemPeak int64 `json:"mem_peak,omitempty"`
 }
 
+// MemPeakMiB is MemPeak in MiB, rounded up.
+func (e Exit) MemPeakMiB() int64 { return mibCeil(e.MemPeak) }
+
+// mibCeil converts bytes to MiB rounding up, so that a usage just over a
+// limit does not read as equal to it.
+func mibCeil(bytes int64) int64 { return (bytes + 1<<20 - 1) >> 20 }
+
 // logCode is Code for a log line: the status, or -1 when the process did
 // not exit on its own.
 func (e Exit) logCode() int {

@@ -112,7 +112,3 @@ func (w *memWatch) run() {
 		}
 	}
 }
-
-// mibCeil converts bytes to MiB rounding up, so that a usage just over a
-// limit does not read as equal to it.
-func mibCeil(bytes int64) int64 { return (bytes + 1<<20 - 1) >> 20 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -142,7 +141,7 @@ func runPolicy(ctx context.Context, cfg Config, policy, dir string) ([]coflowRes
 		return nil, err
 	}
 	r := &replayer{driver: d, agents: agents, token: d.FilesToken(), register: policy != Uncoordinated,
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024, MaxConnsPerHost: 0}}}
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024}}}
 	for range agents {
 		r.ingress = append(r.ingress, &ingress{rate: float64(cfg.Ingress)})
 	}
@@ -164,14 +163,4 @@ func largestFlow(tr *coflowsim.Trace) int64 {
 		}
 	}
 	return n
-}
-
-// sorted returns the CCTs in milliseconds, ascending.
-func sorted(res []coflowResult) []float64 {
-	out := make([]float64, len(res))
-	for i, r := range res {
-		out[i] = float64(r.CCT) / float64(time.Millisecond)
-	}
-	slices.Sort(out)
-	return out
 }

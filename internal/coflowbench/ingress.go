@@ -31,12 +31,5 @@ func (in *ingress) wait(ctx context.Context, n int) error {
 	in.free = in.free.Add(time.Duration(float64(n) / in.rate * float64(time.Second)))
 	until := in.free
 	in.mu.Unlock()
-	t := time.NewTimer(time.Until(until))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return sleepUntil(ctx, until)
 }

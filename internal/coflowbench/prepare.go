@@ -1,6 +1,7 @@
 package coflowbench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -110,7 +111,7 @@ func (p *preparer) wait(ctx context.Context, d *framework.Driver) ([]agentBlob, 
 	for ag, task := range p.launched {
 		out = append(out, agentBlob{id: ag, addr: p.addrs[ag], path: string(d.ID()) + "_" + string(task) + "/" + blobFile})
 	}
-	slices.SortFunc(out, func(a, b agentBlob) int { return compareIDs(a.id, b.id) })
+	slices.SortFunc(out, func(a, b agentBlob) int { return cmp.Compare(a.id, b.id) })
 	return out, nil
 }
 
@@ -119,14 +120,4 @@ type agentBlob struct {
 	id   protocol.AgentID
 	addr string // its file server
 	path string // its blob, under the file server's root
-}
-
-func compareIDs(a, b protocol.AgentID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -139,3 +139,13 @@ func WriteTable(w io.Writer, rows []Row) {
 			r.Speedup[0], r.SimSpeedup[0], r.Speedup[1], r.SimSpeedup[1], r.Speedup[2], r.SimSpeedup[2], r.ElapsedS)
 	}
 }
+
+// sorted returns the CCTs in milliseconds, ascending.
+func sorted(res []coflowResult) []float64 {
+	out := make([]float64, len(res))
+	for i, r := range res {
+		out[i] = float64(r.CCT) / float64(time.Millisecond)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -123,6 +123,13 @@ type Config struct {
 	// WorkConserving lets a piloting coflow's other flows use ports that
 	// would otherwise idle (default true, per the paper).
 	WorkConserving bool
+	// QueueFIFO makes philae serve the coflows of a main queue in order of
+	// entry, as the paper does. By default (false) they go smallest metric
+	// first, entry breaking ties: a queue spans a factor of QueueGrowth in
+	// the metric, and serving its small coflows first is what brings Philae
+	// within reach of clairvoyant SEBF (docs/coflow.md). Aalo's queues stay
+	// FIFO either way; policy C always orders by its metric.
+	QueueFIFO bool
 }
 
 // DefaultConfig returns the paper's defaults (docs/coflow.md) for a fabric of

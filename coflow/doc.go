@@ -49,7 +49,8 @@
 // # Determinism
 //
 // Ties are broken by stable keys: coflows by registration order (arrival),
-// inside a main queue by order of entry (and, for moves made by one
+// inside a main queue by philae's metric, then order of entry (Aalo's, and
+// philae's with Config.QueueFIFO, by order of entry; for moves made by one
 // recomputation, by registration order), the thin class by (contention,
 // arrival), sebf by (Γ, arrival), scf by (size, arrival). Inside a coflow,
 // flows go sender-major with senders and receivers in order of first

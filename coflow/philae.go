@@ -16,7 +16,8 @@ import (
 //
 // Grant order (docs/coflow.md): thin coflows by (contention c, arrival); pilot
 // flows by coflow arrival; the slot's working queue; the other main queues
-// from the top, FIFO by entry (policy C: by c, then entry); and, when
+// from the top, smallest metric first (Config.QueueFIFO: by entry; policy C:
+// by c, then entry); and, when
 // WorkConserving, the non-pilot flows of piloting coflows by arrival.
 type philae struct {
 	cfg    *Config
@@ -141,7 +142,7 @@ func (p *philae) decide(now time.Time, active []*coflowState, d *Decision) {
 	for _, c := range p.piloting {
 		d.Grants = append(d.Grants, Grant{Coflow: c.id, Class: ClassPilot, Queue: -1, Flows: c.pilots, Links: c.links})
 	}
-	p.queues.emit(now, p.queued, p.cfg.Policy == PolicyC, func(c *coflowState) []int { return c.order }, d)
+	p.queues.emit(now, p.queued, p.cfg.Policy == PolicyC || !p.cfg.QueueFIFO, func(c *coflowState) []int { return c.order }, d)
 	if p.cfg.WorkConserving {
 		for _, c := range p.piloting {
 			d.Grants = append(d.Grants, Grant{Coflow: c.id, Class: ClassWorkConserving, Queue: -1,

@@ -91,10 +91,11 @@ func TestPhilae_PolicyOrdering(t *testing.T) {
 	//   D: x_X = 3·(e0 1 + e1 1 + e2 1 + i3 2 + i4 1 + i5 1) = 21 MB (Q0),
 	//      x_Y = 8·(e6 1 + i3 2) = 24 MB (Q1): X first.
 	//   B: x_X = 27 − 12 (pilot + round 1) = 15 MB, x_Y = 16 − 8 = 8 MB:
-	//      both Q0, X entered first (same recomputation, earlier arrival).
-	// X first (B, D): 2→3 keeps ingress 3 until t=9; then Y's 6→3 runs
+	//      both Q0: Y first by metric; with QueueFIFO, X, which entered
+	//      first (same recomputation, earlier arrival).
+	// X first (B with QueueFIFO, D): 2→3 keeps ingress 3 until t=9; then Y's 6→3 runs
 	//   9..11 (CCT(Y) = 11) and X's 1→5, 2→4 run 9..12 (CCT(X) = 12).
-	// Y first (A): t=8: 6→3 takes ingress 3; X runs 0→5, 1→4 (done t=9);
+	// Y first (A, B): t=8: 6→3 takes ingress 3; X runs 0→5, 1→4 (done t=9);
 	//   2→4 waits for ingress 4. t=9: 6→3, 1→5, 2→4. t=10: Y done
 	//   (CCT(Y) = 10); X's 2→3 comes before 2→4 on egress 2: 1→5, 2→3
 	//   until t=11, then 1→5 (done t=12), 2→4 (2 MB left, done t=13):
@@ -106,17 +107,20 @@ func TestPhilae_PolicyOrdering(t *testing.T) {
 	//   parallel: CCT(Y) = 11, CCT(X) = 12.
 	for _, tc := range []struct {
 		policy       Policy
+		fifo         bool
 		wantX, wantY float64
 		firstAt8     CoflowID // first main-queue grant decided at t=8
 	}{
-		{PolicyA, 13, 10, "Y"},
-		{PolicyB, 12, 11, "X"},
-		{PolicyC, 12, 11, "X"},
-		{PolicyD, 12, 11, "X"},
+		{PolicyA, false, 13, 10, "Y"},
+		{PolicyB, false, 13, 10, "Y"},
+		{PolicyB, true, 12, 11, "X"},
+		{PolicyC, false, 12, 11, "X"},
+		{PolicyD, false, 12, 11, "X"},
 	} {
-		t.Run(string(tc.policy), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/fifo=%v", tc.policy, tc.fifo), func(t *testing.T) {
 			cfg := testConfig(SchedulerPhilae, 8)
 			cfg.ThinLimit, cfg.WorkConserving, cfg.Policy = 1, false, tc.policy
+			cfg.QueueFIFO = tc.fifo
 			cfg.FirstQueueLimit = 22 * mb
 			var first CoflowID
 			res := runFluid(t, cfg, policySet, fluidOpts{onDecide: func(sec float64, d *Decision) {

@@ -31,7 +31,7 @@ func queueLimit(cfg *Config, q int) float64 {
 }
 
 // mainQueues is the K-queue structure Philae shares with Aalo: FIFO inside
-// a queue (by order of entry), weighted slots across queues.
+// a queue (by order of entry) or by metric, weighted slots across queues.
 type mainQueues struct {
 	cfg       *Config
 	nextEntry uint64

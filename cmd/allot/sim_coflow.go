@@ -83,6 +83,7 @@ func (o *simCoflowOptions) addFlags(cmd *cobra.Command) {
 	fl.Float64Var(&o.cfg.Coflow.PilotFraction, "pilot-fraction", def.PilotFraction, "pilots per wide coflow as a fraction of its senders (at least one)")
 	fl.IntVar(&o.cfg.Coflow.ThinLimit, "thin-limit", def.ThinLimit, "coflows of at most this many flows are not piloted")
 	fl.BoolVar(&o.cfg.Coflow.WorkConserving, "work-conserving", def.WorkConserving, "let piloting coflows' other flows use idle ports")
+	fl.BoolVar(&o.cfg.Coflow.QueueFIFO, "queue-fifo", def.QueueFIFO, "philae serves a main queue in order of entry (the paper) instead of smallest metric first")
 	fl.BoolVar(&o.cfg.Coflow.ContentionIncludesSelf, "contention-includes-self", def.ContentionIncludesSelf, "policy D counts the coflow itself in each port's contention")
 	fl.IntVar(&o.cfg.Coflow.Queues, "queues", def.Queues, "number of main priority queues (K)")
 	fl.Float64Var(&o.firstQueueMB, "first-queue-mb", def.FirstQueueLimit/coflowsim.MB, "upper threshold of the first queue in MB (Q_hi_0)")

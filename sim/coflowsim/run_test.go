@@ -147,8 +147,8 @@ func TestRunCoflowSim_AaloDemotesOnReports(t *testing.T) {
 func TestRunCoflowSim_PhilaePolicies(t *testing.T) {
 	t.Parallel()
 	// coflow's TestPhilae_PolicyOrdering: T = 1, no work conservation,
-	// Q0 = [0, 22 MB). Policy A runs Y first at t=8 (X 13, Y 10); B, C and
-	// D run X first (X 12, Y 11).
+	// Q0 = [0, 22 MB). Policies A and B run Y first at t=8 (X 13, Y 10); B
+	// with FIFO queues, C and D run X first (X 12, Y 11).
 	x := handCoflow{"X", 0, nil}
 	for s := range 3 {
 		for r := range 3 {
@@ -158,12 +158,15 @@ func TestRunCoflowSim_PhilaePolicies(t *testing.T) {
 	tr := handTrace(8, x, handCoflow{"Y", 0, []handFlow{{6, 3, 2}, {6, 7, 8}}})
 	for _, tc := range []struct {
 		policy       string
+		fifo         bool
 		wantX, wantY float64
 	}{
-		{"philae-A", 13, 10}, {"philae-B", 12, 11}, {"philae-C", 12, 11}, {"philae-D", 12, 11},
+		{"philae-A", false, 13, 10}, {"philae-B", false, 13, 10}, {"philae-B", true, 12, 11},
+		{"philae-C", false, 12, 11}, {"philae-D", false, 12, 11},
 	} {
 		cfg := handConfig(tc.policy)
 		cfg.Coflow.ThinLimit, cfg.Coflow.WorkConserving = 1, false
+		cfg.Coflow.QueueFIFO = tc.fifo
 		cfg.Coflow.FirstQueueLimit = 22 * MB
 		res := runChecked(t, tr, cfg)
 		checkCCTs(t, res, map[string]float64{"X": tc.wantX, "Y": tc.wantY})

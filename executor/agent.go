@@ -56,6 +56,7 @@ type Agent struct {
 	advertise  string
 	nc         *nats.Conn
 	cmdSub     *nats.Subscription
+	ingressSub *nats.Subscription // the shuffle ingress's, with an ingress capacity
 	subs       []*nats.Subscription
 	// registered is true while the leader knows the agent: updates are sent
 	// only then. rereg asks for a reregistration.
@@ -120,14 +121,15 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task runner: %w", err)
 	}
-	shuffle := newShuffleServer(cfg)
+	var a *Agent
+	shuffle := newShuffleServer(cfg, func() protocol.AgentID { return a.ID() }, log.Named("shuffle"))
 	fh, err := files.NewHandler(files.Config{
 		Root: filepath.Join(dir, sandboxDir), Token: cfg.FilesToken, Secret: cfg.FilesSecret, Shuffle: shuffle, Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("file server: %w", err)
 	}
-	a := &Agent{
+	a = &Agent{
 		cfg:        cfg,
 		log:        log,
 		subj:       protocol.Subjects{Prefix: cfg.SubjectPrefix},
@@ -144,6 +146,7 @@ func New(cfg Config) (*Agent, error) {
 		poke:       make(chan struct{}, 1),
 	}
 	a.tasks = newTaskStore(newRecordLog(log, a.kick))
+	shuffle.asker.ask, shuffle.asker.tell = a.askIngress, a.tellIngress
 	return a, nil
 }
 

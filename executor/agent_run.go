@@ -41,6 +41,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		if p := a.shuffle.pacer; p != nil {
 			a.wg.Go(func() { p.run(runCtx) })
 		}
+		if in := a.shuffle.ingress; in != nil {
+			a.wg.Go(func() { in.pacer.run(runCtx) })
+		}
 		<-runCtx.Done()
 	}
 	stopped := ctx.Err() != nil
@@ -138,10 +141,12 @@ func (a *Agent) shutdown() {
 	a.mu.Lock()
 	a.stopping = true
 	subs := a.subs
-	if a.cmdSub != nil {
-		subs = append(subs, a.cmdSub)
+	for _, sub := range []*nats.Subscription{a.cmdSub, a.ingressSub} {
+		if sub != nil {
+			subs = append(subs, sub)
+		}
 	}
-	a.subs, a.cmdSub = nil, nil
+	a.subs, a.cmdSub, a.ingressSub = nil, nil, nil
 	nc := a.nc
 	a.mu.Unlock()
 	// Waiting transfers are answered now rather than cut when the file

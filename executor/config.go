@@ -151,6 +151,12 @@ type Config struct {
 	// bytes go to the transfers being served a chunk at a time, the
 	// best-ranked by the leader's coflow priorities first (shuffle_pacer.go).
 	ShuffleEgress int64
+	// ShuffleIngress is the bytes a second the shuffle transfers into this
+	// agent's tasks may bring together (0, the default: unlimited). The
+	// senders ask this agent for each chunk, and it grants them a chunk at
+	// a time, the best-ranked by the leader's coflow priorities first
+	// (shuffle_ingress.go).
+	ShuffleIngress int64
 	// ShuffleReportInterval is the least time between two reports of
 	// what the shuffle transfers sent, which go to the leader while they
 	// run (Aalo's δ; default 100ms).
@@ -234,8 +240,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: http advertise addr %q: %w", ErrConfig, c.HTTPAdvertiseAddr, err)
 		}
 	}
-	if c.ShuffleSlots < 0 || c.ShuffleEgress < 0 {
-		return fmt.Errorf("%w: shuffle slots %d, egress %d: negative", ErrConfig, c.ShuffleSlots, c.ShuffleEgress)
+	if c.ShuffleSlots < 0 || c.ShuffleEgress < 0 || c.ShuffleIngress < 0 {
+		return fmt.Errorf("%w: shuffle slots %d, egress %d, ingress %d: negative", ErrConfig, c.ShuffleSlots, c.ShuffleEgress, c.ShuffleIngress)
 	}
 	for name, d := range map[string]time.Duration{
 		"default grace": c.DefaultGrace, "resend interval": c.ResendInterval, "request timeout": c.RequestTimeout,

@@ -57,7 +57,7 @@ func (c *agentCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.unacked, prometheus.GaugeValue, float64(unacked))
 	c.gc.collect(ch, c.a.gc.snapshot())
-	c.shuffle.collect(ch, &c.a.shuffle.counters)
+	c.shuffle.collect(ch, c.a.shuffle)
 }
 
 // metricsHandler serves the agent's metrics in the Prometheus text format,

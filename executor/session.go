@@ -228,7 +228,7 @@ func (a *Agent) subscribeCommands(ctx context.Context, id protocol.AgentID) erro
 	if old != nil {
 		_ = old.Unsubscribe()
 	}
-	return nil
+	return a.subscribeIngress(ctx, id)
 }
 
 // sessionLoop heartbeats every heartbeat interval, and reregisters when

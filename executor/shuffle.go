@@ -6,7 +6,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/protocol"
@@ -32,10 +33,7 @@ type shuffleGate struct {
 	// of transfers an agent may hold waiting.
 	waiting []*gateWaiter
 	arrived uint64
-	// exact ranks flows (framework, coflow, dst); coflow ranks the other
-	// flows of a coflow (framework, coflow, "").
-	exact  map[files.Transfer]int
-	coflow map[files.Transfer]int
+	ranks   rankTable
 	// epoch is the highest non-zero epoch applied.
 	epoch   uint64
 	stopped bool
@@ -51,7 +49,7 @@ type gateWaiter struct {
 }
 
 func newShuffleGate(slots int) *shuffleGate {
-	return &shuffleGate{free: slots, exact: map[files.Transfer]int{}, coflow: map[files.Transfer]int{}}
+	return &shuffleGate{free: slots, ranks: newRankTable(nil, egressEnd)}
 }
 
 // acquire waits for a slot for t and returns the function that gives it
@@ -109,18 +107,7 @@ func (g *shuffleGate) setPriorities(epoch uint64, prios []protocol.CoflowPriorit
 	if epoch != 0 {
 		g.epoch = epoch
 	}
-	g.exact, g.coflow = map[files.Transfer]int{}, map[files.Transfer]int{}
-	for _, p := range prios {
-		k := files.Transfer{Framework: string(p.FrameworkID), Coflow: p.CoflowID, Dst: string(p.Dst)}
-		m := g.exact
-		if p.Dst == "" {
-			m = g.coflow
-		}
-		// A key listed twice keeps its best rank.
-		if r, ok := m[k]; !ok || p.Rank < r {
-			m[k] = p.Rank
-		}
-	}
+	g.ranks = newRankTable(prios, egressEnd)
 	g.grantLocked()
 	return nil
 }
@@ -146,11 +133,7 @@ func (g *shuffleGate) rank(t files.Transfer) (int, bool) {
 
 // rankLocked returns t's rank, and false for an unranked transfer.
 func (g *shuffleGate) rankLocked(t files.Transfer) (int, bool) {
-	if r, ok := g.exact[t]; ok {
-		return r, true
-	}
-	r, ok := g.coflow[files.Transfer{Framework: t.Framework, Coflow: t.Coflow}]
-	return r, ok
+	return g.ranks.rank(t)
 }
 
 // beforeLocked orders waiters: ranked before unranked, then by rank, then
@@ -212,11 +195,15 @@ func (g *shuffleGate) queue() []files.Transfer {
 }
 
 // shuffleServer is the agent's files.Shuffle: the gate orders the
-// transfers, the pacer (nil when the egress is unlimited) shares the
-// egress among them, and the reporter tells the leader what they sent.
+// transfers, the receivers' ingress (asker) and the pacer (nil when the
+// egress is unlimited) share the ports among them, and the reporter tells
+// the leader what they sent. ingress is this agent's own receiving port
+// (nil when unlimited).
 type shuffleServer struct {
 	gate     *shuffleGate
-	pacer    *egressPacer
+	pacer    *portPacer
+	ingress  *ingressServer
+	asker    *ingressAsker
 	report   *shuffleReporter
 	arrived  atomic.Uint64
 	counters shuffleCounters
@@ -224,11 +211,18 @@ type shuffleServer struct {
 
 var _ files.Shuffle = (*shuffleServer)(nil)
 
-func newShuffleServer(cfg Config) *shuffleServer {
+// newShuffleServer returns the shuffle server of an agent whose ID self
+// returns ("" before it registered). Its asker asks no other agent until
+// the agent gives it the means (ask, tell).
+func newShuffleServer(cfg Config, self func() protocol.AgentID, log hclog.Logger) *shuffleServer {
 	s := &shuffleServer{gate: newShuffleGate(cfg.ShuffleSlots), report: newShuffleReporter()}
 	if cfg.ShuffleEgress > 0 {
-		s.pacer = newEgressPacer(float64(cfg.ShuffleEgress), s.gate.rank)
+		s.pacer = newPortPacer(float64(cfg.ShuffleEgress), s.gate.rank)
 	}
+	if cfg.ShuffleIngress > 0 {
+		s.ingress = newIngressServer(cfg.ShuffleIngress)
+	}
+	s.asker = newIngressAsker(self, s.ingress, log)
 	return s
 }
 
@@ -242,46 +236,6 @@ func (s *shuffleServer) Acquire(ctx context.Context, t files.Transfer) (files.Fl
 		s.pacer.open(t, seq)
 	}
 	return &shuffleFlow{s: s, t: t, seq: seq, release: release}, nil
-}
-
-// shuffleFlow is one transfer being served.
-type shuffleFlow struct {
-	s       *shuffleServer
-	t       files.Transfer
-	seq     uint64
-	release func()
-	once    sync.Once
-}
-
-func (f *shuffleFlow) Pace(ctx context.Context, n int) error {
-	if f.s.pacer == nil {
-		return nil
-	}
-	start := time.Now()
-	err := f.s.pacer.wait(ctx, f.t, f.seq, n)
-	f.s.counters.waitedNs.Add(int64(time.Since(start)))
-	if err == nil {
-		f.s.counters.paced.Add(int64(n))
-	}
-	return err
-}
-
-// Sent adds the bytes to the flow's progress, reported while it runs.
-func (f *shuffleFlow) Sent(n int64) {
-	f.s.counters.sent.Add(n)
-	f.s.report.progress(f.t, n)
-}
-
-func (f *shuffleFlow) Done(_ int64, ok bool) {
-	f.once.Do(func() {
-		// Recorded before the slot is freed, so that progress is
-		// reported in the order the transfers ended.
-		f.s.report.ended(f.t, ok)
-		if f.s.pacer != nil {
-			f.s.pacer.close(f.seq)
-		}
-		f.release()
-	})
 }
 
 // applyCoflowPriorities applies a CoflowPrioritiesCommand to the gate,
@@ -302,6 +256,9 @@ func (a *Agent) applyCoflowPriorities(cmd *protocol.CoflowPrioritiesCommand) {
 		a.log.Warn("coflow priorities with invalid ids dropped", "epoch", cmd.Epoch, "dropped", len(bad),
 			"framework_id", truncateText(string(bad[0].FrameworkID), protocol.MaxIDLen),
 			"coflow_id", truncateText(bad[0].CoflowID, protocol.MaxIDLen), "dst", truncateText(string(bad[0].Dst), protocol.MaxIDLen))
+	}
+	if in := a.shuffle.ingress; in != nil {
+		in.setPriorities(cmd.Epoch, validIngress(cmd.Ingress))
 	}
 	if err := a.shuffle.gate.setPriorities(cmd.Epoch, prios); err != nil {
 		a.log.Debug("stale coflow priorities dropped", "epoch", cmd.Epoch, "error", err)

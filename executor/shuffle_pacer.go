@@ -9,9 +9,11 @@ import (
 	"github.com/allot-project/allot/executor/files"
 )
 
-// egressPacer shares the agent's shuffle egress (Config.ShuffleEgress
-// bytes a second) among the transfers being served, a chunk at a time, by
-// the leader's coflow priorities: the port sends one chunk at a time, at
+// portPacer shares one of the agent's shuffle ports among the transfers
+// using it, a chunk at a time, by the leader's coflow priorities: the
+// egress (Config.ShuffleEgress bytes a second) among the transfers being
+// served, the ingress (Config.ShuffleIngress, shuffle_ingress.go) among
+// those other agents send into this one. At the egress, the port sends one chunk at a time, at
 // its whole rate, and each chunk goes to the best-ranked transfer asking
 // for one (ranked before unranked, then by rank, then by the transfer's
 // arrival: FIFO inside a rank). Transfers the leader did not rank share
@@ -19,11 +21,16 @@ import (
 // among them. A transfer that is not asking, because its
 // client reads slowly, leaves the port to the next: it is work-conserving.
 // This is the rate model of the leader's schedule (coflow.Rates) at one
-// egress port: strict priority, whole port to the first flow.
-type egressPacer struct {
+// port: strict priority, whole port to the first flow.
+type portPacer struct {
 	rate float64 // bytes a second; > 0
 	rank func(files.Transfer) (int, bool)
 	wake chan struct{}
+	// grantAtStart grants a chunk when the port starts carrying it rather
+	// than when it has: the ingress's grant lets the sender go on to its
+	// own egress, which takes the chunk's time again, so that a chunk
+	// does not wait for both ports one after the other.
+	grantAtStart bool
 
 	mu      sync.Mutex
 	waiting []*paceWaiter
@@ -55,27 +62,36 @@ type paceWaiter struct {
 	granted bool
 }
 
-func newEgressPacer(rate float64, rank func(files.Transfer) (int, bool)) *egressPacer {
-	return &egressPacer{rate: rate, rank: rank, wake: make(chan struct{}, 1),
+func newPortPacer(rate float64, rank func(files.Transfer) (int, bool)) *portPacer {
+	return &portPacer{rate: rate, rank: rank, wake: make(chan struct{}, 1),
 		active: map[uint64]files.Transfer{}, lastGrant: map[uint64]uint64{}}
 }
 
 // open and close tell the pacer of a transfer (arrived seq) being served.
-func (p *egressPacer) open(t files.Transfer, seq uint64) {
+func (p *portPacer) open(t files.Transfer, seq uint64) {
 	p.mu.Lock()
 	p.active[seq] = t
 	p.mu.Unlock()
 }
 
-func (p *egressPacer) close(seq uint64) {
+// close also fails the transfer's chunks still waiting: at an ingress, a
+// chunk its sender asked for ahead and no longer needs.
+func (p *portPacer) close(seq uint64) {
 	p.mu.Lock()
 	delete(p.active, seq)
 	delete(p.lastGrant, seq)
+	p.waiting = slices.DeleteFunc(p.waiting, func(w *paceWaiter) bool {
+		if w.seq == seq {
+			close(w.ready) // not granted: the wait fails
+			return true
+		}
+		return false
+	})
 	p.mu.Unlock()
 	p.poke() // the port may be holding for it
 }
 
-func (p *egressPacer) poke() {
+func (p *portPacer) poke() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -83,7 +99,7 @@ func (p *egressPacer) poke() {
 }
 
 // wait blocks until the port grants n bytes to transfer t (arrived seq).
-func (p *egressPacer) wait(ctx context.Context, t files.Transfer, seq uint64, n int) error {
+func (p *portPacer) wait(ctx context.Context, t files.Transfer, seq uint64, n int) error {
 	w := &paceWaiter{t: t, seq: seq, n: n, ready: make(chan struct{})}
 	p.mu.Lock()
 	if p.stopped {
@@ -115,7 +131,7 @@ func (p *egressPacer) wait(ctx context.Context, t files.Transfer, seq uint64, n 
 // port has carried the chunk, so a transfer is done on paper when its last
 // grant returns, the port never sends faster than its rate, and an idle
 // port banks no credit.
-func (p *egressPacer) run(ctx context.Context) {
+func (p *portPacer) run(ctx context.Context) {
 	defer p.stop()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -147,17 +163,24 @@ func (p *egressPacer) run(ctx context.Context) {
 		held = false
 		slot := time.Duration(float64(w.n) / p.rate * float64(time.Second))
 		hold = min(paceHold, slot/8)
+		if p.grantAtStart {
+			close(w.ready)
+		}
 		timer.Reset(slot)
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
-			p.mu.Lock()
-			w.granted = false // fails as the waiting ones do
-			p.mu.Unlock()
-			close(w.ready)
+			if !p.grantAtStart {
+				p.mu.Lock()
+				w.granted = false // fails as the waiting ones do
+				p.mu.Unlock()
+				close(w.ready)
+			}
 			return
 		}
-		close(w.ready)
+		if !p.grantAtStart {
+			close(w.ready)
+		}
 	}
 }
 
@@ -165,7 +188,7 @@ func (p *egressPacer) run(ctx context.Context) {
 // It returns nil when none waits, and also, unless held (the port has
 // waited for it already), when a transfer being served ranks before every
 // one waiting: better is then set, and the port holds for it.
-func (p *egressPacer) next(held bool) (w *paceWaiter, better bool) {
+func (p *portPacer) next(held bool) (w *paceWaiter, better bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	best := -1
@@ -198,7 +221,7 @@ func (p *egressPacer) next(held bool) (w *paceWaiter, better bool) {
 
 // beforeLocked orders transfers as the gate does (rankedBefore), except
 // that of two unranked ones the one served longer ago goes first.
-func (p *egressPacer) beforeLocked(a files.Transfer, aSeq uint64, b files.Transfer, bSeq uint64) bool {
+func (p *portPacer) beforeLocked(a files.Transfer, aSeq uint64, b files.Transfer, bSeq uint64) bool {
 	ra, oka := p.rank(a)
 	rb, okb := p.rank(b)
 	if !oka && !okb {
@@ -209,7 +232,7 @@ func (p *egressPacer) beforeLocked(a files.Transfer, aSeq uint64, b files.Transf
 	return rankedBefore(ra, oka, aSeq, rb, okb, bSeq)
 }
 
-func (p *egressPacer) stop() {
+func (p *portPacer) stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stopped = true

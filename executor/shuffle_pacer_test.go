@@ -10,6 +10,7 @@ import (
 
 	"github.com/allot-project/allot/executor/files"
 	"github.com/allot-project/allot/protocol"
+	"github.com/hashicorp/go-hclog"
 )
 
 // pacedSend sends size bytes of a transfer through the shuffle server as
@@ -24,7 +25,7 @@ func pacedSend(ctx context.Context, s *shuffleServer, t files.Transfer, size, ch
 	defer func() { flow.Done(int64(sent), sent == size) }()
 	for sent < size {
 		k := min(chunk, size-sent)
-		if err := flow.Pace(ctx, k); err != nil {
+		if err := flow.Pace(ctx, k, min(chunk, size-sent-k)); err != nil {
 			return err
 		}
 		flow.Sent(int64(k))
@@ -33,13 +34,15 @@ func pacedSend(ctx context.Context, s *shuffleServer, t files.Transfer, size, ch
 	return nil
 }
 
-// paceSend is one transfer of a pacer test: it starts after a delay.
+// paceSend is one transfer of a pacer test: it starts after a delay,
+// through server (the test's own when nil).
 type paceSend struct {
-	name  string // the result's key
-	t     files.Transfer
-	after time.Duration
-	size  int
-	chunk int
+	name   string // the result's key
+	t      files.Transfer
+	after  time.Duration
+	size   int
+	chunk  int
+	server *shuffleServer
 }
 
 // runPaced runs the sends through a shuffle server of egress rate with
@@ -47,13 +50,22 @@ type paceSend struct {
 // each ended, from the start.
 func runPaced(t *testing.T, rate int64, prios []protocol.CoflowPriority, sends ...paceSend) map[string]time.Duration {
 	t.Helper()
-	s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: rate})
+	s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: rate}, noAgentID, hclog.NewNullLogger())
 	if err := s.gate.setPriorities(1, prios); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go s.pacer.run(ctx)
+	for i := range sends {
+		sends[i].server = s
+	}
+	return runSends(ctx, t, sends)
+}
+
+// runSends runs the sends side by side, each through its server, and
+// returns when each ended, from the start.
+func runSends(ctx context.Context, t *testing.T, sends []paceSend) map[string]time.Duration {
 	start := time.Now()
 	var (
 		mu  sync.Mutex
@@ -63,7 +75,7 @@ func runPaced(t *testing.T, rate int64, prios []protocol.CoflowPriority, sends .
 	for _, ps := range sends {
 		wg.Go(func() {
 			time.Sleep(ps.after)
-			if err := pacedSend(ctx, s, ps.t, ps.size, ps.chunk); err != nil {
+			if err := pacedSend(ctx, ps.server, ps.t, ps.size, ps.chunk); err != nil {
 				t.Errorf("%s: %v", ps.name, err)
 			}
 			mu.Lock()
@@ -161,7 +173,7 @@ func TestEgressPacer_ForeignCoflowGetsNoRank(t *testing.T) {
 // port fails with ErrShuffleStopped, and so does a later one.
 func TestEgressPacer_Stop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: 1 << 10})
+		s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: 1 << 10}, noAgentID, hclog.NewNullLogger())
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() { s.pacer.run(ctx); close(done) }()
@@ -179,3 +191,7 @@ func TestEgressPacer_Stop(t *testing.T) {
 		}
 	})
 }
+
+// noAgentID is the ID of an agent not registered yet: its shuffle server
+// asks no receiver's ingress.
+func noAgentID() protocol.AgentID { return "" }

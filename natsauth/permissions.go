@@ -44,11 +44,21 @@ func Permissions(subj protocol.Subjects, id protocol.Identity) *server.Permissio
 			},
 		}
 	case protocol.KindAgent:
+		// Agents also ask each other's shuffle ingress for bytes and answer
+		// those asks (docs/coflow.md): the subjects name the receiving
+		// agent, not its principal, so any agent may reach any other's;
+		// no framework or operator may.
 		return &server.Permissions{
-			Publish: &server.SubjectPermission{Allow: []string{subj.APIPrincipal(protocol.KindAgent, id.Name)}},
-			Subscribe: &server.SubjectPermission{Allow: []string{
-				subj.AgentCmdAll(id.Name), subj.Leader(), inbox,
+			Publish: &server.SubjectPermission{Allow: []string{
+				subj.APIPrincipal(protocol.KindAgent, id.Name), subj.ShuffleIngressAll(),
 			}},
+			Subscribe: &server.SubjectPermission{Allow: []string{
+				subj.AgentCmdAll(id.Name), subj.Leader(), inbox, subj.ShuffleIngressAll(),
+			}},
+			Response: &server.ResponsePermission{
+				MaxMsgs: server.DEFAULT_ALLOW_RESPONSE_MAX_MSGS,
+				Expires: server.DEFAULT_ALLOW_RESPONSE_EXPIRATION,
+			},
 		}
 	case protocol.KindOperator:
 		return &server.Permissions{

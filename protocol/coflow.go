@@ -143,6 +143,9 @@ type CoflowPriority struct {
 	Dst         AgentID     `msgpack:"dst,omitempty" json:"dst,omitempty"`
 	Rank        int         `msgpack:"rank" json:"rank"`
 	Queue       int         `msgpack:"queue" json:"queue"`
+	// Src is set instead of Dst in an entry of an ingress list: it ranks
+	// the coflow's flow from Src into this agent.
+	Src AgentID `msgpack:"src,omitempty" json:"src,omitempty"`
 }
 
 // CoflowPrioritiesCommand tells an agent's shuffle server the current
@@ -153,4 +156,7 @@ type CoflowPriority struct {
 type CoflowPrioritiesCommand struct {
 	Epoch      uint64           `msgpack:"epoch,omitempty" json:"epoch,omitempty"`
 	Priorities []CoflowPriority `msgpack:"prio" json:"priorities"`
+	// Ingress is the order of the unfinished flows into the agent, for its
+	// shuffle ingress (entries name Src, not Dst).
+	Ingress []CoflowPriority `msgpack:"in,omitempty" json:"ingress,omitempty"`
 }

@@ -70,6 +70,8 @@ const (
 	MsgShutdownFrameworkCommand MsgType = 99
 	MsgCoflowPrioritiesCommand  MsgType = 100
 	MsgAckCommand               MsgType = 101
+	// MsgIngressRequest goes from agent to agent (ShuffleIngress).
+	MsgIngressRequest MsgType = 102
 )
 
 // Announcements (subject allot.leader).

@@ -147,7 +147,9 @@ func sampleBodies() map[MsgType]any {
 		MsgShutdownFrameworkCommand: ShutdownFrameworkCommand{FrameworkID: "fw-1"},
 		MsgCoflowPrioritiesCommand: CoflowPrioritiesCommand{Priorities: []CoflowPriority{
 			{FrameworkID: "fw-1", CoflowID: "shuffle-1", Dst: "ag-2", Rank: 0, Queue: -1}, {FrameworkID: "fw-1", CoflowID: "shuffle-2", Rank: 1, Queue: 3},
-		}},
+		}, Ingress: []CoflowPriority{{FrameworkID: "fw-1", CoflowID: "shuffle-3", Src: "ag-3", Rank: 0, Queue: 2}}},
+		MsgIngressRequest: IngressRequest{FrameworkID: "fw-1", CoflowID: "cf-1", Src: "ag-1", Dst: "ag-2",
+			Transfer: 7, Bytes: 256 << 10},
 		MsgAckCommand: AckCommand{Acks: []StatusAck{{FrameworkID: "fw-1", TaskID: "t-1", UUID: "st-1"}}},
 		MsgLeaderAnnouncement: LeaderAnnouncement{
 			ID: "m1", Term: 7, HTTPAddr: "10.0.0.1:5050", NATSURLs: []string{"nats://10.0.0.1:4222"},

@@ -52,6 +52,7 @@ var messages = []message{
 	{MsgShutdownFrameworkCommand, "shutdown_framework_command", func() any { return new(ShutdownFrameworkCommand) }, "", 0},
 	{MsgCoflowPrioritiesCommand, "coflow_priorities_command", func() any { return new(CoflowPrioritiesCommand) }, "", 0},
 	{MsgAckCommand, "ack_command", func() any { return new(AckCommand) }, "", 0},
+	{MsgIngressRequest, "ingress_request", func() any { return new(IngressRequest) }, "", 4 << 10},
 	{MsgLeaderAnnouncement, "leader_announcement", func() any { return new(LeaderAnnouncement) }, "", 0},
 	{MsgClusterEvent, "cluster_event", func() any { return new(ClusterEvent) }, "", 0},
 	{MsgReply, "reply", func() any { return new(Reply) }, "", 0},

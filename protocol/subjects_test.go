@@ -110,6 +110,8 @@ func TestSubjects_builders(t *testing.T) {
 		{"agent commands", must(Subjects{Prefix: "x"}.AgentCmd("rack1", "ag-1")), "x.agent.rack1.ag-1.cmd"},
 		{"a credential's commands", Subjects{Prefix: "x"}.AgentCmdAll(""), "x.agent.anonymous.>"},
 		{"inbox", Subjects{Prefix: "x"}.Inbox(KindAgent, "rack1"), "x.inbox.agent.rack1"},
+		{"shuffle ingress", must(Subjects{Prefix: "x"}.ShuffleIngress("ag-1")), "x.shuffle.ag-1.ingress"},
+		{"every shuffle ingress", Subjects{}.ShuffleIngressAll(), "allot.shuffle.*.ingress"},
 		{"prefix framework", must(Subjects{Prefix: "allot.prod"}.APIFramework("a", "fw-1", VerbCoflowRegister)), "allot.prod.api.framework.a.fw-1.coflow_register"},
 		{"prefix all", Subjects{Prefix: "c1"}.APIAll(), "c1.api.>"},
 		{"prefix leader", Subjects{Prefix: "c1"}.Leader(), "c1.leader"},
@@ -133,6 +135,9 @@ func TestSubjects_badTokens(t *testing.T) {
 		}
 		if _, err := s.AgentCmd("p", AgentID(bad)); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("AgentCmd(%q): got %v, want %v", bad, err, ErrInvalidArgument)
+		}
+		if _, err := s.ShuffleIngress(AgentID(bad)); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("ShuffleIngress(%q): got %v, want %v", bad, err, ErrInvalidArgument)
 		}
 		if _, err := s.APIFramework("p", FrameworkID(bad), VerbKill); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("APIFramework(id %q): got %v, want %v", bad, err, ErrInvalidArgument)

@@ -43,6 +43,7 @@ type agentFlags struct {
 	ResendInterval time.Duration `json:"resend_interval"`
 	ShuffleSlots   int           `json:"shuffle_slots"`
 	ShuffleEgress  byteSize      `json:"shuffle_egress"`
+	ShuffleIngress byteSize      `json:"shuffle_ingress"`
 	LogLevel       string        `json:"log_level"`
 	// The sandbox collector (executor.Config.GCDelay and the others).
 	GCDelay         time.Duration `json:"gc_delay"`
@@ -125,6 +126,7 @@ Example:
 	fl.DurationVar(&f.DefaultGrace, "default-grace", f.DefaultGrace, "time between SIGTERM and SIGKILL when a task sets none")
 	fl.DurationVar(&f.ResendInterval, "resend-interval", f.ResendInterval, "resend unacknowledged status updates this often")
 	fl.IntVar(&f.ShuffleSlots, "shuffle-slots", f.ShuffleSlots, "shuffle transfers (file downloads naming a coflow) served at once; the others wait, in the order of the leader's coflow priorities")
+	fl.Var(&f.ShuffleIngress, "shuffle-ingress", "bytes a second the shuffle transfers into this agent's tasks may bring together (100MB, or bytes; 0: unlimited); the senders ask for each chunk, granted in the order of the leader's coflow priorities")
 	fl.Var(&f.ShuffleEgress, "shuffle-egress", "bytes a second the shuffle transfers may send together (100MB, or bytes; 0: unlimited), shared a chunk at a time in the order of the leader's coflow priorities")
 	fl.DurationVar(&f.GCDelay, "gc-delay", 0, "keep the sandbox of a task that ended this long (default: --files-token-ttl, 24h)")
 	fl.DurationVar(&f.GCInterval, "gc-interval", f.GCInterval, "check the sandboxes and the work dir's disk this often")
@@ -169,7 +171,8 @@ func (f agentFlags) config() (executor.Config, error) {
 		HTTPAddr: f.HTTPAddr, FilesToken: f.FilesToken, FilesSecret: f.FilesSecret, FilesTokenTTL: f.FilesTokenTTL,
 		TaskUser: f.TaskUser, DefaultGrace: f.DefaultGrace,
 		ResendInterval: f.ResendInterval, ShuffleSlots: f.ShuffleSlots, ShuffleEgress: int64(f.ShuffleEgress),
-		GCDelay: f.GCDelay, GCInterval: f.GCInterval, GCDiskThreshold: f.GCDiskThreshold, GCDiskBudget: int64(f.GCDiskBudget),
+		ShuffleIngress: int64(f.ShuffleIngress),
+		GCDelay:        f.GCDelay, GCInterval: f.GCInterval, GCDiskThreshold: f.GCDiskThreshold, GCDiskBudget: int64(f.GCDiskBudget),
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "allot", Level: hclog.LevelFromString(f.LogLevel), Output: os.Stderr}),
 	}
 	return cfg, cfg.Validate()

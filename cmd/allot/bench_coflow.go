@@ -33,8 +33,8 @@ egress is capped at --egress bytes a second), makes every agent hold a file to s
 replays --trace folded onto the agents (allot sim coflow --fold: port p on agent p mod N,
 sizes times --fold-bytes, arrivals times --fold-time) as HTTP downloads between them: each
 coflow starts at its arrival, is registered with the leader's coflow scheduler (uncoordinated:
-not), and its flows download at once (each receiver taking in at most --ingress bytes a second
-when given). It prints each policy's coflow completion times, the first policy's speedup over
+not), and its flows download at once (with --ingress, every agent's shuffle ingress is capped
+too: the senders ask the receiving agent for each chunk). It prints each policy's coflow completion times, the first policy's speedup over
 each, and the simulator's prediction for the same folded trace on the same fabric (receivers
 unlimited unless --ingress; the leader's 100 ms slot; decisions served by order only, as the
 agents pace them; uncoordinated as max-min fair sharing).`,
@@ -91,7 +91,7 @@ agents pace them; uncoordinated as max-min fair sharing).`,
 	fl.Float64Var(&o.foldBytes, "fold-bytes", o.foldBytes, "multiply every flow's bytes by this")
 	fl.Float64Var(&o.foldTime, "fold-time", o.foldTime, "multiply every arrival by this")
 	fl.Var(&o.egress, "egress", "every agent's shuffle egress, bytes a second (16MB)")
-	fl.Var(&o.ingress, "ingress", "what every agent's receivers take in, bytes a second (default: no limit; the simulator models only no limit or --egress)")
+	fl.Var(&o.ingress, "ingress", "every agent's --shuffle-ingress, bytes a second (default: no limit; the simulator models only no limit or --egress)")
 	fl.IntVar(&o.slots, "slots", o.slots, "every agent's --shuffle-slots")
 	fl.StringVar(&o.dataDir, "data-dir", "", "directory for the clusters' data (default: a temporary one, removed)")
 	fl.StringVar(&o.logLevel, "log-level", o.logLevel, "the clusters' log level")

@@ -31,9 +31,10 @@ type devFlags struct {
 	Isolation      string
 	LogLevel       string
 	// The coflow testbed's knobs (docs/coflow.md).
-	CoflowScheduler    string
-	AgentShuffleSlots  int
-	AgentShuffleEgress byteSize
+	CoflowScheduler     string
+	AgentShuffleSlots   int
+	AgentShuffleEgress  byteSize
+	AgentShuffleIngress byteSize
 }
 
 // defaultDevDataDir is stable across runs, so a second `allot dev`
@@ -106,6 +107,7 @@ on --http-port+10+N-1, master N's Raft on --raft-port+N-1; 0 picks free ports.`,
 	fl.StringVar(&f.CoflowScheduler, "coflow-scheduler", "", "the masters' coflow scheduler (allot master --coflow-scheduler; default philae)")
 	fl.IntVar(&f.AgentShuffleSlots, "agent-shuffle-slots", 0, "each agent's --shuffle-slots (default 2)")
 	fl.Var(&f.AgentShuffleEgress, "agent-shuffle-egress", "each agent's --shuffle-egress, bytes a second (16MB; default unlimited)")
+	fl.Var(&f.AgentShuffleIngress, "agent-shuffle-ingress", "each agent's --shuffle-ingress, bytes a second (16MB; default unlimited)")
 	return cmd
 }
 
@@ -117,6 +119,7 @@ func (f devFlags) config(cmd *cobra.Command) (devcluster.Config, error) {
 	cfg.NATSPort, cfg.HTTPPort, cfg.RaftPort = f.NATSPort, f.HTTPPort, f.RaftPort
 	cfg.Isolation = runner.Isolation(f.Isolation)
 	cfg.CoflowScheduler, cfg.AgentShuffleSlots, cfg.AgentShuffleEgress = f.CoflowScheduler, f.AgentShuffleSlots, int64(f.AgentShuffleEgress)
+	cfg.AgentShuffleIngress = int64(f.AgentShuffleIngress)
 	level := hclog.LevelFromString(f.LogLevel)
 	if level == hclog.NoLevel {
 		return cfg, fmt.Errorf("--log-level: unknown level %q", f.LogLevel)

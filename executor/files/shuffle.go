@@ -25,9 +25,10 @@ type Shuffle interface {
 // Flow is a transfer the Shuffle let start.
 type Flow interface {
 	// Pace waits until the next n bytes may be sent: the port's share
-	// that is the transfer's. It fails when ctx ends first or the
-	// shuffle server stops.
-	Pace(ctx context.Context, n int) error
+	// that is the transfer's. next is the size of the chunk after them
+	// (0 for none, or not known), which the Flow may ask for ahead. It
+	// fails when ctx ends first or the shuffle server stops.
+	Pace(ctx context.Context, n, next int) error
 	// Sent reports n more bytes written to the client, as they go.
 	Sent(n int64)
 	// Done reports the end of the transfer with the bytes sent and
@@ -126,7 +127,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
 		k := min(paceChunk, len(p)-written)
-		if err := c.flow.Pace(c.ctx, k); err != nil {
+		if err := c.flow.Pace(c.ctx, k, c.nextChunk(k)); err != nil {
 			return written, c.fail(err)
 		}
 		n, err := c.ResponseWriter.Write(p[written : written+k])
@@ -156,7 +157,7 @@ func (c *countingWriter) ReadFrom(src io.Reader) (int64, error) {
 		if chunk == nil {
 			return total, nil
 		}
-		if err := c.flow.Pace(c.ctx, int(chunk.N)); err != nil {
+		if err := c.flow.Pace(c.ctx, int(chunk.N), c.nextChunk(int(chunk.N))); err != nil {
 			return total, c.fail(err)
 		}
 		want := chunk.N
@@ -185,6 +186,17 @@ func limitChunk(src io.Reader, n int64) (*io.LimitedReader, func(int64)) {
 		return &io.LimitedReader{R: lr.R, N: min(n, lr.N)}, func(read int64) { lr.N -= read }
 	}
 	return &io.LimitedReader{R: src, N: n}, func(int64) {}
+}
+
+// nextChunk returns the size of the chunk after one of k bytes about to
+// go out, by the Content-Length the response announced: 0 after the last
+// one, or without an announced length.
+func (c *countingWriter) nextChunk(k int) int {
+	total, err := strconv.ParseInt(c.Header().Get("Content-Length"), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return int(min(paceChunk, max(0, total-c.n-int64(k))))
 }
 
 func (c *countingWriter) sent(n int64) {

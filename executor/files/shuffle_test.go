@@ -57,17 +57,22 @@ type fakeFlow struct {
 	t     Transfer
 	sent  int64
 	paced int64 // bytes asked for
+	next  int   // the next chunk the last Pace announced
 	once  sync.Once
 }
 
-func (f *fakeFlow) Pace(ctx context.Context, n int) error {
+func (f *fakeFlow) Pace(ctx context.Context, n, next int) error {
 	if n <= 0 || n > paceChunk {
 		return fmt.Errorf("pace %d bytes, want 1 to %d", n, paceChunk)
 	}
 	if f.sent != f.paced {
 		return fmt.Errorf("pace asked after %d bytes granted but %d sent", f.paced, f.sent)
 	}
+	if f.paced > 0 && f.next > 0 && f.next != n {
+		return fmt.Errorf("pace %d bytes after %d were announced", n, f.next)
+	}
 	f.paced += int64(n)
+	f.next = next
 	f.s.mu.Lock()
 	f.s.paces++
 	f.s.mu.Unlock()

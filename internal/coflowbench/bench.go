@@ -31,9 +31,9 @@ type Config struct {
 	// fifo, ...) and Uncoordinated, each on a fresh cluster.
 	Policies []string
 	// Egress and Ingress are every agent's port capacities, bytes a
-	// second: Egress its shuffle egress (--shuffle-egress), Ingress what
-	// the receivers on it take in (0: no limit; else the Egress, the
-	// only other fabric the simulator models).
+	// second: its shuffle egress (--shuffle-egress) and ingress
+	// (--shuffle-ingress; 0: no limit; else the Egress, the only other
+	// fabric the simulator models).
 	Egress, Ingress int64
 	// Slots is every agent's --shuffle-slots: enough for every transfer
 	// to be served at once, so that the port's pacing orders them.
@@ -110,7 +110,7 @@ func runPolicy(ctx context.Context, cfg Config, policy, dir string) ([]coflowRes
 	dc := devcluster.DefaultConfig()
 	dc.DataDir, dc.Masters, dc.Agents = dir, 1, cfg.Trace.Ports
 	dc.NATSPort, dc.HTTPPort, dc.RaftPort = 0, 0, 0
-	dc.AgentShuffleSlots, dc.AgentShuffleEgress = cfg.Slots, cfg.Egress
+	dc.AgentShuffleSlots, dc.AgentShuffleEgress, dc.AgentShuffleIngress = cfg.Slots, cfg.Egress, cfg.Ingress
 	if policy != Uncoordinated {
 		dc.CoflowScheduler = policy
 	}
@@ -142,9 +142,6 @@ func runPolicy(ctx context.Context, cfg Config, policy, dir string) ([]coflowRes
 	}
 	r := &replayer{driver: d, agents: agents, token: d.FilesToken(), register: policy != Uncoordinated,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024}}}
-	for range agents {
-		r.ingress = append(r.ingress, &ingress{rate: float64(cfg.Ingress)})
-	}
 	res, err := r.run(ctx, cfg.Trace)
 	tdCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	_ = d.Teardown(tdCtx)

@@ -16,20 +16,19 @@ import (
 	"github.com/allot-project/allot/sim/coflowsim"
 )
 
-// readChunk is how much of a download the receiver reads at a time, each
-// read paced by its ingress port.
+// readChunk is how much of a download the receiver reads at a time.
 const readChunk = 64 << 10
 
 // replayer replays coflows as downloads between the agents: trace port i
 // is agents[i], a flow from port s to port d is a download of its bytes
 // from agent s's blob by receiver d (this process), which names the
-// coflow and d so that agent s paces it by the leader's priorities.
+// coflow and d so that agent s paces it by the leader's priorities, and
+// asks agent d's ingress for every chunk of it.
 type replayer struct {
 	driver   *framework.Driver
 	agents   []agentBlob
 	token    string
 	client   *http.Client
-	ingress  []*ingress
 	register bool // register each coflow with the leader (coordinated)
 }
 
@@ -105,7 +104,7 @@ func (r *replayer) coflow(ctx context.Context, c coflowsim.TraceCoflow) error {
 }
 
 // fetch downloads one flow's bytes from its sender's blob, as its
-// receiver, through the receiver's ingress port.
+// receiver.
 func (r *replayer) fetch(ctx context.Context, coflow string, f coflowsim.TraceFlow) error {
 	src, dst := r.agents[f.Src], r.agents[f.Dst]
 	q := url.Values{"path": {src.path}, "coflow": {coflow}, "dst": {string(dst.id)}}
@@ -127,9 +126,6 @@ func (r *replayer) fetch(ctx context.Context, coflow string, f coflowsim.TraceFl
 	buf := make([]byte, readChunk)
 	for left := f.Bytes; left > 0; {
 		k := int(min(int64(len(buf)), left))
-		if err := r.ingress[f.Dst].wait(ctx, k); err != nil {
-			return err
-		}
 		n, err := io.ReadFull(resp.Body, buf[:k])
 		left -= int64(n)
 		if err != nil {

@@ -1,11 +1,8 @@
 package coflowbench
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"testing/synctest"
-	"time"
 
 	"github.com/allot-project/allot/sim/coflowsim"
 )
@@ -22,35 +19,6 @@ func TestSpeedup(t *testing.T) {
 	if got := pct([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 90); got != 9 {
 		t.Fatalf("P90 of 1..10: %g, want 9", got)
 	}
-}
-
-// TestIngress: reads into one port share its rate: 1 MiB in 64 KiB reads
-// through 1 MiB/s take a second, two of them side by side two.
-func TestIngress(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		in := &ingress{rate: 1 << 20}
-		start := time.Now()
-		done := make(chan time.Duration, 2)
-		for range 2 {
-			go func() {
-				for range 16 {
-					if err := in.wait(t.Context(), 64<<10); err != nil {
-						t.Error(err)
-					}
-				}
-				done <- time.Since(start)
-			}()
-		}
-		a, b := <-done, <-done
-		if last := max(a, b); last != 2*time.Second {
-			t.Fatalf("2 MiB through 1 MiB/s ended at %v, want 2s", last)
-		}
-		ctx, cancel := context.WithCancel(t.Context())
-		cancel()
-		if err := in.wait(ctx, 1); !errors.Is(err, context.Canceled) {
-			t.Fatalf("wait after cancel: %v", err)
-		}
-	})
 }
 
 func TestConfig_Validate(t *testing.T) {

@@ -216,6 +216,7 @@ func (c *Cluster) agentConfig(al AgentLayout) executor.Config {
 		ec.ShuffleSlots = c.cfg.AgentShuffleSlots
 	}
 	ec.ShuffleEgress = c.cfg.AgentShuffleEgress
+	ec.ShuffleIngress = c.cfg.AgentShuffleIngress
 	ec.HTTPAddr = al.HTTPAddr
 	ec.FilesSecret = c.layout.FilesSecret
 	ec.Logger = c.cfg.Logger.Named(al.Name)

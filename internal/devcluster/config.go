@@ -79,11 +79,12 @@ type Config struct {
 	AgentShim    []string
 	AgentShimEnv []string
 	// CoflowScheduler is the masters' coflow scheduler (master.Config's;
-	// empty: its default). AgentShuffleSlots and AgentShuffleEgress are
-	// the agents' (executor.Config's; 0: theirs).
-	CoflowScheduler    string
-	AgentShuffleSlots  int
-	AgentShuffleEgress int64
+	// empty: its default). AgentShuffleSlots, AgentShuffleEgress and
+	// AgentShuffleIngress are the agents' (executor.Config's; 0: theirs).
+	CoflowScheduler     string
+	AgentShuffleSlots   int
+	AgentShuffleEgress  int64
+	AgentShuffleIngress int64
 	// StartTimeout bounds Start: masters up, a leader elected, every
 	// agent registered.
 	StartTimeout time.Duration
@@ -140,8 +141,8 @@ func (c Config) Validate() error {
 	if c.StartTimeout < 0 {
 		return fmt.Errorf("%w: negative start timeout", ErrConfig)
 	}
-	if c.AgentShuffleSlots < 0 || c.AgentShuffleEgress < 0 {
-		return fmt.Errorf("%w: negative agent shuffle slots or egress", ErrConfig)
+	if c.AgentShuffleSlots < 0 || c.AgentShuffleEgress < 0 || c.AgentShuffleIngress < 0 {
+		return fmt.Errorf("%w: negative agent shuffle slots, egress or ingress", ErrConfig)
 	}
 	return nil
 }

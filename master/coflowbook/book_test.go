@@ -35,17 +35,25 @@ func flow(src, dst string, transfers int) protocol.FlowSpec {
 	return protocol.FlowSpec{Src: protocol.AgentID(src), Dst: protocol.AgentID(dst), Transfers: transfers}
 }
 
-// pushesByAgent renders a schedule's commands as agent -> "fw/coflow>dst@queue" in rank order.
+// pushesByAgent renders a schedule's commands as agent -> its egress list,
+// "fw/coflow>dst@queue" in rank order, then its ingress list,
+// "fw/coflow<src@queue" in rank order.
 func pushesByAgent(t *testing.T, pushes []Push) map[protocol.AgentID][]string {
 	t.Helper()
 	out := map[protocol.AgentID][]string{}
 	for _, p := range pushes {
 		out[p.Agent] = []string{}
 		for i, e := range p.Cmd.Priorities {
-			if e.Rank != i {
-				t.Fatalf("agent %s entry %d has rank %d", p.Agent, i, e.Rank)
+			if e.Rank != i || e.Src != "" {
+				t.Fatalf("agent %s egress entry %d: rank %d, src %q", p.Agent, i, e.Rank, e.Src)
 			}
 			out[p.Agent] = append(out[p.Agent], fmt.Sprintf("%s/%s>%s@%d", e.FrameworkID, e.CoflowID, e.Dst, e.Queue))
+		}
+		for i, e := range p.Cmd.Ingress {
+			if e.Rank != i || e.Dst != "" {
+				t.Fatalf("agent %s ingress entry %d: rank %d, dst %q", p.Agent, i, e.Rank, e.Dst)
+			}
+			out[p.Agent] = append(out[p.Agent], fmt.Sprintf("%s/%s<%s@%d", e.FrameworkID, e.CoflowID, e.Src, e.Queue))
 		}
 	}
 	return out
@@ -60,7 +68,8 @@ func TestCoflowBook_FIFOOrder(t *testing.T) {
 	got := pushesByAgent(t, pushes)
 	want := map[protocol.AgentID][]string{
 		"a1": {"fw1/c1>a2@-1", "fw2/c2>a3@-1"},
-		"a2": {"fw2/c2>a3@-1"},
+		"a2": {"fw2/c2>a3@-1", "fw1/c1<a1@-1"},
+		"a3": {"fw2/c2<a1@-1", "fw2/c2<a2@-1"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
@@ -77,7 +86,7 @@ func TestCoflowBook_FIFOOrder(t *testing.T) {
 	if err := later.Register(coflowT0, &protocol.CoflowRegisterRequest{FrameworkID: "fw1", CoflowID: "c1", Flows: []protocol.FlowSpec{flow("a1", "a2", 1)}}); err != nil {
 		t.Fatal(err)
 	}
-	if next, _ := later.Schedule(coflowT0); len(next) != 1 || next[0].Cmd.Epoch <= pushes[0].Cmd.Epoch {
+	if next, _ := later.Schedule(coflowT0); len(next) != 2 || next[0].Cmd.Epoch <= pushes[0].Cmd.Epoch {
 		t.Fatalf("the next term's first command %+v does not supersede %+v", next, pushes[0].Cmd)
 	}
 	// Nothing changed: nothing to send again.
@@ -166,8 +175,8 @@ func TestCoflowBook_CompletionAndMerge(t *testing.T) {
 		t.Fatalf("active %d completed %d, want 0 and 1", active, completed)
 	}
 	pushes, _ := b.Schedule(coflowT0)
-	if got := pushesByAgent(t, pushes); !reflect.DeepEqual(got, map[protocol.AgentID][]string{"a1": {}}) {
-		t.Fatalf("after completion the agents got %v, want a1 an empty list", got)
+	if got := pushesByAgent(t, pushes); !reflect.DeepEqual(got, map[protocol.AgentID][]string{"a1": {}, "a2": {}}) {
+		t.Fatalf("after completion the agents got %v, want a1 and a2 empty lists", got)
 	}
 	if len(b.ports) != 0 || len(b.free) != coflowPorts {
 		t.Fatalf("ports still held: %v (%d free)", b.ports, len(b.free))
@@ -267,16 +276,16 @@ func TestCoflowBook_IncrementalListsMatchRebuild(t *testing.T) {
 				{FrameworkID: "fw", CoflowID: id, Src: protocol.AgentID(p.src), Dst: protocol.AgentID(p.dst), BytesSent: 1 << 20, Transfers: 1}}})
 		}
 		b.Schedule(now)
-		kept := map[protocol.AgentID][]protocol.CoflowPriority{}
+		kept := map[protocol.AgentID][2][]protocol.CoflowPriority{}
 		for a, cmd := range b.sent {
-			kept[a] = cmd.Priorities
+			kept[a] = [2][]protocol.CoflowPriority{cmd.Priorities, cmd.Ingress}
 		}
 		b.rebuild = true
 		b.sent = map[protocol.AgentID]protocol.CoflowPrioritiesCommand{}
 		b.Schedule(now)
-		rebuilt := map[protocol.AgentID][]protocol.CoflowPriority{}
+		rebuilt := map[protocol.AgentID][2][]protocol.CoflowPriority{}
 		for a, cmd := range b.sent {
-			rebuilt[a] = cmd.Priorities
+			rebuilt[a] = [2][]protocol.CoflowPriority{cmd.Priorities, cmd.Ingress}
 		}
 		if !reflect.DeepEqual(kept, rebuilt) {
 			t.Fatalf("step %d: kept lists %v, rebuilt %v", step, kept, rebuilt)

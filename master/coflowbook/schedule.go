@@ -18,9 +18,10 @@ type Push struct {
 
 // schedule asks the coordinator for its decision and returns the commands
 // of the agents whose order changed (an agent left with nothing to send
-// gets an empty one), and when to ask again even if nothing happens (the
-// slot rotation; zero for never). Each agent's list is its egress: the
-// unfinished flows it sends, highest priority first.
+// or receive gets an empty one), and when to ask again even if nothing
+// happens (the slot rotation; zero for never). Each agent's command lists
+// its egress (the unfinished flows it sends) and its ingress (those it
+// receives), highest priority first.
 func (b *Book) Schedule(now time.Time) ([]Push, time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -35,23 +36,23 @@ func (b *Book) Schedule(now time.Time) ([]Push, time.Time) {
 		return b.dropFinished(), d.NextChange
 	}
 	b.decided, b.rebuild, b.finished = d.Epoch, false, b.finished[:0]
-	lists := b.egressLists(d)
+	egress, ingress := b.portLists(d)
 	var pushes []Push
 	b.epoch++
-	for p, l := range lists {
-		if len(l) == 0 {
+	for p := range egress {
+		if len(egress[p]) == 0 && len(ingress[p]) == 0 {
 			continue
 		}
 		a := b.agents[p]
-		if prev, ok := b.sent[a]; ok && slices.Equal(prev.Priorities, l) {
+		if prev, ok := b.sent[a]; ok && slices.Equal(prev.Priorities, egress[p]) && slices.Equal(prev.Ingress, ingress[p]) {
 			continue
 		}
-		cmd := protocol.CoflowPrioritiesCommand{Epoch: b.epoch, Priorities: l}
+		cmd := protocol.CoflowPrioritiesCommand{Epoch: b.epoch, Priorities: egress[p], Ingress: ingress[p]}
 		b.sent[a] = cmd
 		pushes = append(pushes, Push{Agent: a, Cmd: cmd})
 	}
 	for a := range b.sent {
-		if p, ok := b.ports[a]; !ok || len(lists[p]) == 0 {
+		if p, ok := b.ports[a]; !ok || len(egress[p]) == 0 && len(ingress[p]) == 0 {
 			delete(b.sent, a)
 			pushes = append(pushes, Push{Agent: a, Cmd: protocol.CoflowPrioritiesCommand{Epoch: b.epoch}})
 		}
@@ -59,11 +60,12 @@ func (b *Book) Schedule(now time.Time) ([]Push, time.Time) {
 	return byAgent(pushes), d.NextChange
 }
 
-// egressLists returns every port's list under decision d: the unfinished
-// flows it sends, in the decision's order, ranked. Two passes, so that
-// each list is allocated once at its size.
-func (b *Book) egressLists(d *coflow.Decision) [][]protocol.CoflowPriority {
-	n := make([]int, coflowPorts)
+// portLists returns every port's lists under decision d: the unfinished
+// flows it sends (egress, entries naming Dst) and receives (ingress,
+// entries naming Src), in the decision's order, ranked. Two passes, so
+// that each list is allocated once at its size.
+func (b *Book) portLists(d *coflow.Decision) (egress, ingress [][]protocol.CoflowPriority) {
+	nOut, nIn := make([]int, coflowPorts), make([]int, coflowPorts)
 	each := func(visit func(rec *coflowRec, g *coflow.Grant, f int)) {
 		for gi := range d.Grants {
 			g := &d.Grants[gi]
@@ -78,46 +80,48 @@ func (b *Book) egressLists(d *coflow.Decision) [][]protocol.CoflowPriority {
 			}
 		}
 	}
-	each(func(_ *coflowRec, g *coflow.Grant, f int) { n[g.Links[f].Src]++ })
-	lists := make([][]protocol.CoflowPriority, coflowPorts)
-	each(func(rec *coflowRec, g *coflow.Grant, f int) {
-		p := g.Links[f].Src
+	each(func(_ *coflowRec, g *coflow.Grant, f int) { nOut[g.Links[f].Src]++; nIn[g.Links[f].Dst]++ })
+	egress, ingress = make([][]protocol.CoflowPriority, coflowPorts), make([][]protocol.CoflowPriority, coflowPorts)
+	add := func(lists [][]protocol.CoflowPriority, n []int, p coflow.Port, e protocol.CoflowPriority) {
 		if lists[p] == nil {
 			lists[p] = make([]protocol.CoflowPriority, 0, n[p])
 		}
-		lists[p] = append(lists[p], protocol.CoflowPriority{FrameworkID: rec.key.fw, CoflowID: rec.key.id,
-			Dst: rec.flows[f].spec.Dst, Rank: len(lists[p]), Queue: g.Queue})
+		e.Rank = len(lists[p])
+		lists[p] = append(lists[p], e)
+	}
+	each(func(rec *coflowRec, g *coflow.Grant, f int) {
+		spec := rec.flows[f].spec
+		e := protocol.CoflowPriority{FrameworkID: rec.key.fw, CoflowID: rec.key.id, Queue: g.Queue}
+		out, in := e, e
+		out.Dst, in.Src = spec.Dst, spec.Src
+		add(egress, nOut, g.Links[f].Src, out)
+		add(ingress, nIn, g.Links[f].Dst, in)
 	})
-	return lists
+	return egress, ingress
 }
 
 // dropFinished takes the flows finished since the last schedule out of
-// their senders' lists and returns the commands of the agents whose list
-// changed. Lists that were sent are never modified: a command may still be
-// on its way out.
+// their senders' and receivers' lists and returns the commands of the
+// agents whose lists changed. Lists that were sent are never modified: a
+// command may still be on its way out.
 func (b *Book) dropFinished() []Push {
 	if len(b.finished) == 0 {
 		return nil
 	}
 	changed := map[protocol.AgentID]bool{}
 	for _, f := range b.finished {
-		cmd, ok := b.sent[f.src]
-		if !ok {
-			continue
+		if cmd, ok := b.sent[f.src]; ok {
+			if l, ok := without(cmd.Priorities, f.key, func(p protocol.CoflowPriority) bool { return p.Dst == f.dst }); ok {
+				cmd.Priorities = l
+				b.sent[f.src], changed[f.src] = cmd, true
+			}
 		}
-		i := slices.IndexFunc(cmd.Priorities, func(p protocol.CoflowPriority) bool {
-			return p.FrameworkID == f.key.fw && p.CoflowID == f.key.id && p.Dst == f.dst
-		})
-		if i < 0 {
-			continue
+		if cmd, ok := b.sent[f.dst]; ok {
+			if l, ok := without(cmd.Ingress, f.key, func(p protocol.CoflowPriority) bool { return p.Src == f.src }); ok {
+				cmd.Ingress = l
+				b.sent[f.dst], changed[f.dst] = cmd, true
+			}
 		}
-		l := slices.Concat(cmd.Priorities[:i], cmd.Priorities[i+1:])
-		for j := i; j < len(l); j++ {
-			l[j].Rank = j
-		}
-		cmd.Priorities = l
-		b.sent[f.src] = cmd
-		changed[f.src] = true
 	}
 	b.finished = b.finished[:0]
 	if len(changed) == 0 {
@@ -128,7 +132,7 @@ func (b *Book) dropFinished() []Push {
 	for a := range changed {
 		cmd := b.sent[a]
 		cmd.Epoch = b.epoch
-		if len(cmd.Priorities) == 0 {
+		if len(cmd.Priorities) == 0 && len(cmd.Ingress) == 0 {
 			delete(b.sent, a) // nothing left to repeat
 		} else {
 			b.sent[a] = cmd
@@ -136,6 +140,22 @@ func (b *Book) dropFinished() []Push {
 		pushes = append(pushes, Push{Agent: a, Cmd: cmd})
 	}
 	return byAgent(pushes)
+}
+
+// without returns a copy of list without coflow key's entry that other
+// picks, ranks renumbered, and whether there was one.
+func without(list []protocol.CoflowPriority, key coflowKey, other func(protocol.CoflowPriority) bool) ([]protocol.CoflowPriority, bool) {
+	i := slices.IndexFunc(list, func(p protocol.CoflowPriority) bool {
+		return p.FrameworkID == key.fw && p.CoflowID == key.id && other(p)
+	})
+	if i < 0 {
+		return list, false
+	}
+	l := slices.Concat(list[:i], list[i+1:])
+	for j := i; j < len(l); j++ {
+		l[j].Rank = j
+	}
+	return l, true
 }
 
 // current returns the commands last sent to agents that have flows to

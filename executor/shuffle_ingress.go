@@ -44,10 +44,12 @@ type ingressKey struct {
 }
 
 // ingressTransfer is a transfer the receiver has heard of. t keys its rank
-// (Dst holding the sender, as the ingress list does).
+// (Dst holding the sender, as the ingress list does); asks counts its
+// chunks waiting for the port, last when it was last heard of or served.
 type ingressTransfer struct {
 	t    files.Transfer
 	seq  uint64
+	asks int
 	last time.Time
 }
 
@@ -94,51 +96,49 @@ func (s *ingressServer) grant(ctx context.Context, req *protocol.IngressRequest)
 		s.transfers[k] = tr
 	}
 	tr.last = now
-	stale := s.sweepLocked(now)
-	s.mu.Unlock()
-	// The pacer is told outside s.mu: it reads the ranks under its own lock.
-	for _, seq := range stale {
-		s.pacer.close(seq)
-	}
+	tr.asks++
+	s.sweepLocked(now)
 	if !ok {
+		// Opened under s.mu, as end closes it: a chunk asked after the
+		// transfer ended finds it closed, one asked before is dropped.
 		s.pacer.open(tr.t, tr.seq)
 	}
-	if err := s.pacer.wait(ctx, tr.t, tr.seq, req.Bytes); err != nil {
+	s.mu.Unlock()
+	err := s.pacer.wait(ctx, tr.t, tr.seq, req.Bytes)
+	s.mu.Lock()
+	tr.asks--
+	tr.last = time.Now() // a long wait is not idleness
+	s.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	s.granted.Add(int64(req.Bytes))
-	s.mu.Lock()
-	tr.last = time.Now() // a long wait is not idleness
-	s.mu.Unlock()
 	return nil
 }
 
 // end forgets a transfer its sender says has ended.
 func (s *ingressServer) end(src protocol.AgentID, transfer uint64) {
 	s.mu.Lock()
-	tr, ok := s.transfers[ingressKey{src: src, transfer: transfer}]
-	if ok {
-		delete(s.transfers, ingressKey{src: src, transfer: transfer})
-	}
-	s.mu.Unlock()
-	if ok {
+	defer s.mu.Unlock()
+	k := ingressKey{src: src, transfer: transfer}
+	if tr, ok := s.transfers[k]; ok {
+		delete(s.transfers, k)
 		s.pacer.close(tr.seq)
 	}
 }
 
 // sweepLocked drops, at most every ingressIdle, the transfers idle that
-// long, and returns their pacer numbers.
-func (s *ingressServer) sweepLocked(now time.Time) []uint64 {
+// long with no chunk waiting. The pacer takes no lock of the server's (its
+// ranks are an atomic table), so it is told under s.mu.
+func (s *ingressServer) sweepLocked(now time.Time) {
 	if now.Sub(s.swept) < ingressIdle {
-		return nil
+		return
 	}
 	s.swept = now
-	var stale []uint64
 	for k, tr := range s.transfers {
-		if now.Sub(tr.last) >= ingressIdle {
+		if tr.asks == 0 && now.Sub(tr.last) >= ingressIdle {
 			delete(s.transfers, k)
-			stale = append(stale, tr.seq)
+			s.pacer.close(tr.seq)
 		}
 	}
-	return stale
 }

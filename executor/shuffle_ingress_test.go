@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -214,6 +215,50 @@ func TestShuffleIngress_CutShort(t *testing.T) {
 			}
 		}
 		r.pacer.mu.Unlock()
+		cancel()
+	})
+}
+
+// TestShuffleIngress_ForgetsIdleTransfers: a transfer whose sender went
+// quiet (it died without saying so) is forgotten after ingressIdle, but
+// one with a chunk waiting longer than that for a busy port is kept and
+// served.
+func TestShuffleIngress_ForgetsIdleTransfers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newIngressServer(1 << 10) // 1 KiB/s
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go r.pacer.run(ctx)
+		ask := func(src protocol.AgentID, n int) error {
+			return r.grant(ctx, &protocol.IngressRequest{FrameworkID: "fw", CoflowID: "c", Src: src, Dst: "ag-r", Transfer: 1, Bytes: n})
+		}
+		if err := ask("ag-dead", 1<<10); err != nil { // the port is busy until 1 s
+			t.Fatal(err)
+		}
+		if err := ask("ag-hog", 39<<10); err != nil { // granted at 1 s, busy until 40 s
+			t.Fatal(err)
+		}
+		waited := make(chan error, 1)
+		go func() {
+			time.Sleep(time.Second)
+			waited <- ask("ag-wait", 1<<10) // waits until 40 s
+		}()
+		time.Sleep(35 * time.Second)
+		go func() { _ = ask("ag-new", 1<<10) }()
+		synctest.Wait()
+		r.mu.Lock()
+		var kept []protocol.AgentID
+		for k := range r.transfers {
+			kept = append(kept, k.src)
+		}
+		r.mu.Unlock()
+		slices.Sort(kept)
+		if want := []protocol.AgentID{"ag-new", "ag-wait"}; !slices.Equal(kept, want) {
+			t.Fatalf("kept %v at 35 s, want %v", kept, want)
+		}
+		if err := <-waited; err != nil {
+			t.Fatalf("the waiting chunk: %v", err)
+		}
 		cancel()
 	})
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -98,13 +99,22 @@ func (p *portPacer) poke() {
 	}
 }
 
-// wait blocks until the port grants n bytes to transfer t (arrived seq).
+// errTransferClosed refuses a chunk of a transfer not open at the port.
+var errTransferClosed = errors.New("transfer closed at the port")
+
+// wait blocks until the port grants n bytes to transfer t (arrived seq),
+// which must be open (open, not yet close).
 func (p *portPacer) wait(ctx context.Context, t files.Transfer, seq uint64, n int) error {
 	w := &paceWaiter{t: t, seq: seq, n: n, ready: make(chan struct{})}
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
 		return files.ErrShuffleStopped
+	}
+	if _, ok := p.active[seq]; !ok {
+		// Closed already (at an ingress: its sender said it ended).
+		p.mu.Unlock()
+		return errTransferClosed
 	}
 	p.waiting = append(p.waiting, w)
 	p.mu.Unlock()

@@ -140,7 +140,11 @@
 // transfers last; arrival order among equals). A command older than the
 // last one applied, by its epoch, is dropped. With Config.ShuffleEgress the
 // transfers being served share that many bytes a second, a chunk at a
-// time, the best-ranked first. While transfers run and as they end, at
+// time, the best-ranked first; downloads naming no coflow go through that
+// port too, unranked. With Config.ShuffleIngress the agents sending into
+// this one ask it for each chunk (shuffle_ingress.go), and it grants them
+// that many bytes a second by the command's ingress list. While transfers
+// run and as they end, at
 // most every Config.ShuffleReportInterval, the agent reports each flow's
 // totals (bytes sent, transfers completed) to the leader in a
 // CoflowReportRequest.

@@ -228,9 +228,12 @@ func newShuffleServer(cfg Config, self func() protocol.AgentID, log hclog.Logger
 
 func (s *shuffleServer) Acquire(ctx context.Context, t files.Transfer) (files.Flow, error) {
 	seq := s.arrived.Add(1)
-	release, err := s.gate.acquire(ctx, t)
-	if err != nil {
-		return nil, err
+	release := func() {}
+	if t.Coflow != "" { // a download naming no coflow takes no slot
+		var err error
+		if release, err = s.gate.acquire(ctx, t); err != nil {
+			return nil, err
+		}
 	}
 	if s.pacer != nil {
 		s.pacer.open(t, seq)

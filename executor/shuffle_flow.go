@@ -84,8 +84,12 @@ func (f *shuffleFlow) askAhead(ctx context.Context, n int) {
 	}()
 }
 
-// Sent adds the bytes to the flow's progress, reported while it runs.
+// Sent adds the bytes to the flow's progress, reported while it runs (a
+// download naming no coflow is paced only).
 func (f *shuffleFlow) Sent(n int64) {
+	if f.t.Coflow == "" {
+		return
+	}
 	f.s.counters.sent.Add(n)
 	f.s.report.progress(f.t, n)
 }
@@ -94,7 +98,9 @@ func (f *shuffleFlow) Done(_ int64, ok bool) {
 	f.once.Do(func() {
 		// Recorded before the slot is freed, so that progress is
 		// reported in the order the transfers ended.
-		f.s.report.ended(f.t, ok)
+		if f.t.Coflow != "" {
+			f.s.report.ended(f.t, ok)
+		}
 		if f.s.pacer != nil {
 			f.s.pacer.close(f.seq)
 		}

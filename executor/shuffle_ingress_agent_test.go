@@ -4,6 +4,7 @@ package executor
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -136,5 +137,56 @@ func checkIngressRefusals(t *testing.T, l *fakeMaster, recv *agentProc, src prot
 	}
 	if got := recv.shuffle.counters.ingressRefused.Load(); got != 3 {
 		t.Errorf("%d requests counted refused, want 3", got)
+	}
+}
+
+// TestAgent_DownloadWithoutCoflowIsPaced: a tenant cannot escape an
+// agent's egress capacity by naming no coflow: its download goes through
+// the port (at the rate, with the unranked transfers), and is neither
+// ordered nor reported as a shuffle.
+func TestAgent_DownloadWithoutCoflowIsPaced(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 1})
+	l := newFakeMaster(t, c)
+	cfg := testConfig(t, c, t.TempDir())
+	cfg.SubjectPrefix = "fake"
+	const rate = 4 << 20
+	cfg.ShuffleEgress = rate
+	a := startAgent(t, cfg)
+	dir := filepath.Join(a.SandboxRoot(), "fw-s_map-0")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const size = 1 << 20
+	data := strings.Repeat("k v\n", size/4)
+	if err := os.WriteFile(filepath.Join(dir, "part-1"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://"+a.HTTPAddr()+"/v1/files/download?path=fw-s_map-0/part-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+a.FilesToken())
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	elapsed := time.Since(start)
+	if err != nil || resp.StatusCode != http.StatusOK || string(body) != data {
+		t.Fatalf("download: %d, %d bytes, %v", resp.StatusCode, len(body), err)
+	}
+	// The port grants a chunk once it has carried it: four 256 KiB chunks
+	// at 4 MiB/s take a quarter of a second.
+	if least := time.Duration(size) * time.Second / rate; elapsed < least {
+		t.Fatalf("the download took %v, less than the %v the port allows", elapsed, least)
+	}
+	if paced, sent := a.shuffle.counters.paced.Load(), a.shuffle.counters.sent.Load(); paced != size || sent != 0 {
+		t.Fatalf("paced %d bytes and counted %d shuffle bytes, want %d and 0", paced, sent, size)
+	}
+	if flows := l.flows(); len(flows) != 0 {
+		t.Fatalf("a download naming no coflow was reported: %+v", flows)
 	}
 }

@@ -18,7 +18,9 @@
 // configured (Config.Shuffle), such a download waits for its turn before it
 // is served, and its outcome (bytes sent, completed or not) is reported to
 // the Shuffle. The coflow's framework is the sandbox's: that of a
-// framework token, else the first element of P up to its first "_".
+// framework token, else the first element of P up to its first "_". A
+// download naming no coflow goes to the Shuffle too, as a Transfer of no
+// coflow, which it paces without ordering or reporting it.
 //
 // P is a slash-separated path relative to the root, such as
 // "<sandbox>/stdout"; "." is the root itself. Every request must carry

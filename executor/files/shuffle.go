@@ -41,7 +41,11 @@ type Flow interface {
 const paceChunk = 256 << 10
 
 // Transfer is one shuffle download: the framework whose sandbox it reads,
-// the coflow it belongs to, and the agent of the task fetching it.
+// the coflow it belongs to, and the agent of the task fetching it. A
+// download naming no coflow is a Transfer without Coflow or Dst: the
+// Shuffle paces it at the port with the transfers the leader did not
+// rank, without ordering or reporting it, so that no download escapes the
+// port's capacity by naming no coflow.
 type Transfer struct {
 	Framework, Coflow, Dst string
 }
@@ -51,13 +55,16 @@ type Transfer struct {
 var ErrShuffleStopped = errors.New("shuffle server stopped")
 
 // shuffleTransfer returns the transfer a download names, nil for a
-// download the shuffle does not order: without a Shuffle, a HEAD, or a
-// request without a coflow parameter. framework is the request token's
-// framework ("" for the agent's token).
+// download the shuffle does not see: without a Shuffle, or a HEAD. One
+// without a coflow parameter is a Transfer of framework alone. framework
+// is the request token's framework ("" for the agent's token).
 func (h *handler) shuffleTransfer(r *http.Request, name, framework string) (*Transfer, *apiError) {
 	q := r.URL.Query()
-	if h.shuffle == nil || r.Method == http.MethodHead || !q.Has("coflow") {
+	if h.shuffle == nil || r.Method == http.MethodHead {
 		return nil, nil
+	}
+	if !q.Has("coflow") {
+		return &Transfer{Framework: framework}, nil
 	}
 	t := Transfer{Framework: framework, Coflow: q.Get("coflow"), Dst: q.Get("dst")}
 	if !protocol.ValidID(t.Coflow) {

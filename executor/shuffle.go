@@ -241,14 +241,31 @@ func (s *shuffleServer) Acquire(ctx context.Context, t files.Transfer) (files.Fl
 	return &shuffleFlow{s: s, t: t, seq: seq, release: release}, nil
 }
 
-// applyCoflowPriorities applies a CoflowPrioritiesCommand to the gate,
-// without the entries that name invalid IDs.
+// applyCoflowPriorities applies a CoflowPrioritiesCommand to the gate and
+// the ingress, without the entries that name invalid IDs.
 func (a *Agent) applyCoflowPriorities(cmd *protocol.CoflowPrioritiesCommand) {
-	prios := make([]protocol.CoflowPriority, 0, len(cmd.Priorities))
+	prios := a.validPriorities(cmd.Epoch, "egress", cmd.Priorities, egressEnd)
+	if in := a.shuffle.ingress; in != nil {
+		in.setPriorities(cmd.Epoch, a.validPriorities(cmd.Epoch, "ingress", cmd.Ingress, ingressEnd))
+	}
+	if err := a.shuffle.gate.setPriorities(cmd.Epoch, prios); err != nil {
+		a.log.Debug("stale coflow priorities dropped", "epoch", cmd.Epoch, "error", err)
+		return
+	}
+	a.log.Trace("coflow priorities applied", "epoch", cmd.Epoch, "priorities", len(prios), "ingress", len(cmd.Ingress))
+}
+
+// validPriorities returns the entries of a list whose IDs are valid, and
+// logs the others; other picks an entry's other end (empty for a whole
+// coflow's entry).
+func (a *Agent) validPriorities(epoch uint64, list string, in []protocol.CoflowPriority,
+	other func(protocol.CoflowPriority) protocol.AgentID) []protocol.CoflowPriority {
+	prios := make([]protocol.CoflowPriority, 0, len(in))
 	var bad []protocol.CoflowPriority
-	for _, p := range cmd.Priorities {
+	for _, p := range in {
+		end := other(p)
 		if !protocol.ValidID(string(p.FrameworkID)) || !protocol.ValidID(p.CoflowID) ||
-			p.Dst != "" && !protocol.ValidID(string(p.Dst)) {
+			end != "" && !protocol.ValidID(string(end)) {
 			bad = append(bad, p)
 			continue
 		}
@@ -256,16 +273,10 @@ func (a *Agent) applyCoflowPriorities(cmd *protocol.CoflowPrioritiesCommand) {
 	}
 	if len(bad) > 0 {
 		// One line for the lot: a broken leader may send thousands.
-		a.log.Warn("coflow priorities with invalid ids dropped", "epoch", cmd.Epoch, "dropped", len(bad),
+		a.log.Warn("coflow priorities with invalid ids dropped", "list", list, "epoch", epoch, "dropped", len(bad),
 			"framework_id", truncateText(string(bad[0].FrameworkID), protocol.MaxIDLen),
-			"coflow_id", truncateText(bad[0].CoflowID, protocol.MaxIDLen), "dst", truncateText(string(bad[0].Dst), protocol.MaxIDLen))
+			"coflow_id", truncateText(bad[0].CoflowID, protocol.MaxIDLen),
+			"agent_id", truncateText(string(other(bad[0])), protocol.MaxIDLen))
 	}
-	if in := a.shuffle.ingress; in != nil {
-		in.setPriorities(cmd.Epoch, validIngress(cmd.Ingress))
-	}
-	if err := a.shuffle.gate.setPriorities(cmd.Epoch, prios); err != nil {
-		a.log.Debug("stale coflow priorities dropped", "epoch", cmd.Epoch, "error", err)
-		return
-	}
-	a.log.Trace("coflow priorities applied", "epoch", cmd.Epoch, "priorities", len(prios))
+	return prios
 }

@@ -82,6 +82,7 @@ func TestAgent_ShuffleIngressOverNATS(t *testing.T) {
 	// The leader's ingress list reaches the receiver's port.
 	cmd := protocol.CoflowPrioritiesCommand{Epoch: 3, Ingress: []protocol.CoflowPriority{
 		{FrameworkID: "fw-s", CoflowID: "shuffle-2", Src: send.ID(), Rank: 0},
+		{FrameworkID: "fw-s", CoflowID: "shuffle-3", Src: "bad src!", Rank: 0}, // dropped, the rest kept
 		{FrameworkID: "fw-s", CoflowID: "shuffle-1", Rank: 1},
 	}}
 	enc, err := protocol.Encode(protocol.MsgCoflowPrioritiesCommand, cmd)
@@ -95,6 +96,9 @@ func TestAgent_ShuffleIngressOverNATS(t *testing.T) {
 		r1, ok1 := ranks.rank(files.Transfer{Framework: "fw-s", Coflow: "shuffle-1", Dst: "ag-other"})
 		if !ok2 || r2 != 0 || !ok1 || r1 != 1 {
 			return errors.New("the ingress list is not applied yet")
+		}
+		if _, ok := ranks.rank(files.Transfer{Framework: "fw-s", Coflow: "shuffle-3", Dst: "bad src!"}); ok {
+			t.Fatal("an entry naming an invalid agent was applied")
 		}
 		return nil
 	})

@@ -123,18 +123,6 @@ func decodeIngress(data []byte, req *protocol.IngressRequest) error {
 	return req.Validate()
 }
 
-// validIngress keeps the entries of an ingress list whose IDs are valid.
-func validIngress(prios []protocol.CoflowPriority) []protocol.CoflowPriority {
-	out := make([]protocol.CoflowPriority, 0, len(prios))
-	for _, p := range prios {
-		if protocol.ValidID(string(p.FrameworkID)) && protocol.ValidID(p.CoflowID) &&
-			(p.Src == "" || protocol.ValidID(string(p.Src))) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // respond answers a request (one with a reply subject) with body or err.
 func (a *Agent) respond(m *nats.Msg, body any, err error) {
 	if m.Reply == "" {

@@ -37,15 +37,8 @@ func TestAgent_ShuffleIngressOverNATS(t *testing.T) {
 	scfg.SubjectPrefix = "fake"
 	send := startAgent(t, scfg)
 
-	dir := filepath.Join(send.SandboxRoot(), "fw-s_map-0")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	const size = 1 << 20
-	data := strings.Repeat("k v\n", size/4)
-	if err := os.WriteFile(filepath.Join(dir, "part-1"), []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeMapOutput(t, send, size)
 
 	start := time.Now()
 	code, body, err := shuffleGet(send, "fw-s_map-0/part-1", "shuffle-1", string(recv.ID()))
@@ -157,15 +150,8 @@ func TestAgent_DownloadWithoutCoflowIsPaced(t *testing.T) {
 	const rate = 4 << 20
 	cfg.ShuffleEgress = rate
 	a := startAgent(t, cfg)
-	dir := filepath.Join(a.SandboxRoot(), "fw-s_map-0")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	const size = 1 << 20
-	data := strings.Repeat("k v\n", size/4)
-	if err := os.WriteFile(filepath.Join(dir, "part-1"), []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeMapOutput(t, a, size)
 	req, err := http.NewRequest(http.MethodGet, "http://"+a.HTTPAddr()+"/v1/files/download?path=fw-s_map-0/part-1", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -193,4 +179,19 @@ func TestAgent_DownloadWithoutCoflowIsPaced(t *testing.T) {
 	if flows := l.flows(); len(flows) != 0 {
 		t.Fatalf("a download naming no coflow was reported: %+v", flows)
 	}
+}
+
+// writeMapOutput leaves size bytes of map output, fw-s_map-0/part-1, in
+// the agent's sandboxes and returns them.
+func writeMapOutput(t *testing.T, a *agentProc, size int) string {
+	t.Helper()
+	dir := filepath.Join(a.SandboxRoot(), "fw-s_map-0")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := strings.Repeat("k v\n", size/4)
+	if err := os.WriteFile(filepath.Join(dir, "part-1"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -107,8 +107,8 @@ func (a *Agent) onIngress(ctx context.Context, self protocol.AgentID, m *nats.Ms
 
 // decodeIngress decodes and validates an IngressRequest.
 func decodeIngress(data []byte, req *protocol.IngressRequest) error {
-	if max := protocol.MaxRequestSize(protocol.MsgIngressRequest); len(data) > max {
-		return protocol.Errorf(protocol.ErrTooLarge, "%d bytes, the most is %d", len(data), max)
+	if limit := protocol.MaxRequestSize(protocol.MsgIngressRequest); len(data) > limit {
+		return protocol.Errorf(protocol.ErrTooLarge, "%d bytes, the most is %d", len(data), limit)
 	}
 	env, err := protocol.Decode(data)
 	if err != nil {

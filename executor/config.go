@@ -159,7 +159,8 @@ type Config struct {
 	ShuffleIngress int64
 	// ShuffleReportInterval is the least time between two reports of
 	// what the shuffle transfers sent, which go to the leader while they
-	// run (Aalo's δ; default 100ms).
+	// run (Aalo's δ; default 100ms). A completed transfer does not wait
+	// for it.
 	ShuffleReportInterval time.Duration
 	// DefaultGrace is the time between SIGTERM and SIGKILL on a kill when
 	// the task sets no KillGracePeriod (default 3s).

@@ -144,8 +144,8 @@
 // port too, unranked. With Config.ShuffleIngress the agents sending into
 // this one ask it for each chunk (shuffle_ingress.go), and it grants them
 // that many bytes a second by the command's ingress list. While transfers
-// run and as they end, at
-// most every Config.ShuffleReportInterval, the agent reports each flow's
-// totals (bytes sent, transfers completed) to the leader in a
-// CoflowReportRequest.
+// run, at most every Config.ShuffleReportInterval, the agent reports each
+// flow's totals (bytes sent, transfers completed) to the leader in a
+// CoflowReportRequest; a completed transfer is reported at once (at most
+// 5 ms after the last report).
 package executor

@@ -195,3 +195,26 @@ func writeMapOutput(t *testing.T, a *agentProc, size int) string {
 	}
 	return data
 }
+
+// TestAgent_ShuffleCompletionReportedAtOnce: a transfer's completion is
+// reported at once, not after the report interval that paces the in-flight
+// reports (a framework may end its job, and withdraw its coflow, right
+// after its last fetch).
+func TestAgent_ShuffleCompletionReportedAtOnce(t *testing.T) {
+	t.Parallel()
+	c := testcluster.New(t, testcluster.Options{Masters: 1})
+	l := newFakeMaster(t, c)
+	cfg := testConfig(t, c, t.TempDir())
+	cfg.SubjectPrefix = "fake"
+	cfg.ShuffleReportInterval = time.Hour // longer than the wait below
+	a := startAgent(t, cfg)
+	data := writeMapOutput(t, a, 64<<10)
+	for i := range 2 {
+		code, body, err := shuffleGet(a, "fw-s_map-0/part-1", "shuffle-1", "ag-dst")
+		if err != nil || code != http.StatusOK || body != data {
+			t.Fatalf("download %d: %d, %d bytes, %v", i, code, len(body), err)
+		}
+		l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: "shuffle-1", Src: a.ID(), Dst: "ag-dst",
+			BytesSent: int64((i + 1) * len(data)), Transfers: i + 1})
+	}
+}

@@ -37,6 +37,10 @@ type shuffleReporter struct {
 	// totals it carried, not those changed while it was on its way.
 	changes uint64
 	wake    chan struct{}
+	// completed is signalled when a transfer completes: its report does not
+	// wait out the interval (Philae's coordinator learns from completions,
+	// and a framework may end its job right after its last fetch).
+	completed chan struct{}
 }
 
 // flowStat is one flow's totals: version is the number of its latest
@@ -58,7 +62,7 @@ type flowReport struct {
 }
 
 func newShuffleReporter() *shuffleReporter {
-	return &shuffleReporter{flows: map[files.Transfer]*flowStat{}, wake: make(chan struct{}, 1)}
+	return &shuffleReporter{flows: map[files.Transfer]*flowStat{}, wake: make(chan struct{}, 1), completed: make(chan struct{}, 1)}
 }
 
 // progress adds bytes a transfer sent to its flow's totals, and wakes
@@ -70,6 +74,10 @@ func (r *shuffleReporter) progress(t files.Transfer, bytes int64) { r.record(t, 
 func (r *shuffleReporter) ended(t files.Transfer, ok bool) {
 	if ok {
 		r.record(t, 0, true)
+		select {
+		case r.completed <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -201,15 +209,29 @@ func (a *Agent) shuffleReportLoop(ctx context.Context) {
 			r.prune(now)
 		}
 		a.sendShuffleReports(ctx)
-		// What changes meanwhile waits in r.wake for the next report.
+		sent := time.Now()
+		// What changes meanwhile waits in r.wake for the next report; a
+		// completed transfer only for completionGap, which gathers a burst
+		// of them into one report.
 		gap.Reset(a.cfg.ShuffleReportInterval)
 		select {
 		case <-ctx.Done():
 			return
 		case <-gap.C:
+		case <-r.completed:
+			gap.Reset(completionGap - time.Since(sent))
+			select {
+			case <-ctx.Done():
+				return
+			case <-gap.C:
+			}
 		}
 	}
 }
+
+// completionGap is the least time between a report and the next one
+// carrying a completed transfer.
+const completionGap = 5 * time.Millisecond
 
 // sendShuffleReports reports every flow changed since its last report,
 // protocol.MaxListLen flows a request, retrying while no leader answers.

@@ -121,15 +121,14 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task runner: %w", err)
 	}
-	var a *Agent
-	shuffle := newShuffleServer(cfg, func() protocol.AgentID { return a.ID() }, log.Named("shuffle"))
+	shuffle := newShuffleServer(cfg, log.Named("shuffle"))
 	fh, err := files.NewHandler(files.Config{
 		Root: filepath.Join(dir, sandboxDir), Token: cfg.FilesToken, Secret: cfg.FilesSecret, Shuffle: shuffle, Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("file server: %w", err)
 	}
-	a = &Agent{
+	a := &Agent{
 		cfg:        cfg,
 		log:        log,
 		subj:       protocol.Subjects{Prefix: cfg.SubjectPrefix},
@@ -146,7 +145,7 @@ func New(cfg Config) (*Agent, error) {
 		poke:       make(chan struct{}, 1),
 	}
 	a.tasks = newTaskStore(newRecordLog(log, a.kick))
-	shuffle.asker.ask, shuffle.asker.tell = a.askIngress, a.tellIngress
+	shuffle.asker.self, shuffle.asker.ask, shuffle.asker.tell = a.ID, a.askIngress, a.tellIngress
 	return a, nil
 }
 

@@ -210,10 +210,19 @@ func (a *Agent) subscribeCommands(ctx context.Context, id protocol.AgentID) erro
 	if err != nil {
 		return err
 	}
+	if err := a.resubscribe(&a.cmdSub, subject, func(m *nats.Msg) { a.onCommand(ctx, m) }); err != nil {
+		return err
+	}
+	return a.subscribeIngress(ctx, id)
+}
+
+// resubscribe listens on subject with h, in place of the subscription in
+// *slot (one of the agent's, of an earlier ID), which it ends.
+func (a *Agent) resubscribe(slot **nats.Subscription, subject string, h func(*nats.Msg)) error {
 	a.mu.Lock()
 	nc := a.nc
 	a.mu.Unlock()
-	sub, err := nc.Subscribe(subject, a.guard(func(m *nats.Msg) { a.onCommand(ctx, m) }))
+	sub, err := nc.Subscribe(subject, a.guard(h))
 	if err != nil {
 		return fmt.Errorf("subscribe %s: %w", subject, err)
 	}
@@ -222,13 +231,13 @@ func (a *Agent) subscribeCommands(ctx context.Context, id protocol.AgentID) erro
 		return fmt.Errorf("subscribe %s: %w", subject, err)
 	}
 	a.mu.Lock()
-	old := a.cmdSub
-	a.cmdSub = sub
+	old := *slot
+	*slot = sub
 	a.mu.Unlock()
 	if old != nil {
 		_ = old.Unsubscribe()
 	}
-	return a.subscribeIngress(ctx, id)
+	return nil
 }
 
 // sessionLoop heartbeats every heartbeat interval, and reregisters when

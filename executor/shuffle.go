@@ -211,10 +211,9 @@ type shuffleServer struct {
 
 var _ files.Shuffle = (*shuffleServer)(nil)
 
-// newShuffleServer returns the shuffle server of an agent whose ID self
-// returns ("" before it registered). Its asker asks no other agent until
-// the agent gives it the means (ask, tell).
-func newShuffleServer(cfg Config, self func() protocol.AgentID, log hclog.Logger) *shuffleServer {
+// newShuffleServer returns an agent's shuffle server. Its asker asks no
+// receiver until the agent gives it its ID and the means (self, ask, tell).
+func newShuffleServer(cfg Config, log hclog.Logger) *shuffleServer {
 	s := &shuffleServer{gate: newShuffleGate(cfg.ShuffleSlots), report: newShuffleReporter()}
 	if cfg.ShuffleEgress > 0 {
 		s.pacer = newPortPacer(float64(cfg.ShuffleEgress), s.gate.rank)
@@ -222,7 +221,7 @@ func newShuffleServer(cfg Config, self func() protocol.AgentID, log hclog.Logger
 	if cfg.ShuffleIngress > 0 {
 		s.ingress = newIngressServer(cfg.ShuffleIngress)
 	}
-	s.asker = newIngressAsker(self, s.ingress, log)
+	s.asker = newIngressAsker(s.ingress, log)
 	return s
 }
 

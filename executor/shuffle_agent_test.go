@@ -40,7 +40,12 @@ func (m *fakeMaster) waitFlow(t *testing.T, want protocol.FlowProgress) {
 
 // shuffleGet downloads path from the agent as a shuffle transfer.
 func shuffleGet(a *agentProc, path, coflow, dst string) (int, string, error) {
-	q := url.Values{"path": {path}, "coflow": {coflow}, "dst": {dst}}
+	return download(a, url.Values{"path": {path}, "coflow": {coflow}, "dst": {dst}})
+}
+
+// download asks the agent's file server for a download with the agent's
+// files token.
+func download(a *agentProc, q url.Values) (int, string, error) {
 	req, err := http.NewRequest(http.MethodGet, "http://"+a.HTTPAddr()+"/v1/files/download?"+q.Encode(), nil)
 	if err != nil {
 		return 0, "", err

@@ -4,8 +4,8 @@ package executor
 
 import (
 	"errors"
-	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,14 +28,9 @@ func TestAgent_ShuffleIngressOverNATS(t *testing.T) {
 	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{Masters: 1})
 	l := newFakeMaster(t, c)
-	rcfg := testConfig(t, c, t.TempDir())
-	rcfg.SubjectPrefix = "fake"
 	const rate = 4 << 20
-	rcfg.ShuffleIngress = rate
-	recv := startAgent(t, rcfg)
-	scfg := testConfig(t, c, t.TempDir())
-	scfg.SubjectPrefix = "fake"
-	send := startAgent(t, scfg)
+	recv := startFakeAgent(t, c, func(cfg *Config) { cfg.ShuffleIngress = rate })
+	send := startFakeAgent(t, c, nil)
 
 	const size = 1 << 20
 	data := writeMapOutput(t, send, size)
@@ -145,28 +140,15 @@ func TestAgent_DownloadWithoutCoflowIsPaced(t *testing.T) {
 	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{Masters: 1})
 	l := newFakeMaster(t, c)
-	cfg := testConfig(t, c, t.TempDir())
-	cfg.SubjectPrefix = "fake"
 	const rate = 4 << 20
-	cfg.ShuffleEgress = rate
-	a := startAgent(t, cfg)
+	a := startFakeAgent(t, c, func(cfg *Config) { cfg.ShuffleEgress = rate })
 	const size = 1 << 20
 	data := writeMapOutput(t, a, size)
-	req, err := http.NewRequest(http.MethodGet, "http://"+a.HTTPAddr()+"/v1/files/download?path=fw-s_map-0/part-1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+a.FilesToken())
 	start := time.Now()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	code, body, err := download(a, url.Values{"path": {"fw-s_map-0/part-1"}})
 	elapsed := time.Since(start)
-	if err != nil || resp.StatusCode != http.StatusOK || string(body) != data {
-		t.Fatalf("download: %d, %d bytes, %v", resp.StatusCode, len(body), err)
+	if err != nil || code != http.StatusOK || body != data {
+		t.Fatalf("download: %d, %d bytes, %v", code, len(body), err)
 	}
 	// The port grants a chunk once it has carried it: four 256 KiB chunks
 	// at 4 MiB/s take a quarter of a second.
@@ -204,10 +186,8 @@ func TestAgent_ShuffleCompletionReportedAtOnce(t *testing.T) {
 	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{Masters: 1})
 	l := newFakeMaster(t, c)
-	cfg := testConfig(t, c, t.TempDir())
-	cfg.SubjectPrefix = "fake"
-	cfg.ShuffleReportInterval = time.Hour // longer than the wait below
-	a := startAgent(t, cfg)
+	// The interval is longer than the wait below.
+	a := startFakeAgent(t, c, func(cfg *Config) { cfg.ShuffleReportInterval = time.Hour })
 	data := writeMapOutput(t, a, 64<<10)
 	for i := range 2 {
 		code, body, err := shuffleGet(a, "fw-s_map-0/part-1", "shuffle-1", "ag-dst")
@@ -217,4 +197,16 @@ func TestAgent_ShuffleCompletionReportedAtOnce(t *testing.T) {
 		l.waitFlow(t, protocol.FlowProgress{FrameworkID: "fw-s", CoflowID: "shuffle-1", Src: a.ID(), Dst: "ag-dst",
 			BytesSent: int64((i + 1) * len(data)), Transfers: i + 1})
 	}
+}
+
+// startFakeAgent starts an agent of the fake master's subjects, its
+// configuration adjusted by configure (nil: none).
+func startFakeAgent(t *testing.T, c *testcluster.Cluster, configure func(*Config)) *agentProc {
+	t.Helper()
+	cfg := testConfig(t, c, t.TempDir())
+	cfg.SubjectPrefix = "fake"
+	if configure != nil {
+		configure(&cfg)
+	}
+	return startAgent(t, cfg)
 }

@@ -21,7 +21,7 @@ import (
 // or answers with an error, lets the chunk go unpaced: a transfer is never
 // held for an agent that is gone.
 type ingressAsker struct {
-	self func() protocol.AgentID
+	self func() protocol.AgentID // "" before the agent registered
 	// ask sends an encoded IngressRequest to dst's ingress and returns
 	// the encoded reply, or errNoIngress when dst has none; tell sends one
 	// that needs no reply.
@@ -49,8 +49,9 @@ const (
 	ingressAskTimeout = time.Minute
 )
 
-func newIngressAsker(self func() protocol.AgentID, local *ingressServer, log hclog.Logger) *ingressAsker {
-	return &ingressAsker{self: self, local: local, log: log, unpaced: map[protocol.AgentID]time.Time{}}
+func newIngressAsker(local *ingressServer, log hclog.Logger) *ingressAsker {
+	return &ingressAsker{self: func() protocol.AgentID { return "" }, local: local, log: log,
+		unpaced: map[protocol.AgentID]time.Time{}}
 }
 
 // wait asks t's receiver for the next n bytes of transfer seq and waits

@@ -60,21 +60,7 @@ func (a *Agent) subscribeIngress(ctx context.Context, id protocol.AgentID) error
 	if err != nil {
 		return err
 	}
-	a.mu.Lock()
-	nc := a.nc
-	a.mu.Unlock()
-	sub, err := nc.Subscribe(subject, a.guard(func(m *nats.Msg) { a.onIngress(ctx, id, m) }))
-	if err != nil {
-		return err
-	}
-	a.mu.Lock()
-	old := a.ingressSub
-	a.ingressSub = sub
-	a.mu.Unlock()
-	if old != nil {
-		_ = old.Unsubscribe()
-	}
-	return nil
+	return a.resubscribe(&a.ingressSub, subject, func(m *nats.Msg) { a.onIngress(ctx, id, m) })
 }
 
 // onIngress answers one request: at once when it is bad, once the port

@@ -19,7 +19,8 @@ import (
 // egress bytes a second, 0 for none), which asks r's ingress in process as
 // NATS would carry the asks.
 func senderInto(id protocol.AgentID, egress int64, r *ingressServer) *shuffleServer {
-	s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: egress}, func() protocol.AgentID { return id }, hclog.NewNullLogger())
+	s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: egress}, hclog.NewNullLogger())
+	s.asker.self = func() protocol.AgentID { return id }
 	s.asker.ask = func(ctx context.Context, _ protocol.AgentID, data []byte) ([]byte, error) {
 		var req protocol.IngressRequest
 		if err := decodeIngress(data, &req); err != nil {
@@ -104,7 +105,8 @@ func TestShuffleIngress_BothPortsAtOnce(t *testing.T) {
 // ingress is not asked again either.
 func TestShuffleIngress_ReceiverGone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newShuffleServer(Config{ShuffleSlots: 4}, func() protocol.AgentID { return "ag-s" }, hclog.NewNullLogger())
+		s := newShuffleServer(Config{ShuffleSlots: 4}, hclog.NewNullLogger())
+		s.asker.self = func() protocol.AgentID { return "ag-s" }
 		asks := map[protocol.AgentID]int{}
 		s.asker.ask = func(ctx context.Context, dst protocol.AgentID, _ []byte) ([]byte, error) {
 			asks[dst]++

@@ -50,7 +50,7 @@ type paceSend struct {
 // each ended, from the start.
 func runPaced(t *testing.T, rate int64, prios []protocol.CoflowPriority, sends ...paceSend) map[string]time.Duration {
 	t.Helper()
-	s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: rate}, noAgentID, hclog.NewNullLogger())
+	s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: rate}, hclog.NewNullLogger())
 	if err := s.gate.setPriorities(1, prios); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestEgressPacer_ForeignCoflowGetsNoRank(t *testing.T) {
 // port fails with ErrShuffleStopped, and so does a later one.
 func TestEgressPacer_Stop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: 1 << 10}, noAgentID, hclog.NewNullLogger())
+		s := newShuffleServer(Config{ShuffleSlots: 4, ShuffleEgress: 1 << 10}, hclog.NewNullLogger())
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() { s.pacer.run(ctx); close(done) }()
@@ -191,7 +191,3 @@ func TestEgressPacer_Stop(t *testing.T) {
 		}
 	})
 }
-
-// noAgentID is the ID of an agent not registered yet: its shuffle server
-// asks no receiver's ingress.
-func noAgentID() protocol.AgentID { return "" }

@@ -129,8 +129,22 @@ func (c *ingressAsker) skipped(dst protocol.AgentID) bool {
 	return ok
 }
 
+// unpacedSweepAt is how many receivers skipped at once make skip forget
+// the ones whose pause is over: the receiver a download names is the
+// fetching task's word, so a tenant naming agents that do not exist must
+// not grow the map for ever.
+const unpacedSweepAt = 1024
+
 func (c *ingressAsker) skip(dst protocol.AgentID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.unpaced[dst] = time.Now().Add(ingressRecheck)
+	now := time.Now()
+	if len(c.unpaced) >= unpacedSweepAt {
+		for d, until := range c.unpaced {
+			if now.After(until) {
+				delete(c.unpaced, d)
+			}
+		}
+	}
+	c.unpaced[dst] = now.Add(ingressRecheck)
 }

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +138,40 @@ func TestShuffleIngress_ReceiverGone(t *testing.T) {
 		}
 		if asks["ag-none"] != 2 {
 			t.Errorf("ag-none asked %d times after the recheck time, want 2", asks["ag-none"])
+		}
+	})
+}
+
+// TestShuffleIngress_ForgetsReceiversNamedOnce: a tenant's downloads
+// naming thousands of agents that do not exist leave the sender
+// remembering no more of them than it must: those whose pause is over are
+// forgotten once many are skipped.
+func TestShuffleIngress_ForgetsReceiversNamedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newShuffleServer(Config{ShuffleSlots: 4}, hclog.NewNullLogger())
+		s.asker.self = func() protocol.AgentID { return "ag-s" }
+		s.asker.ask = func(context.Context, protocol.AgentID, []byte) ([]byte, error) { return nil, errNoIngress }
+		s.asker.tell = func(protocol.AgentID, []byte) error { return nil }
+		send := func(dst string) {
+			if err := pacedSend(t.Context(), s, files.Transfer{Framework: "fw", Coflow: "c", Dst: dst}, 1, 1); err != nil {
+				t.Fatalf("send to %s: %v", dst, err)
+			}
+		}
+		for i := range 2 * unpacedSweepAt {
+			send(fmt.Sprintf("ag-fake%d", i))
+		}
+		remembered := func() int {
+			s.asker.mu.Lock()
+			defer s.asker.mu.Unlock()
+			return len(s.asker.unpaced)
+		}
+		if n := remembered(); n != 2*unpacedSweepAt {
+			t.Fatalf("%d receivers skipped within the pause, want all %d", n, 2*unpacedSweepAt)
+		}
+		time.Sleep(ingressRecheck + time.Millisecond)
+		send("ag-fake-last")
+		if n := remembered(); n != 1 {
+			t.Errorf("%d receivers remembered after their pause, want only the last", n)
 		}
 	})
 }

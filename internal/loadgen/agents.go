@@ -2,10 +2,12 @@ package loadgen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats.go"
@@ -35,7 +37,7 @@ func startFleet(ctx context.Context, urls []string, n, parallel int, res protoco
 				if i >= n || ctx.Err() != nil {
 					return
 				}
-				if err := f.start(i, urls, res, log); err != nil {
+				if err := f.start(ctx, i, urls, res, log); err != nil {
 					errs <- err
 					return
 				}
@@ -55,11 +57,11 @@ func startFleet(ctx context.Context, urls []string, n, parallel int, res protoco
 	return f, nil
 }
 
-func (f *fleet) start(i int, urls []string, res protocol.Resources, log hclog.Logger) error {
+func (f *fleet) start(ctx context.Context, i int, urls []string, res protocol.Resources, log hclog.Logger) error {
 	// Agent i prefers master i mod 3's server, as agents spread over a
 	// real trio would.
 	order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
-	nc, err := nats.Connect(strings.Join(order, ","), clientOptions(nats.DontRandomize())...)
+	nc, err := connectPatiently(ctx, strings.Join(order, ","), clientOptions(nats.DontRandomize())...)
 	if err != nil {
 		return fmt.Errorf("agent %d: connect: %w", i, err)
 	}
@@ -72,6 +74,37 @@ func (f *fleet) start(i int, urls []string, res protocol.Resources, log hclog.Lo
 	}
 	f.agents[i], f.conns[i] = a, nc
 	return nil
+}
+
+// connectAttempts is how many times an agent tries to connect before the
+// run gives up: a real agent keeps trying, and on a machine whose cores the
+// masters are saturating while thousands of agents connect, a dial may
+// time out once without anything being wrong.
+const connectAttempts = 5
+
+// connectPatiently connects, trying again after a growing pause when a
+// dial fails.
+func connectPatiently(ctx context.Context, url string, opts ...nats.Option) (*nats.Conn, error) {
+	return patiently(ctx, connectAttempts, func() (*nats.Conn, error) { return nats.Connect(url, opts...) })
+}
+
+// patiently calls try until it succeeds, at most attempts times, pausing
+// half a second longer after each failure; it stops early when ctx ends.
+func patiently[T any](ctx context.Context, attempts int, try func() (T, error)) (T, error) {
+	for attempt := 1; ; attempt++ {
+		v, err := try()
+		if err == nil {
+			return v, nil
+		}
+		if attempt >= attempts {
+			return v, fmt.Errorf("%d attempts: %w", attempt, err)
+		}
+		select {
+		case <-ctx.Done():
+			return v, errors.Join(err, ctx.Err())
+		case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
+		}
+	}
 }
 
 // traffic sums the agents' NATS statistics.

@@ -50,6 +50,10 @@ type liveTask struct {
 	agent    protocol.AgentID
 	started  bool
 	kill     bool
+	// counted: the task is counted launched, by its call's success or by
+	// an update of it (which may come first: a short task can run and end
+	// while its call waits out a leader that died with the answer).
+	counted bool
 }
 
 func newBusy(ctx context.Context, name string, rec *recorder, want int, duration time.Duration, seed uint64) *busy {
@@ -133,7 +137,7 @@ func (b *busy) launch(d *framework.Driver, offer protocol.OfferID, infos []proto
 	<-b.slots
 	if err == nil {
 		b.rec.accepted(time.Since(called))
-		b.rec.launchedTasks(len(infos))
+		b.launched(infos)
 		return
 	}
 	b.rec.launchFailed()
@@ -145,6 +149,23 @@ func (b *busy) launch(d *framework.Driver, offer protocol.OfferID, infos []proto
 		}
 	}
 	b.mu.Unlock()
+}
+
+// launched counts the tasks of a successful launch call, those not
+// counted already by an update that came first.
+func (b *busy) launched(infos []protocol.TaskInfo) {
+	b.mu.Lock()
+	n := 0
+	for _, t := range infos {
+		// A task no longer live has had its updates, and was counted at
+		// the first.
+		if lt, ok := b.live[t.TaskID]; ok && !lt.counted {
+			lt.counted = true
+			n++
+		}
+	}
+	b.mu.Unlock()
+	b.rec.launchedTasks(n)
 }
 
 // StatusUpdate records latencies and ends, and kills the tasks chosen for
@@ -171,7 +192,6 @@ func (b *busy) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
 		// Its launch happened after all.
 		t, ok = u, true
 		b.live[st.TaskID] = t
-		b.rec.launchedTasks(1)
 	}
 	if !ok {
 		first, ended := b.done[st.TaskID]
@@ -180,6 +200,10 @@ func (b *busy) StatusUpdate(d *framework.Driver, st protocol.TaskStatus) {
 			b.rec.endedAgain(st.State != first)
 		}
 		return
+	}
+	if !t.counted {
+		t.counted = true
+		b.rec.launchedTasks(1)
 	}
 	first := !t.started
 	t.started = true

@@ -89,7 +89,7 @@ func TestBusy_accounting(t *testing.T) {
 		delete(b.live, id)
 	}
 	b.mu.Unlock()
-	rec.launchedTasks(1)
+	b.launched(infos[2:])
 	status := func(id protocol.TaskID, st protocol.TaskState, reason string) {
 		b.StatusUpdate(nil, protocol.TaskStatus{TaskID: id, State: st, Reason: reason, Timestamp: time.Now().UnixNano()})
 	}
@@ -104,6 +104,30 @@ func TestBusy_accounting(t *testing.T) {
 	}
 	if rec.redelivered != 1 || rec.conflicting != 1 || b.running() != 0 {
 		t.Fatalf("%d redelivered, %d conflicting, %d running; want 1, 1, 0", rec.redelivered, rec.conflicting, b.running())
+	}
+	// A short task runs and ends while its call waits: counted once
+	// whether the call then fails or succeeds.
+	more := b.plan(offer, time.Now())
+	if len(more) != 3 {
+		t.Fatalf("planned %d more tasks, want 3", len(more))
+	}
+	for _, info := range more[:2] {
+		status(info.TaskID, protocol.TaskRunning, "")
+		status(info.TaskID, protocol.TaskFinished, "")
+	}
+	b.launched(more[:1]) // the first call succeeds late
+	b.mu.Lock()
+	for _, info := range more[1:] { // the second fails, the third is in flight when it does
+		if lt, ok := b.live[info.TaskID]; ok {
+			b.unsure[info.TaskID] = lt
+			delete(b.live, info.TaskID)
+		}
+	}
+	b.mu.Unlock()
+	status(more[2].TaskID, protocol.TaskRunning, "")
+	status(more[2].TaskID, protocol.TaskFinished, "")
+	if rec.launched != 5 || rec.ended["FINISHED"] != 5 {
+		t.Fatalf("launched %d, ended %v; want 5 launched, 5 FINISHED", rec.launched, rec.ended)
 	}
 	if p := offerPrefix("of-ABC-12"); p != "of-ABC" {
 		t.Fatalf("offer prefix %q, want of-ABC", p)

@@ -45,7 +45,7 @@ type Config struct {
 	Preemption PreemptionConfig
 	// AllocationInterval is how often an allocation round runs at the
 	// latest while rounds are fast; events trigger earlier rounds. A round
-	// follows the last one by ten times its duration, up to ten intervals
+	// follows the last one by at least ten times its duration
 	// (round_gap.go), whatever asked for it.
 	AllocationInterval time.Duration
 	// ShareUpdateInterval is how often, at most, the leader recomputes the

@@ -284,7 +284,7 @@ func (l *leader) loop() {
 	preempt := time.NewTicker(l.cfg.Preemption.Interval)
 	defer preempt.Stop()
 	announced := time.Now() // start announced
-	pacer := roundPacer{maxGap: roundGapFactor * l.cfg.AllocationInterval}
+	var pacer roundPacer
 	var deferred <-chan time.Time // a round waiting out roundGap
 	round := func(now time.Time) {
 		l.allocate(now)

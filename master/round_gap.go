@@ -14,8 +14,7 @@ import "time"
 // gap: on a machine so loaded that a round takes most of an interval, they
 // would otherwise hold the lock most of the time and every accept would
 // wait behind one. Rounds then take at most about a tenth of the leader's
-// time, however many events come, until a round gets so slow that the gap
-// reaches its bound (ten allocation intervals, a second by default).
+// time, however many events come and however slow a round gets.
 
 const (
 	roundGapFactor = 10
@@ -33,10 +32,6 @@ func roundGap(ended time.Time, took time.Duration, now time.Time) time.Duration 
 // interval or by a trigger) run. It is the leader loop's, not safe for
 // concurrent use.
 type roundPacer struct {
-	// maxGap bounds the gap (zero: unbounded): however slow the rounds,
-	// one runs at least that long after the last, so that offers and
-	// filters still expire and freed resources are still offered.
-	maxGap    time.Duration
 	lastEnded time.Time
 	lastTook  time.Duration
 	deferred  bool // a round waits out the gap, and serves every ask until it runs
@@ -49,11 +44,7 @@ func (p *roundPacer) ask(now time.Time) (run bool, wait time.Duration) {
 	if p.deferred {
 		return false, 0
 	}
-	w := roundGap(p.lastEnded, p.lastTook, now)
-	if p.maxGap > 0 {
-		w = min(w, max(0, p.lastEnded.Add(p.maxGap).Sub(now)))
-	}
-	if w > 0 {
+	if w := roundGap(p.lastEnded, p.lastTook, now); w > 0 {
 		p.deferred = true
 		return false, w
 	}

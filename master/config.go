@@ -44,9 +44,7 @@ type Config struct {
 	// fair shares and lent (revocable) resources (docs/preemption.md).
 	Preemption PreemptionConfig
 	// AllocationInterval is how often an allocation round runs at the
-	// latest while rounds are fast; events trigger earlier rounds. A round
-	// follows the last one by at least ten times its duration
-	// (round_gap.go), whatever asked for it.
+	// latest; events trigger earlier rounds.
 	AllocationInterval time.Duration
 	// ShareUpdateInterval is how often, at most, the leader recomputes the
 	// frameworks' fair shares and sends a ShareUpdateEvent to each whose

@@ -284,29 +284,30 @@ func (l *leader) loop() {
 	preempt := time.NewTicker(l.cfg.Preemption.Interval)
 	defer preempt.Stop()
 	announced := time.Now() // start announced
-	var pacer roundPacer
-	var deferred <-chan time.Time // a round waiting out roundGap
+	var lastEnded time.Time
+	var lastTook time.Duration
+	var deferred <-chan time.Time // a triggered round waiting out roundGap
 	round := func(now time.Time) {
 		l.allocate(now)
-		pacer.ran(now, time.Now())
-	}
-	ask := func(now time.Time) {
-		run, wait := pacer.ask(now)
-		switch {
-		case run:
-			round(now)
-		case wait > 0:
-			deferred = time.After(wait)
-		}
+		lastEnded = time.Now()
+		lastTook = lastEnded.Sub(now)
 	}
 	for {
 		select {
 		case <-l.done:
 			return
 		case <-alloc.C:
-			ask(time.Now())
+			round(time.Now())
 		case <-l.trigger:
-			ask(time.Now())
+			if deferred != nil {
+				continue // that round will see this trigger's change too
+			}
+			now := time.Now()
+			if wait := roundGap(lastEnded, lastTook, now); wait > 0 {
+				deferred = time.After(wait)
+				continue
+			}
+			round(now)
 		case now := <-deferred:
 			deferred = nil
 			round(now)

@@ -34,6 +34,7 @@ type ingressAsker struct {
 
 	mu      sync.Mutex
 	unpaced map[protocol.AgentID]time.Time // receiver -> not asked until
+	swept   time.Time                      // when skip last forgot the expired
 
 	failed atomic.Int64 // chunks let go unasked after a failed ask
 }
@@ -139,7 +140,10 @@ func (c *ingressAsker) skip(dst protocol.AgentID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()
-	if len(c.unpaced) >= unpacedSweepAt {
+	// Swept at most once a pause: a scan per skip would cost a tenant
+	// naming thousands of agents the map's length each time.
+	if len(c.unpaced) >= unpacedSweepAt && now.After(c.swept.Add(ingressRecheck)) {
+		c.swept = now
 		for d, until := range c.unpaced {
 			if now.After(until) {
 				delete(c.unpaced, d)

@@ -2,6 +2,9 @@ package integration
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +29,11 @@ func TestBenchLoad_smoke(t *testing.T) {
 	cfg.TaskDuration, cfg.Warmup, cfg.Duration, cfg.Kills = 2*time.Second, 30*time.Second, 8*time.Second, 1
 	cfg.CatchUp = true
 	cfg.Logger = testlog.New(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			logMasters(t, cfg.Dir, cfg.Masters)
+		}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	rep, err := loadgen.Run(ctx, cfg)
@@ -60,5 +68,19 @@ func TestBenchLoad_smoke(t *testing.T) {
 	}
 	if rep.AgentsActive != cfg.Agents {
 		t.Fatalf("%d agents active at the end, want %d", rep.AgentsActive, cfg.Agents)
+	}
+}
+
+// logMasters puts the masters' logs in a failed test's output: the run's
+// directory goes with the test.
+func logMasters(t *testing.T, dir string, n int) {
+	for i := range n {
+		name := fmt.Sprintf("m%d.log", i)
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Logf("%s: %v", name, err)
+			continue
+		}
+		t.Logf("%s:\n%s", name, data)
 	}
 }

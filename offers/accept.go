@@ -61,7 +61,8 @@ func (a *Allocator) AcceptTasks(fwID protocol.FrameworkID, ids []protocol.OfferI
 
 // RefuseAgent keeps an agent's resources from being offered to a framework
 // for refuse (capped at Config.MaxRefuse), as a decline filter does: the
-// filters of an accept, applied to what it left unused.
+// filters of an accept, applied to what it left unused. What the agent has
+// free now is what is refused.
 func (a *Allocator) RefuseAgent(fwID protocol.FrameworkID, agentID protocol.AgentID, refuse time.Duration, now time.Time) error {
 	f, err := a.framework(fwID)
 	if err != nil {
@@ -75,7 +76,7 @@ func (a *Allocator) RefuseAgent(fwID protocol.FrameworkID, agentID protocol.Agen
 		refuse = a.cfg.MaxRefuse
 	}
 	if refuse > 0 {
-		a.addFilter(ag, f, now.Add(refuse))
+		a.addFilter(ag, f, now.Add(refuse), ag.free.clone())
 	}
 	return nil
 }

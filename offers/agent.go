@@ -1,8 +1,6 @@
 package offers
 
 import (
-	"time"
-
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -53,9 +51,9 @@ type agent struct {
 	crvGroup *crvGroup
 
 	// Decline filters: bit i set means framework index i is refused here
-	// until filterUntil[i] (the zero time means forever).
-	filtered    []uint64
-	filterUntil map[int]time.Time
+	// as filters[i] says.
+	filtered []uint64
+	filters  map[int]filter
 
 	// draining agents are offered to nobody (drain.go).
 	draining bool
@@ -66,16 +64,16 @@ func (a *agent) isFiltered(fwIdx int) bool {
 	return w < len(a.filtered) && a.filtered[w]&(1<<(uint(fwIdx)&63)) != 0
 }
 
-func (a *agent) setFilter(fwIdx int, until time.Time) {
+func (a *agent) setFilter(fwIdx int, fl filter) {
 	w := fwIdx >> 6
 	for len(a.filtered) <= w {
 		a.filtered = append(a.filtered, 0)
 	}
 	a.filtered[w] |= 1 << (uint(fwIdx) & 63)
-	if a.filterUntil == nil {
-		a.filterUntil = map[int]time.Time{}
+	if a.filters == nil {
+		a.filters = map[int]filter{}
 	}
-	a.filterUntil[fwIdx] = until
+	a.filters[fwIdx] = fl
 }
 
 func (a *agent) clearFilter(fwIdx int) {
@@ -83,5 +81,5 @@ func (a *agent) clearFilter(fwIdx int) {
 	if w < len(a.filtered) {
 		a.filtered[w] &^= 1 << (uint(fwIdx) & 63)
 	}
-	delete(a.filterUntil, fwIdx)
+	delete(a.filters, fwIdx)
 }

@@ -320,12 +320,16 @@ func (a *Allocator) decline(fwID protocol.FrameworkID, ids []protocol.OfferID, r
 		a.dropOffer(o)
 	}
 	if refuse > 0 {
-		// A decline may name offers on many agents: each is refused.
+		// A decline may name offers on many agents: each is refused, for
+		// what its offers held.
 		until := now.Add(refuse)
 		for _, o := range held {
-			if set, ok := o.ag.filterUntil[f.idx]; !ok || !set.Equal(until) {
-				a.addFilter(o.ag, f, until)
+			if fl, ok := o.ag.filters[f.idx]; ok && fl.until.Equal(until) {
+				fl.refused = fl.refused.add(o.res)
+				o.ag.filters[f.idx] = fl
+				continue
 			}
+			a.addFilter(o.ag, f, until, o.res.clone())
 		}
 	}
 	return nil

@@ -133,7 +133,7 @@ func TestAllocator_Decline_errors(t *testing.T) {
 			wantErr(t, "Decline", err, tc.want)
 			sameState(t, "failed Decline", before, a)
 			for _, ag := range a.agentList {
-				if len(ag.filterUntil) != 0 {
+				if len(ag.filters) != 0 {
 					t.Fatalf("failed Decline installed a filter on %s", ag.id)
 				}
 			}

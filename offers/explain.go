@@ -90,7 +90,7 @@ func (a *Allocator) Explain(id protocol.FrameworkID, now time.Time) (Explanation
 	_, ex.DominantShare, _ = a.FrameworkShares(id)
 	for _, ag := range a.agentList {
 		if ag.isFiltered(f.idx) && filterInForce(ag, f, now) {
-			ex.Filters = append(ex.Filters, AgentFilter{Agent: ag.id, Until: ag.filterUntil[f.idx]})
+			ex.Filters = append(ex.Filters, AgentFilter{Agent: ag.id, Until: ag.filters[f.idx].until})
 		}
 	}
 	slices.SortFunc(ex.Filters, func(x, y AgentFilter) int { return cmp.Compare(x.Agent, y.Agent) })
@@ -138,8 +138,8 @@ func (a *Allocator) explainShape(f *framework, k Kind, s *shape, now time.Time) 
 // filterInForce reports whether f's filter on ag has not expired by now
 // (expired filters stay set until the next round lifts them).
 func filterInForce(ag *agent, f *framework, now time.Time) bool {
-	until, ok := ag.filterUntil[f.idx]
-	return !ok || until.IsZero() || until.After(now)
+	fl, ok := ag.filters[f.idx]
+	return !ok || fl.until.IsZero() || fl.until.After(now)
 }
 
 // satisfiesOn reports whether ag's attributes satisfy the hard constraints

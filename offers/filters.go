@@ -6,6 +6,18 @@ import (
 	"github.com/allot-project/allot/internal/heapq"
 )
 
+// filter is a framework's refusal of an agent: a decline's filter, or an
+// accept's on what it left unused. As Mesos's refused-offer filter, it
+// covers what was refused, not the agent: once a task's resources come
+// back and the agent has more free than the framework refused, the filter
+// lapses (liftOutgrownFilters), so a framework that declined while it had
+// no use for the agent hears of the capacity its own tasks, or anyone's,
+// gave back without waiting out the refusal.
+type filter struct {
+	until   time.Time // the zero time means forever
+	refused vec
+}
+
 // filterEntry is a decline filter waiting to expire.
 type filterEntry struct {
 	until time.Time
@@ -18,9 +30,10 @@ func newFilterQueue() *heapq.Heap[filterEntry] {
 	return heapq.New(func(a, b filterEntry) bool { return a.until.Before(b.until) })
 }
 
-// addFilter refuses agent ag to framework f until the given time.
-func (a *Allocator) addFilter(ag *agent, f *framework, until time.Time) {
-	ag.setFilter(f.idx, until)
+// addFilter refuses the resources refused on agent ag to framework f until
+// the given time.
+func (a *Allocator) addFilter(ag *agent, f *framework, until time.Time, refused vec) {
+	ag.setFilter(f.idx, filter{until: until, refused: refused})
 	a.filterQ.Push(filterEntry{until: until, ag: ag, fw: f})
 }
 
@@ -32,8 +45,20 @@ func (a *Allocator) expireFilters(now time.Time) {
 		if a.agents[e.ag.id] != e.ag || a.frameworks[e.fw.id] != e.fw {
 			continue
 		}
-		if until, ok := e.ag.filterUntil[e.fw.idx]; ok && until.Equal(e.until) {
+		if fl, ok := e.ag.filters[e.fw.idx]; ok && fl.until.Equal(e.until) {
 			e.ag.clearFilter(e.fw.idx)
+		}
+	}
+}
+
+// liftOutgrownFilters lifts the filters on ag whose refused resources no
+// longer hold all that ag has free. It runs when a task's resources come
+// back (release), not when an offer does: an offer declined or rescinded
+// returns what was free when the filters were set.
+func (a *Allocator) liftOutgrownFilters(ag *agent) {
+	for idx, fl := range ag.filters {
+		if !fl.refused.fits(ag.free) {
+			ag.clearFilter(idx)
 		}
 	}
 }

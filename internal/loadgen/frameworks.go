@@ -64,8 +64,9 @@ func newBusy(ctx context.Context, name string, rec *recorder, want int, duration
 }
 
 // declineRefuse is how long a busy framework refuses the agents it
-// declined: the master's default refusal, short enough that the tasks
-// that end meanwhile are replaced soon.
+// declined: the master's default refusal. A task that ends on an agent
+// lifts it there (a filter refuses what was declined, not the agent), so
+// the tasks that end meanwhile are replaced at once.
 const declineRefuse = 5 * time.Second
 
 // Offers launches on each offer as many tasks as fit and are missing, and

@@ -44,7 +44,9 @@ type Config struct {
 	// fair shares and lent (revocable) resources (docs/preemption.md).
 	Preemption PreemptionConfig
 	// AllocationInterval is how often an allocation round runs at the
-	// latest; events trigger earlier rounds.
+	// latest while rounds are fast; events trigger earlier rounds. A round
+	// follows the last one by ten times its duration, up to ten intervals
+	// (round_gap.go), whatever asked for it.
 	AllocationInterval time.Duration
 	// ShareUpdateInterval is how often, at most, the leader recomputes the
 	// frameworks' fair shares and sends a ShareUpdateEvent to each whose

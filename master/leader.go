@@ -284,30 +284,29 @@ func (l *leader) loop() {
 	preempt := time.NewTicker(l.cfg.Preemption.Interval)
 	defer preempt.Stop()
 	announced := time.Now() // start announced
-	var lastEnded time.Time
-	var lastTook time.Duration
-	var deferred <-chan time.Time // a triggered round waiting out roundGap
+	pacer := roundPacer{maxGap: roundGapFactor * l.cfg.AllocationInterval}
+	var deferred <-chan time.Time // a round waiting out roundGap
 	round := func(now time.Time) {
 		l.allocate(now)
-		lastEnded = time.Now()
-		lastTook = lastEnded.Sub(now)
+		pacer.ran(now, time.Now())
+	}
+	ask := func(now time.Time) {
+		run, wait := pacer.ask(now)
+		switch {
+		case run:
+			round(now)
+		case wait > 0:
+			deferred = time.After(wait)
+		}
 	}
 	for {
 		select {
 		case <-l.done:
 			return
 		case <-alloc.C:
-			round(time.Now())
+			ask(time.Now())
 		case <-l.trigger:
-			if deferred != nil {
-				continue // that round will see this trigger's change too
-			}
-			now := time.Now()
-			if wait := roundGap(lastEnded, lastTook, now); wait > 0 {
-				deferred = time.After(wait)
-				continue
-			}
-			round(now)
+			ask(time.Now())
 		case now := <-deferred:
 			deferred = nil
 			round(now)

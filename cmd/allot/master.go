@@ -142,7 +142,7 @@ Example, first of three:
 	fl.StringVar(&f.LeftoverOrder, "leftover-order", f.LeftoverOrder, "how the leftover pool is shared: jct-first or efficiency-first")
 	fl.StringVar(&f.Placement, "placement", f.Placement, "which agents offers are built from: spread, first-fit or pack (docs/placement.md)")
 	fl.StringVar(&f.CoflowScheduler, "coflow-scheduler", f.CoflowScheduler, "how the agents order shuffle transfers: philae, aalo, sebf, scf, fifo or fair")
-	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "longest time between allocation rounds")
+	fl.DurationVar(&f.AllocationInterval, "allocation-interval", f.AllocationInterval, "time between allocation rounds (after a slow round, ten times its duration, up to ten intervals)")
 	fl.StringVar(&f.Preemption, "preemption", f.Preemption, "what is taken back from roles above their share: off, guarantees (for roles below their guarantee, and lent resources for fair shares) or fair (also for fair shares)")
 	fl.DurationVar(&f.PreemptionInterval, "preemption-interval", f.PreemptionInterval, "how often the leader decides what to take back")
 	fl.DurationVar(&f.PreemptionDelay, "preemption-delay", f.PreemptionDelay, "how long a role must stay below its guarantee or fair share before anything is taken for it")

@@ -13,26 +13,37 @@ import (
 // every agent silent for half the timeout: the first of them to be late
 // does not go alone.
 //
+// A new leader counts an agent's silence from where its predecessor
+// recorded it (agent_silence.go), but marks none before it has itself
+// given every agent silentAfter to be heard: an agent whose heartbeats
+// were late when the old leader died (a loaded machine) must also
+// reconnect, if its NATS server died with that leader, and find the new
+// one. Elections more often than that would keep a gone agent from being
+// marked, as they would in Mesos (whose agents get ten minutes to
+// reregister after a failover); silentAfter is at most half the timeout.
+//
 // It returns how long until the next agent heard from would cross the
 // timeout, so that the leader looks again then rather than up to a
 // heartbeat later: a lost agent's tasks are reported lost, and replaced,
 // as soon as the timeout allows.
 func (l *leader) checkAgents(now time.Time) (next time.Duration) {
-	timeout := l.cfg.agentTimeout(l.timeoutPace())
+	pace := l.timeoutPace()
+	timeout := l.cfg.agentTimeout(pace)
+	grace := l.since.Add(l.cfg.silentAfter(pace)).Sub(now)
 	next = timeout
 	l.mu.Lock()
 	var late []protocol.AgentID
 	silent := 0
 	for id, seen := range l.lastSeen {
 		quiet := now.Sub(seen)
-		if quiet > timeout {
+		if quiet > timeout && grace < 0 {
 			late = append(late, id)
 			continue
 		}
 		if quiet > timeout/2 {
 			silent++
 		}
-		next = min(next, timeout-quiet)
+		next = min(next, max(timeout-quiet, grace))
 	}
 	silent += len(late)
 	tracked := len(l.lastSeen)

@@ -40,6 +40,9 @@ type leader struct {
 	// agentLimiter limits agent calls per credential (nil: no limit).
 	agentLimiter *principalLimiter
 	lastSeen     map[protocol.AgentID]time.Time
+	// since is when this leader took over: it marks no agent unreachable
+	// before silentAfter from then (agent_timeout.go).
+	since time.Time
 	// longestPace is the longest heartbeat interval asked of agents
 	// this term (heartbeat_pace.go).
 	longestPace time.Duration
@@ -162,9 +165,11 @@ func newLeader(m *Master, v *state.View) (*leader, error) {
 
 // rebuild loads the allocator from the replicated state: roles, active
 // agents (each given a full heartbeat timeout to check in, counted from
-// now or from when a predecessor recorded it had gone silent),
+// now or from when a predecessor recorded it had gone silent, and at least
+// silentAfter from now: checkAgents),
 // frameworks and the resources of every task that still holds them.
 func (l *leader) rebuild(v *state.View, now time.Time) error {
+	l.since = now
 	for path, w := range l.cfg.Roles {
 		if err := l.alloc.SetRole(path, w); err != nil {
 			return fmt.Errorf("role %s: %w", path, err)

@@ -20,12 +20,7 @@ func TestCheckAgents_newLeaderGivesAgentsSilentAfter(t *testing.T) {
 		Hostname: "host-0", Addresses: protocol.Addresses{HTTP: "127.0.0.1:5051"},
 		Resources: protocol.Scalars(map[string]int64{"cpus": 1000, "mem": 1000}),
 	}, &reg)
-	m.mu.Lock()
-	l := m.leader
-	m.mu.Unlock()
-	if l == nil {
-		t.Fatal("the master does not lead")
-	}
+	l := leaderOf(t, m)
 	took := time.Now()
 	after := l.cfg.silentAfter(l.timeoutPace())
 	l.mu.Lock()

@@ -107,12 +107,7 @@ func TestHeartbeatPace_growsWithTheAgents(t *testing.T) {
 		t.Fatalf("first agent's heartbeat answered with %v, want the grown 3s", beat.HeartbeatInterval)
 	}
 
-	m.mu.Lock()
-	l := m.leader
-	m.mu.Unlock()
-	if l == nil {
-		t.Fatal("the master does not lead")
-	}
+	l := leaderOf(t, m)
 	now := time.Now()
 	l.checkAgents(now.Add(8 * time.Second)) // past the configured 2s, within 3 × 3s
 	for _, id := range ids {

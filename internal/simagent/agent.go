@@ -51,6 +51,7 @@ type Agent struct {
 	reregister    bool // a reregistration is wanted or under way
 
 	wake   chan struct{}
+	beat   chan struct{}      // a heartbeat now (a new leader), as the real agent's
 	ctx    context.Context    // the loops' context
 	cancel context.CancelFunc // stops the loops
 	wg     sync.WaitGroup
@@ -94,6 +95,7 @@ func Start(nc *nats.Conn, subj protocol.Subjects, n int, opts Options, logger hc
 		held:   opts.Held,
 		tasks:  map[TaskKey]*agentTask{},
 		wake:   make(chan struct{}, 1),
+		beat:   make(chan struct{}, 1),
 	}
 	a.req = NewRequester(a.nc, opts.RequestTimeout)
 	if err := a.listen(); err != nil {
@@ -218,12 +220,18 @@ func (a *Agent) onLeader(msg *nats.Msg) {
 		return
 	}
 	// A new leader: resend pending updates now rather than at the next
-	// resend tick.
+	// resend tick, and heartbeat now, as a real agent does: the new leader
+	// counts the agent's silence from the last heartbeat its predecessor
+	// heard.
 	a.leaderID = ann.ID
 	for _, t := range a.tasks {
 		t.lastSent = time.Time{}
 	}
 	a.kick()
+	select {
+	case a.beat <- struct{}{}:
+	default:
+	}
 }
 
 func (a *Agent) kick() {

@@ -181,6 +181,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-a.beat:
 		}
 		a.mu.Lock()
 		id, rereg := a.id, a.reregister

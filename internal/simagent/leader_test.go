@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/internal/testutil"
@@ -18,16 +17,8 @@ import (
 // hour away here): the new leader counts its silence from the last
 // heartbeat its predecessor heard.
 func TestAgent_heartbeatsAtANewLeader(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	master, err := nats.Connect(ns.ClientURL())
+	url := natsServer(t)
+	master, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +50,7 @@ func TestAgent_heartbeatsAtANewLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.Unsubscribe()
-	nc, err := nats.Connect(ns.ClientURL())
+	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,16 +55,7 @@ func TestOptions_Defaults(t *testing.T) {
 // Without a master nobody answers: Start gives up after RegisterTimeout,
 // closes the connection it was given and leaves nothing running.
 func TestStart_NoMaster(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
+	nc, err := nats.Connect(natsServer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,4 +68,19 @@ func TestStart_NoMaster(t *testing.T) {
 	if !nc.IsClosed() {
 		t.Error("Start failed but left its connection open")
 	}
+}
+
+// natsServer starts a NATS server for the test and returns its URL.
+func natsServer(t *testing.T) string {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server not ready")
+	}
+	return ns.ClientURL()
 }

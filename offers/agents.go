@@ -175,9 +175,7 @@ func (a *Allocator) release(ag *agent, f *framework, v vec, ports protocol.Range
 	f.used = f.used.sub(v)
 	a.addAlloc(f, v, -1)
 	a.tree.invalidate(f.leaf)
-	if len(ag.filters) > 0 {
-		a.liftOutgrownFilters(ag)
-	}
+	ag.liftOutgrownFilters()
 }
 
 // addFree adds sign*v to an agent's free vector, keeping availability

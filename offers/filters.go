@@ -55,7 +55,7 @@ func (a *Allocator) expireFilters(now time.Time) {
 // longer hold all that ag has free. It runs when a task's resources come
 // back (release), not when an offer does: an offer declined or rescinded
 // returns what was free when the filters were set.
-func (a *Allocator) liftOutgrownFilters(ag *agent) {
+func (ag *agent) liftOutgrownFilters() {
 	for idx, fl := range ag.filters {
 		if !fl.refused.fits(ag.free) {
 			ag.clearFilter(idx)

@@ -228,15 +228,15 @@ func (a *Agent) onLeader(msg *nats.Msg) {
 		t.lastSent = time.Time{}
 	}
 	a.kick()
-	select {
-	case a.beat <- struct{}{}:
-	default:
-	}
+	signal(a.beat)
 }
 
-func (a *Agent) kick() {
+func (a *Agent) kick() { signal(a.wake) }
+
+// signal wakes whoever waits on ch, unless a wake is already pending.
+func signal(ch chan struct{}) {
 	select {
-	case a.wake <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }

@@ -19,7 +19,7 @@ func (a *Agent) connect(ctx context.Context) error {
 	nc := a.cfg.NATSConn
 	if nc == nil {
 		var err error
-		opts := append(natsclient.Options(), nats.Name("allot-agent-"+a.cfg.Hostname),
+		opts := append(natsclient.AgentOptions(), nats.Name("allot-agent-"+a.cfg.Hostname),
 			// Commands sent while the connection was down, or stuck on a
 			// server that stopped answering, are lost: reregistering has
 			// the leader send again the launches this agent never saw.

@@ -269,6 +269,9 @@ func (a *Agent) sessionLoop(ctx context.Context) {
 				a.log.Info("the leader does not know this agent; reregistering")
 				a.wantReregister()
 			case ctx.Err() != nil:
+			case natsclient.Unanswered(err):
+				a.log.Debug("heartbeat unanswered", "error", err)
+				a.moveOnIfStalled()
 			case natsclient.Retryable(err):
 				a.log.Debug("heartbeat", "error", err)
 			default:
@@ -279,6 +282,16 @@ func (a *Agent) sessionLoop(ctx context.Context) {
 			every = d
 			tick.Reset(every)
 		}
+	}
+}
+
+// moveOnIfStalled gives up the agent's NATS server if it no longer
+// answers: with pings AgentPingInterval apart, the heartbeats are what
+// find it first (natsclient.MoveOnIfStalled).
+func (a *Agent) moveOnIfStalled() {
+	server := a.nc.ConnectedUrlRedacted()
+	if moved, err := natsclient.MoveOnIfStalled(a.nc, natsclient.StallCheck); moved {
+		a.log.Warn("NATS server does not answer; reconnecting through another", "server", server, "error", err)
 	}
 }
 

@@ -1,8 +1,9 @@
 // Package natsclient holds what every allot NATS client shares (the
 // framework SDK, agents, the masters' own clients, the test cluster): the
 // connection settings, which decide how fast a connection to a server that
-// stopped answering is given up for another server of the cluster, and the
-// request loop that sends protocol requests to the leader and retries
+// stopped answering is given up for another server of the cluster (by
+// pings, or for agents by an unanswered heartbeat: MoveOnIfStalled), and
+// the request loop that sends protocol requests to the leader and retries
 // while none answers.
 package natsclient
 

@@ -61,13 +61,13 @@ func (f *fleet) start(ctx context.Context, i int, urls []string, res protocol.Re
 	// Agent i prefers master i mod 3's server, as agents spread over a
 	// real trio would.
 	order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
-	nc, err := connectPatiently(ctx, strings.Join(order, ","), clientOptions(nats.DontRandomize())...)
+	nc, err := connectPatiently(ctx, strings.Join(order, ","), agentOptions(nats.DontRandomize())...)
 	if err != nil {
 		return fmt.Errorf("agent %d: connect: %w", i, err)
 	}
 	name := fmt.Sprintf("sim%d", i)
 	a, err := simagent.Start(nc, protocol.Subjects{}, i, simagent.Options{Hostname: name, Principal: name,
-		Resources: res, Version: "loadgen"}, log.Named(name))
+		Resources: res, Version: "loadgen", StallCheck: agentStallCheck}, log.Named(name))
 	if err != nil {
 		nc.Close()
 		return fmt.Errorf("agent %d: %w", i, err)
@@ -153,3 +153,14 @@ func (f *fleet) close() {
 func clientOptions(extra ...nats.Option) []nats.Option {
 	return append(append(natsclient.Options(), nats.MaxPingsOutstanding(30)), extra...)
 }
+
+// agentOptions are the simulated agents' NATS options: a real agent's
+// (natsclient.AgentOptions), pings AgentPingInterval apart.
+func agentOptions(extra ...nats.Option) []nats.Option {
+	return append(natsclient.AgentOptions(), extra...)
+}
+
+// agentStallCheck is how long a simulated agent waits for its server's
+// answer to a ping, after a heartbeat went unanswered, before it gives the
+// server up: patient, for the reason clientOptions are.
+const agentStallCheck = 10 * time.Second

@@ -50,6 +50,8 @@ type liveTask struct {
 	agent    protocol.AgentID
 	started  bool
 	kill     bool
+	// heard: its launch command was heard on the wire (watchLaunches).
+	heard bool
 	// counted: the task is counted launched, by its call's success or by
 	// an update of it (which may come first: a short task can run and end
 	// while its call waits out a leader that died with the answer).
@@ -137,7 +139,7 @@ func (b *busy) launch(d *framework.Driver, offer protocol.OfferID, infos []proto
 	err := d.Launch(b.ctx, []protocol.OfferID{offer}, infos...)
 	<-b.slots
 	if err == nil {
-		b.rec.accepted(time.Since(called))
+		b.rec.accepted(called, time.Now())
 		b.launched(infos)
 		return
 	}
@@ -282,18 +284,22 @@ func (b *busy) running() int {
 	return len(b.live)
 }
 
-// offeredAt is when the offer a task was launched on arrived, for a task
-// not yet ended.
-func (b *busy) offeredAt(id protocol.TaskID) (time.Time, bool) {
+// heardFirst is when the offer a task was launched on arrived, the first
+// time its launch command is heard for a task not yet ended: a launch the
+// master sends again (its agent reported nothing of it) is the same
+// launch, not another.
+func (b *busy) heardFirst(id protocol.TaskID) (time.Time, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if t, ok := b.live[id]; ok {
-		return t.offerAt, true
+	t, ok := b.live[id]
+	if !ok {
+		t, ok = b.unsure[id]
 	}
-	if t, ok := b.unsure[id]; ok {
-		return t.offerAt, true
+	if !ok || t.heard {
+		return time.Time{}, false
 	}
-	return time.Time{}, false
+	t.heard = true
+	return t.offerAt, true
 }
 
 // unended lists the live tasks, those an agent reported on first, for a

@@ -18,15 +18,18 @@ type recorder struct {
 	measuring   bool
 	offerLaunch []time.Duration // from the offer's arrival to the launch's arrival at the agent
 	statusDelay []time.Duration // from an update's creation on the agent to its arrival here
-	acceptCall  []time.Duration // a launch call's round trip: the leader's part of a launch
 	// offerLaunch in two: from the offer's arrival to the framework's
 	// launch call, and from the call to the launch's arrival at the agent.
 	offerWait, callToAgent []time.Duration
 	// offerToWire is from the offer's arrival to the launch command's
 	// arrival at a client beside the agents (watchLaunches).
-	offerToWire []time.Duration
-	launched    int
-	ended       map[string]int
+	offerToWire []span
+	// calls are the launch calls' spans (acceptCall, with their times).
+	calls []span
+	// kills are when the leader was killed.
+	kills    []time.Time
+	launched int
+	ended    map[string]int
 	// redelivered are terminal updates of a task that had ended already,
 	// in the same state (delivery is at least once); conflicting ones in
 	// another state.
@@ -42,6 +45,34 @@ type offerWaiter struct {
 	// in flight after the kill do not count.
 	not string
 	ch  chan time.Time
+}
+
+// span is one latency sample: from..from+d.
+type span struct {
+	from time.Time
+	d    time.Duration
+}
+
+// across reports whether a kill fell inside the span.
+func (s span) across(kills []time.Time) bool {
+	for _, k := range kills {
+		if !k.Before(s.from) && !k.After(s.from.Add(s.d)) {
+			return true
+		}
+	}
+	return false
+}
+
+// durations are the samples' durations: all of them, and those no kill
+// fell inside.
+func durations(spans []span, kills []time.Time) (all, calm []time.Duration) {
+	for _, s := range spans {
+		all = append(all, s.d)
+		if !s.across(kills) {
+			calm = append(calm, s.d)
+		}
+	}
+	return all, calm
 }
 
 func newRecorder() *recorder { return &recorder{ended: map[string]int{}} }
@@ -108,12 +139,20 @@ func (r *recorder) started(offerAt, calledAt, at time.Time) {
 	r.mu.Unlock()
 }
 
-// onWire records a launch command heard d after its offer arrived.
-func (r *recorder) onWire(d time.Duration) {
+// onWire records a launch command heard at now, its offer having arrived
+// at offerAt.
+func (r *recorder) onWire(offerAt, now time.Time) {
 	r.mu.Lock()
 	if r.measuring {
-		r.offerToWire = append(r.offerToWire, d)
+		r.offerToWire = append(r.offerToWire, span{offerAt, now.Sub(offerAt)})
 	}
+	r.mu.Unlock()
+}
+
+// killed notes a leader kill at t.
+func (r *recorder) killed(t time.Time) {
+	r.mu.Lock()
+	r.kills = append(r.kills, t)
 	r.mu.Unlock()
 }
 
@@ -153,11 +192,11 @@ func (r *recorder) measure(on bool) {
 	r.mu.Unlock()
 }
 
-// accepted records a launch call's round trip.
-func (r *recorder) accepted(d time.Duration) {
+// accepted records a launch call made at called, answered at now.
+func (r *recorder) accepted(called, now time.Time) {
 	r.mu.Lock()
 	if r.measuring {
-		r.acceptCall = append(r.acceptCall, d)
+		r.calls = append(r.calls, span{called, now.Sub(called)})
 	}
 	r.mu.Unlock()
 }
@@ -166,13 +205,18 @@ func (r *recorder) accepted(d time.Duration) {
 func (r *recorder) latencies() latencies {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return latencies{offerLaunch: slices.Clone(r.offerLaunch), statusDelay: slices.Clone(r.statusDelay),
-		acceptCall: slices.Clone(r.acceptCall), offerWait: slices.Clone(r.offerWait), callToAgent: slices.Clone(r.callToAgent),
-		offerToWire: slices.Clone(r.offerToWire)}
+	l := latencies{offerLaunch: slices.Clone(r.offerLaunch), statusDelay: slices.Clone(r.statusDelay),
+		offerWait: slices.Clone(r.offerWait), callToAgent: slices.Clone(r.callToAgent)}
+	l.acceptCall, l.acceptCallCalm = durations(r.calls, r.kills)
+	l.offerToWire, l.offerToWireCalm = durations(r.offerToWire, r.kills)
+	return l
 }
 
+// latencies are the window's samples; the Calm ones leave out those a
+// leader kill fell inside of.
 type latencies struct {
 	offerLaunch, statusDelay, acceptCall, offerWait, callToAgent, offerToWire []time.Duration
+	acceptCallCalm, offerToWireCalm                                           []time.Duration
 }
 
 // percentile of ds, sorted: the value at rank q.

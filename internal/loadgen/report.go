@@ -41,16 +41,20 @@ type Report struct {
 	// OfferToWire is from an offer's arrival at its framework to the
 	// launch command's arrival at a client beside the agents: offer to
 	// launch without the agents' process.
-	OfferToWire            Quantiles
-	StatusUpdate           Quantiles
-	MasterCPU              []float64 // cores, by master, over the window
-	MasterRSS, MasterHeap  []float64 // bytes, by master, at the window's end
-	NATSMsgsPerSec         float64   // the agents' NATS messages, in and out
-	NATSBytesPerSec        float64
-	Kills                  []Kill
-	Elections              int // leader terms announced after the first
-	Launched, LaunchErrors int
-	Ended                  map[string]int // by state (and reason)
+	OfferToWire Quantiles
+	// AcceptCallCalm and OfferToWireCalm leave out the samples a leader
+	// kill fell inside of (the launches the kills interrupted).
+	AcceptCallCalm, OfferToWireCalm Quantiles
+	StatusUpdate                    Quantiles
+	MasterCPU                       []float64 // cores, by master, over the window
+	MasterRSS, MasterHeap           []float64 // bytes, by master, at the window's end
+	NATSMsgsPerSec                  float64   // the agents' NATS messages, in and out
+	NATSBytesPerSec                 float64
+	NATSReconnects                  uint64 // the agents' connections' reconnects in the window
+	Kills                           []Kill
+	Elections                       int // leader terms announced after the first
+	Launched, LaunchErrors          int
+	Ended                           map[string]int // by state (and reason)
 	// Redelivered are terminal updates received again in the same state
 	// (delivery is at least once); Conflicting ones in another state.
 	Redelivered, Conflicting int
@@ -107,6 +111,10 @@ func (r Report) Write(w io.Writer) {
 	p("  offer to call             p50 %s, p99 %s, max %s", ms(r.OfferWait.P50), ms(r.OfferWait.P99), ms(r.OfferWait.Max))
 	p("  call to agent             p50 %s, p99 %s, max %s", ms(r.CallToAgent.P50), ms(r.CallToAgent.P99), ms(r.CallToAgent.Max))
 	p("offer to launch on the wire p50 %s, p99 %s, max %s (%d tasks; the launch heard beside the agents)", ms(r.OfferToWire.P50), ms(r.OfferToWire.P99), ms(r.OfferToWire.Max), r.OfferToWire.N)
+	if r.OfferToWireCalm.N > 0 {
+		p("  no kill in flight         p50 %s, p99 %s, max %s (%d tasks); the call: p50 %s, p99 %s (%d calls)", ms(r.OfferToWireCalm.P50),
+			ms(r.OfferToWireCalm.P99), ms(r.OfferToWireCalm.Max), r.OfferToWireCalm.N, ms(r.AcceptCallCalm.P50), ms(r.AcceptCallCalm.P99), r.AcceptCallCalm.N)
+	}
 	p("  agents' process lag       p50 %s, p99 %s, max %s (a 10 ms timer, late by)", ms(r.AgentsLag.P50), ms(r.AgentsLag.P99), ms(r.AgentsLag.Max))
 	p("status update               p50 %s, p99 %s, max %s (%d updates)", ms(r.StatusUpdate.P50), ms(r.StatusUpdate.P99), ms(r.StatusUpdate.Max), r.StatusUpdate.N)
 	var cpu, rss, heap []string
@@ -117,7 +125,7 @@ func (r Report) Write(w io.Writer) {
 	}
 	p("master CPU (cores)          %s", strings.Join(cpu, ", "))
 	p("master RSS / heap (MiB)     %s / %s", strings.Join(rss, ", "), strings.Join(heap, ", "))
-	p("agents' NATS traffic        %.0f msgs/s, %.1f MB/s", r.NATSMsgsPerSec, r.NATSBytesPerSec/1e6)
+	p("agents' NATS traffic        %.0f msgs/s, %.1f MB/s, %d reconnects", r.NATSMsgsPerSec, r.NATSBytesPerSec/1e6, r.NATSReconnects)
 	for i, k := range r.Kills {
 		p("kill %-2d                     m%d: leader again after %s, first offer after %s", i+1, k.Master, ms(k.ToLeader), ms(k.ToOffer))
 	}

@@ -55,10 +55,14 @@ func (r *run) window(ctx context.Context) error {
 	r.report.Window = after.at.Sub(before.at)
 	r.report.NATSMsgsPerSec = float64(traffic2.InMsgs+traffic2.OutMsgs-traffic.InMsgs-traffic.OutMsgs) / secs
 	r.report.NATSBytesPerSec = float64(traffic2.InBytes+traffic2.OutBytes-traffic.InBytes-traffic.OutBytes) / secs
+	r.report.NATSReconnects = traffic2.Reconnects - traffic.Reconnects
 	l := r.rec.latencies()
 	r.report.OfferToLaunch, r.report.AcceptCall = quantiles(l.offerLaunch), quantiles(l.acceptCall)
 	r.report.OfferWait, r.report.CallToAgent = quantiles(l.offerWait), quantiles(l.callToAgent)
 	r.report.OfferToWire = quantiles(l.offerToWire)
+	if len(r.report.Kills) > 0 {
+		r.report.AcceptCallCalm, r.report.OfferToWireCalm = quantiles(l.acceptCallCalm), quantiles(l.offerToWireCalm)
+	}
 	r.report.StatusUpdate = quantiles(l.statusDelay)
 	return nil
 }
@@ -71,6 +75,7 @@ func (r *run) killLeader(ctx context.Context) (Kill, error) {
 		return Kill{}, err
 	}
 	killed := time.Now()
+	r.rec.killed(killed)
 	offer := r.rec.firstOfferAfter(killed)
 	r.ms[i].kill()
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)

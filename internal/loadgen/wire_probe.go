@@ -12,10 +12,10 @@ import (
 // watchLaunches subscribes a client of the load generator's own, beside
 // the agents, to every agent's commands, and records for each task
 // launched the time from its offer's arrival at its framework to the
-// launch command's arrival here: offer to launch as far as the wire to
-// the agent. It leaves out the agents' process, which on this machine
-// runs niced behind the masters and frameworks (lagProbe), and would run
-// on machines of its own in a cluster.
+// first time its launch command arrives here: offer to launch as far as
+// the wire to the agent. It leaves out the agents' process, which on this
+// machine runs niced behind the masters and frameworks (lagProbe), and
+// would run on machines of its own in a cluster.
 func (r *run) watchLaunches(nc *nats.Conn) error {
 	byName := map[string]*busy{}
 	for _, b := range r.scheds {
@@ -43,8 +43,8 @@ func (r *run) watchLaunches(nc *nats.Conn) error {
 		for _, t := range tasks {
 			name, _, _ := strings.Cut(string(t.TaskID), "-")
 			if b := byName[name]; b != nil {
-				if at, ok := b.offeredAt(t.TaskID); ok {
-					r.rec.onWire(now.Sub(at))
+				if at, ok := b.heardFirst(t.TaskID); ok {
+					r.rec.onWire(at, now)
 				}
 			}
 		}

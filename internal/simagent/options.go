@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -40,6 +41,10 @@ type Options struct {
 	ResendInterval time.Duration
 	// RequestTimeout bounds one request attempt (default 1s).
 	RequestTimeout time.Duration
+	// StallCheck is how long the agent's NATS server may take to answer
+	// a ping after a heartbeat went unanswered before the agent gives it
+	// up for another (default natsclient.StallCheck).
+	StallCheck time.Duration
 	// RegisterTimeout bounds registering, retries included (default
 	// 10s).
 	RegisterTimeout time.Duration
@@ -70,6 +75,9 @@ func (o *Options) setDefaults(n int) {
 	}
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = defaultRequestTimeout
+	}
+	if o.StallCheck == 0 {
+		o.StallCheck = natsclient.StallCheck
 	}
 	if o.RegisterTimeout == 0 {
 		o.RegisterTimeout = defaultRegisterTimeout

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-project/allot/natsclient"
 	"github.com/allot-project/allot/protocol"
 )
 
@@ -198,12 +199,20 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 			every = d
 			tick.Reset(every)
 		}
-		if errors.Is(err, protocol.ErrUnknownAgent) {
+		switch {
+		case errors.Is(err, protocol.ErrUnknownAgent):
 			a.mu.Lock()
 			a.wantReregisterLocked()
 			a.mu.Unlock()
 			a.doReregister(ctx)
-		} else if err != nil && !Retryable(err) && ctx.Err() == nil {
+		case err == nil || ctx.Err() != nil:
+		case natsclient.Unanswered(err):
+			// As the real agent does: its pings are too rare to find a
+			// server that stopped answering in time.
+			if moved, _ := natsclient.MoveOnIfStalled(a.nc, a.opts.StallCheck); moved {
+				a.logger.Warn("NATS server does not answer; reconnecting through another")
+			}
+		case !Retryable(err):
 			a.logger.Warn("heartbeat", "error", err)
 		}
 	}

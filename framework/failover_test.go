@@ -146,7 +146,7 @@ func TestDriver_RemovedWhileRunning(t *testing.T) {
 
 func TestDriver_NATSReconnect(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Agents: 1})
-	p := newProxy(t, c.NATSURL())
+	p := testutil.NewProxy(t, c.NATSURL())
 	rec := newRecorder()
 	d, err := framework.NewDriver(rec, framework.WithNATSURLs(p.URL()), framework.WithFailoverTimeout(time.Minute),
 		framework.WithRequestTimeout(time.Second))
@@ -159,7 +159,7 @@ func TestDriver_NATSReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.WaitState(t, "a", protocol.TaskRunning)
-	p.cut()
+	p.Cut()
 	testutil.WaitFor(t, wait, 5*time.Millisecond, func() error {
 		if rec.Disconnects() == 0 || rec.Reregistrations() == 0 {
 			return fmt.Errorf("disconnected %d times, reregistered %d times", rec.Disconnects(), rec.Reregistrations())

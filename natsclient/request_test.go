@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/allot-project/allot/protocol"
@@ -15,16 +14,7 @@ import (
 // connect starts an embedded NATS server and returns a client of it.
 func connect(t *testing.T) *nats.Conn {
 	t.Helper()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	t.Cleanup(srv.Shutdown)
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("embedded NATS server not ready")
-	}
-	nc, err := nats.Connect(srv.ClientURL())
+	nc, err := nats.Connect(startServer(t).ClientURL())
 	if err != nil {
 		t.Fatal(err)
 	}

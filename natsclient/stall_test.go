@@ -14,6 +14,7 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
+// startServer starts an embedded NATS server for the test.
 func startServer(t testing.TB) *server.Server {
 	t.Helper()
 	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
@@ -30,16 +31,16 @@ func startServer(t testing.TB) *server.Server {
 
 // connectThrough connects an agent's connection to the proxy first, the
 // server itself second.
-func connectThrough(t *testing.T, p *testutil.StallProxy, srv *server.Server) *nats.Conn {
+func connectThrough(t *testing.T, p *testutil.Proxy, srv *server.Server) *nats.Conn {
 	t.Helper()
 	opts := append(AgentOptions(), nats.DontRandomize())
-	nc, err := nats.Connect("nats://"+p.Addr()+","+srv.ClientURL(), opts...)
+	nc, err := nats.Connect(p.URL()+","+srv.ClientURL(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	if got := nc.ConnectedUrl(); got != "nats://"+p.Addr() {
-		t.Fatalf("connected to %s, want the proxy %s", got, p.Addr())
+	if got := nc.ConnectedUrl(); got != p.URL() {
+		t.Fatalf("connected to %s, want the proxy %s", got, p.URL())
 	}
 	return nc
 }
@@ -49,7 +50,7 @@ func connectThrough(t *testing.T, p *testutil.StallProxy, srv *server.Server) *n
 // in the client's list, well before the agent's pings would find it.
 func TestMoveOnIfStalled_leavesAServerThatStoppedAnswering(t *testing.T) {
 	srv := startServer(t)
-	p := testutil.NewStallProxy(t, srv.Addr().String())
+	p := testutil.NewProxy(t, srv.ClientURL())
 	nc := connectThrough(t, p, srv)
 	p.Stall()
 
@@ -74,15 +75,15 @@ func TestMoveOnIfStalled_leavesAServerThatStoppedAnswering(t *testing.T) {
 // or gone), so the client stays where it is.
 func TestMoveOnIfStalled_staysOnAServerThatAnswers(t *testing.T) {
 	srv := startServer(t)
-	p := testutil.NewStallProxy(t, srv.Addr().String())
+	p := testutil.NewProxy(t, srv.ClientURL())
 	nc := connectThrough(t, p, srv)
 
 	moved, err := MoveOnIfStalled(nc, 5*time.Second)
 	if err != nil || moved {
 		t.Fatalf("MoveOnIfStalled = %v, %v; want it to stay", moved, err)
 	}
-	if got := nc.ConnectedUrl(); got != "nats://"+p.Addr() {
-		t.Fatalf("connected to %s after the check, want still the proxy %s", got, p.Addr())
+	if got := nc.ConnectedUrl(); got != p.URL() {
+		t.Fatalf("connected to %s after the check, want still the proxy %s", got, p.URL())
 	}
 	nc.Close()
 	if moved, _ := MoveOnIfStalled(nc, 5*time.Second); moved {

@@ -2,7 +2,6 @@ package simagent
 
 import (
 	"fmt"
-	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,13 +101,9 @@ func TestAgent_heartbeatsAtANewLeader(t *testing.T) {
 // its connection pings only every two minutes (nats.go's default).
 func TestAgent_leavesAStalledServer(t *testing.T) {
 	direct := natsServer(t)
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := testutil.NewStallProxy(t, u.Host)
+	proxy := testutil.NewProxy(t, direct)
 	master := startFakeMaster(t, direct, 50*time.Millisecond)
-	nc, err := nats.Connect("nats://"+proxy.Addr()+","+direct, nats.DontRandomize(), nats.MaxReconnects(-1))
+	nc, err := nats.Connect(proxy.URL()+","+direct, nats.DontRandomize(), nats.MaxReconnects(-1))
 	if err != nil {
 		t.Fatal(err)
 	}

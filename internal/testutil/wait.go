@@ -1,6 +1,7 @@
 // Package testutil holds small helpers for tests: polling with a deadline
-// instead of sleeping, free loopback ports, and what a benchmark's timed
-// parts cost in CPU and in time taken by the hypervisor.
+// instead of sleeping, free loopback ports, a TCP proxy that cuts or
+// stalls its connections, and what a benchmark's timed parts cost in CPU
+// and in time taken by the hypervisor.
 package testutil
 
 import (

@@ -10,8 +10,9 @@ import (
 
 // AgentPingInterval is how often an agent's connection pings its server.
 // Agents are a cluster's many clients, and the masters embed the servers:
-// 10,000 agents pinging every second cost the servers a third of a core
-// and the agents as much again (docs/benchmarks.md, "Agents' pings").
+// 10,000 agents pinging every second cost the servers and the agents
+// together about half a core (BenchmarkIdleAgents; docs/benchmarks.md,
+// "Agents' pings").
 // An agent finds a server that stopped answering through its heartbeats
 // instead (MoveOnIfStalled); its pings are a backstop.
 const AgentPingInterval = 30 * time.Second

@@ -61,7 +61,7 @@ func (f *fleet) start(ctx context.Context, i int, urls []string, res protocol.Re
 	// Agent i prefers master i mod 3's server, as agents spread over a
 	// real trio would.
 	order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
-	nc, err := connectPatiently(ctx, strings.Join(order, ","), agentOptions(nats.DontRandomize())...)
+	nc, err := connectPatiently(ctx, strings.Join(order, ","), append(natsclient.AgentOptions(), nats.DontRandomize())...)
 	if err != nil {
 		return fmt.Errorf("agent %d: connect: %w", i, err)
 	}
@@ -152,12 +152,6 @@ func (f *fleet) close() {
 // not be taken for one cut off from its server.
 func clientOptions(extra ...nats.Option) []nats.Option {
 	return append(append(natsclient.Options(), nats.MaxPingsOutstanding(30)), extra...)
-}
-
-// agentOptions are the simulated agents' NATS options: a real agent's
-// (natsclient.AgentOptions), pings AgentPingInterval apart.
-func agentOptions(extra ...nats.Option) []nats.Option {
-	return append(natsclient.AgentOptions(), extra...)
 }
 
 // agentStallCheck is how long a simulated agent waits for its server's

@@ -240,9 +240,14 @@ func neverLaunched(st protocol.TaskStatus) bool {
 		(st.Reason == protocol.ReasonInvalidOffers || st.Reason == protocol.ReasonTaskUnknown)
 }
 
+// demander declares a framework's demand (framework.Driver does).
+type demander interface {
+	Demand(ctx context.Context, shapes ...protocol.TaskShape) error
+}
+
 // declare keeps the framework's declared demand at the tasks it misses,
 // checking every interval, until ctx ends.
-func (b *busy) declare(ctx context.Context, d *framework.Driver, every time.Duration) {
+func (b *busy) declare(ctx context.Context, d demander, every time.Duration) {
 	declared := int64(-1)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -253,13 +258,11 @@ func (b *busy) declare(ctx context.Context, d *framework.Driver, every time.Dura
 			missing = int64(max(0, b.want-len(b.live)))
 		}
 		b.mu.Unlock()
+		// A count of zero, not an empty declaration: a framework that
+		// declares nothing is offered every agent's remainder, as one that
+		// never declared (the whole idle cluster, declined at once).
 		if missing != declared {
-			shape := protocol.TaskShape{Resources: b.task, Count: missing}
-			if missing == 0 {
-				if err := d.Demand(ctx); err == nil {
-					declared = 0
-				}
-			} else if err := d.Demand(ctx, shape); err == nil {
+			if err := d.Demand(ctx, protocol.TaskShape{Resources: b.task, Count: missing}); err == nil {
 				declared = missing
 			}
 		}

@@ -61,7 +61,8 @@ func (d *Driver) Demand(ctx context.Context, shapes ...protocol.TaskShape) error
 // not follow it. Once a framework has declared demand the master offers
 // it only what it declares; an empty declaration withdraws it, and the
 // framework is offered whole remainders again, as one that never
-// declared. Suppress to stop offers.
+// declared; a shape with a count of zero keeps the declaration and wants
+// nothing for now. Suppress to stop offers.
 func (d *Driver) DeclareDemand(ctx context.Context, r protocol.DemandRequest) error {
 	if err := validateDemand(r); err != nil {
 		return err

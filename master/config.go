@@ -154,9 +154,10 @@ func DefaultConfig() Config {
 		DefaultRefuse:       5 * time.Second,
 		AgentHeartbeat:      time.Second,
 		AgentTimeout:        15 * time.Second,
-		// 10,000 agents at one heartbeat every 5 s, which the agent
-		// timeout covers; beyond, both grow (docs/benchmarks.md, "Scale").
-		MaxHeartbeatsPerSecond: 2000,
+		// 10,000 agents at one heartbeat every 10 s and a 30 s agent
+		// timeout (Mesos's is 75 s at any size); up to 5,000 the timeout
+		// stays AgentTimeout (docs/benchmarks.md, "Scale").
+		MaxHeartbeatsPerSecond: 1000,
 		StatusRetryInterval:    defaultStatusRetryInterval,
 		RequestTimeout:         10 * time.Second,
 		FilesTokenTTL:          defaultFilesTokenTTL,

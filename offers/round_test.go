@@ -172,6 +172,13 @@ func TestAllocator_Allocate_remainder(t *testing.T) {
 			fws:    []fwSpec{{ID: "f0", Suppressed: true}},
 			want:   []offerKey{},
 		},
+		{
+			// Declared, wanting nothing for now: not the whole idle agent.
+			name:   "a shape of count zero gets nothing",
+			agents: ag,
+			fws:    []fwSpec{{ID: "f0", Demand: []Demand{{Resources: unit, Count: 0}}}},
+			want:   []offerKey{},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

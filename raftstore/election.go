@@ -3,6 +3,8 @@ package raftstore
 import (
 	"fmt"
 	"time"
+
+	"github.com/hashicorp/raft"
 )
 
 // StandForElection makes this node, if it is a follower that has not heard
@@ -29,4 +31,42 @@ func (n *Node) StandForElection() error {
 		return fmt.Errorf("stand for election: restore the heartbeat timeout: %w", err)
 	}
 	return nil
+}
+
+// raftWatched is the leader watch's view of a Raft server.
+type raftWatched struct{ r *raft.Raft }
+
+func (w raftWatched) leader() (id, addr string) {
+	a, i := w.r.LeaderWithID()
+	return string(i), string(a)
+}
+
+func (w raftWatched) lastContact() time.Time { return w.r.LastContact() }
+
+func (w raftWatched) follower() bool { return w.r.State() == raft.Follower }
+
+func (w raftWatched) voters() ([]string, error) {
+	f := w.r.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, s := range f.Configuration().Servers {
+		if s.Suffrage == raft.Voter {
+			ids = append(ids, string(s.ID))
+		}
+	}
+	return ids, nil
+}
+
+// hurry lowers the heartbeat and election timeouts to d, which hashicorp/raft
+// applies to a follower's timer at once, and returns what puts them back.
+func (w raftWatched) hurry(d time.Duration) (func(), error) {
+	rc := w.r.ReloadableConfig()
+	fast := rc
+	fast.HeartbeatTimeout, fast.ElectionTimeout = d, d
+	if err := w.r.ReloadConfig(fast); err != nil {
+		return nil, fmt.Errorf("shorten the election timeouts: %w", err)
+	}
+	return func() { _ = w.r.ReloadConfig(rc) }, nil
 }

@@ -1,6 +1,7 @@
 package raftstore
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -19,5 +20,37 @@ func TestStandForElection_newCluster(t *testing.T) {
 	}
 	if rc := n.raft.ReloadableConfig(); rc.HeartbeatTimeout != time.Minute || rc.ElectionTimeout != time.Minute {
 		t.Fatalf("timeouts after standing: heartbeat %s, election %s; want a minute each", rc.HeartbeatTimeout, rc.ElectionTimeout)
+	}
+}
+
+// TestNode_standsWhenTheLeadersProcessEnds: over TCP, a follower learns
+// that its leader's node ended (the connections it held closed, as at a
+// process's exit) and stands once the leader has been silent for the
+// lease. Raft alone would wait out the heartbeat timeout, longer than
+// waitLeader's five seconds here.
+func TestNode_standsWhenTheLeadersProcessEnds(t *testing.T) {
+	const heartbeat, lease = 6 * time.Second, 2 * time.Second
+	c := newTCPCluster(t, tempDirs(t, 3), freeAddrs(t, 3), func(cfg *Config) {
+		cfg.HeartbeatTimeout, cfg.ElectionTimeout, cfg.LeaderLeaseTimeout = heartbeat, heartbeat, lease
+	})
+	old := c.waitLeader()
+	applyAll(t, old, "a")
+	c.stop(old.ID())
+	var rest []string
+	for _, id := range c.ids {
+		if id != old.ID() {
+			rest = append(rest, id)
+		}
+	}
+	next := c.waitLeader(rest...)
+	applyAll(t, next, "b")
+	c.waitSame([]string{"a", "b"}, rest...)
+	for _, id := range rest {
+		waitFor(t, 5*time.Second, func() error {
+			if rc := c.nodes[id].raft.ReloadableConfig(); rc.HeartbeatTimeout != heartbeat || rc.ElectionTimeout != heartbeat {
+				return fmt.Errorf("%s: timeouts %s and %s after the election, want %s", id, rc.HeartbeatTimeout, rc.ElectionTimeout, heartbeat)
+			}
+			return nil
+		})
 	}
 }

@@ -85,6 +85,11 @@ func New(cfg Config, fsm FSM) (*Node, error) {
 	n.wg.Add(2)
 	go func() { defer n.wg.Done(); n.batcher.run() }()
 	go func() { defer n.wg.Done(); n.leader.run(n.shutdownCh) }()
+	if !cfg.InMemory && cfg.LeaderLeaseTimeout < cfg.HeartbeatTimeout {
+		watch := newLeaderWatch(raftWatched{r}, cfg.NodeID, cfg.LeaderLeaseTimeout, logger.Named("leader_watch"))
+		n.wg.Add(1)
+		go func() { defer n.wg.Done(); watch.run(n.shutdownCh) }()
+	}
 	logger.Info("raft node started", "node_id", cfg.NodeID, "addr", st.addr,
 		"in_memory", cfg.InMemory, "bootstrapped", n.bootstrapped)
 	if diff := n.peersDiffer(); diff != "" && !n.bootstrapped {

@@ -121,13 +121,14 @@ func newTCPTransport(cfg Config, logger hclog.Logger) (*raft.NetworkTransport, e
 		}
 		advertise = addr
 	}
-	trans, err := raft.NewTCPTransportWithConfig(cfg.BindAddr, advertise, &raft.NetworkTransportConfig{
-		MaxPool: tcpMaxPool,
-		Timeout: tcpTimeout,
-		Logger:  logger.Named("transport"),
-	})
+	streams, err := listenStreams(cfg.BindAddr, advertise)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.BindAddr, err)
 	}
-	return trans, nil
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  streams,
+		MaxPool: tcpMaxPool,
+		Timeout: tcpTimeout,
+		Logger:  logger.Named("transport"),
+	}), nil
 }

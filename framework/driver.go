@@ -48,6 +48,7 @@ type Driver struct {
 	closing     bool // Run is stopping: no new background work
 	stopped     bool
 	req         requester
+	news        *leaderNews // announcements of new leaders, for retries waiting on one
 	runCtx      context.Context
 	stop        context.CancelCauseFunc
 	wg          sync.WaitGroup
@@ -110,6 +111,7 @@ func NewDriver(sched Scheduler, opts ...Option) (*Driver, error) {
 		nonce:       protocol.NewID("sub"),
 		instance:    protocol.NewID("inst"),
 		holds:       new(atomic.Uint64),
+		news:        newLeaderNews(),
 		sched:       sched,
 		cfg:         cfg,
 		logger:      cfg.logger.Named("framework"),

@@ -36,7 +36,8 @@ func (d *Driver) Run(ctx context.Context) error {
 	inbox := make(chan *nats.Msg, inboxSize)
 	d.mu.Lock()
 	d.runCtx, d.stop = runCtx, stop
-	d.req = requester{nc: nc, subj: d.subj, timeout: d.cfg.requestTimeout, session: d.holds, principal: d.cfg.principal}
+	d.req = requester{nc: nc, subj: d.subj, timeout: d.cfg.requestTimeout, session: d.holds, principal: d.cfg.principal,
+		news: d.news}
 	d.mu.Unlock()
 
 	subs, err := d.listen(nc, inbox)

@@ -45,6 +45,7 @@ func (d *Driver) receive(msg *nats.Msg, leaderSubject string) {
 	}
 	if msg.Subject == leaderSubject {
 		if ann, ok := body.(*protocol.LeaderAnnouncement); ok {
+			d.news.heard(ann.Term) // here, not in the queue, which a call may be holding up
 			d.queue.push(item{kind: itemLeader, ann: *ann})
 		}
 		return

@@ -28,6 +28,9 @@ type requester struct {
 	// that principal's subjects, the only ones its NATS connection may
 	// use where the cluster authenticates connections.
 	principal string
+	// news, when set, cuts a retry's wait short when a new leader
+	// announces itself.
+	news *leaderNews
 }
 
 // once sends one request on the verb's subject and decodes the reply into
@@ -76,16 +79,34 @@ func setHeader(msg *nats.Msg, key, value string) {
 // success (e.g. "unknown offer" for a decline whose first attempt
 // succeeded unanswered).
 func (r requester) retry(ctx context.Context, verb protocol.FrameworkVerb, body, into any, accept func(error) bool) error {
-	for attempt := 0; ; attempt++ {
-		err := r.once(ctx, verb, body, into)
-		if err != nil && attempt > 0 && accept != nil && accept(err) {
+	return retryAttempts(ctx, func() error { return r.once(ctx, verb, body, into) }, accept, r.news.next,
+		func(err error) error { return fmt.Errorf("%s: %w (last error: %w)", verb, ctx.Err(), err) })
+}
+
+// retryAttempts runs attempt until it succeeds, fails in a way retrying
+// cannot fix, or ctx ends (then returns ended(the last error)), waiting
+// requestBackoff between attempts; a new leader heard of (news) ends a wait
+// and starts the back-off over.
+func retryAttempts(ctx context.Context, attempt func() error, accept func(error) bool,
+	news func() <-chan struct{}, ended func(error) error) error {
+	step := 0
+	for n := 0; ; n++ {
+		woken := news()
+		err := attempt()
+		if err != nil && n > 0 && accept != nil && accept(err) {
 			return nil
 		}
 		if err == nil || ctx.Err() != nil || !retryable(err) {
 			return err
 		}
-		if !sleep(ctx.Done(), requestBackoff.Delay(attempt)) {
-			return fmt.Errorf("%s: %w (last error: %w)", verb, ctx.Err(), err)
+		if !sleepUnlessWoken(ctx.Done(), woken, requestBackoff.Delay(step)) {
+			return ended(err)
+		}
+		step++
+		select {
+		case <-woken:
+			step = 0
+		default:
 		}
 	}
 }

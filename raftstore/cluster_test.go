@@ -108,6 +108,11 @@ func (c *cluster) stop(id string) {
 	delete(c.nodes, id)
 }
 
+// except returns the cluster's node IDs other than id.
+func (c *cluster) except(id string) []string {
+	return slices.DeleteFunc(slices.Clone(c.ids), func(other string) bool { return other == id })
+}
+
 // waitLeader waits until exactly one running node among ids (all running nodes if
 // none given) is leader and all of them name it, and returns it.
 func (c *cluster) waitLeader(ids ...string) *Node {

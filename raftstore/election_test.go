@@ -36,12 +36,7 @@ func TestNode_standsWhenTheLeadersProcessEnds(t *testing.T) {
 	old := c.waitLeader()
 	applyAll(t, old, "a")
 	c.stop(old.ID())
-	var rest []string
-	for _, id := range c.ids {
-		if id != old.ID() {
-			rest = append(rest, id)
-		}
-	}
+	rest := c.except(old.ID())
 	next := c.waitLeader(rest...)
 	applyAll(t, next, "b")
 	c.waitSame([]string{"a", "b"}, rest...)

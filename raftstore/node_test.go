@@ -205,12 +205,7 @@ func TestNode_LeaderFailover(t *testing.T) {
 
 	start := time.Now()
 	c.stop(old.ID())
-	var rest []string
-	for _, id := range c.ids {
-		if id != old.ID() {
-			rest = append(rest, id)
-		}
-	}
+	rest := c.except(old.ID())
 	leader := c.waitLeader(rest...)
 	t.Logf("new leader %s after %s", leader.ID(), time.Since(start))
 	second := seq("b", 10)

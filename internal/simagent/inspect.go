@@ -76,15 +76,14 @@ func (a *Agent) Tasks() []AgentTask {
 }
 
 // Reregister makes the agent reregister now, as a restarted agent does.
+// The heartbeat loop does it, woken at once: a second reregistration of
+// its own, whose report was taken before a relaunched task started, would
+// otherwise race this one and report the task gone.
 func (a *Agent) Reregister() {
 	a.mu.Lock()
 	a.wantReregisterLocked()
 	a.mu.Unlock()
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		a.doReregister(a.ctx)
-	}()
+	signal(a.beat)
 }
 
 // Pending counts status updates the master has not acknowledged yet.

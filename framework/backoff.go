@@ -48,12 +48,5 @@ func Jitter(d time.Duration) time.Duration {
 
 // sleep waits d or until done is closed; it reports whether d passed.
 func sleep(done <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return false
-	case <-t.C:
-		return true
-	}
+	return sleepUnlessWoken(done, nil, d)
 }

@@ -79,8 +79,8 @@ real-cluster: build examples
 # The flood test measures memory and latency, which the race detector's cost
 # on large messages would distort: it runs in a pass of its own, without it.
 test:
-	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -timeout 5m -run '^TestIsolation_Flood$$' ./integration/
+	@GO=$(GO) scripts/gotest.sh -race -count=1 -timeout 20m ./...
+	@GO=$(GO) scripts/gotest.sh -count=1 -timeout 5m -run '^TestIsolation_Flood$$' ./integration/
 
 check: fmt-check vet staticcheck imports filesize refs tidy-check
 

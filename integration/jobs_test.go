@@ -263,6 +263,7 @@ func TestJobs_serviceThroughFaults(t *testing.T) {
 		lost = e.agents[1]
 	}
 	leaderAtStop := e.c.LeaderIndex()
+	stalls := testutil.MeterStalls(t)
 	stopped := time.Now()
 	lost.Stop()
 	bound := testcluster.DefaultAgentTimeout + interval
@@ -297,11 +298,14 @@ func TestJobs_serviceThroughFaults(t *testing.T) {
 	// agent's silence from what its predecessor recorded, a heartbeat or
 	// two late (a loaded machine's elections in the test cluster's short
 	// Raft timeouts).
+	// A machine whose cores other work holds delays the cluster's timers
+	// as long as it kept this process from running: that is allowed too.
+	stalled := stalls.Since(stopped)
 	switch {
 	case e.c.LeaderIndex() != leaderAtStop:
 		t.Logf("the leader changed while the agent was lost: the bound of %v is not checked", bound)
-	case launched > bound:
-		t.Errorf("lost instances launched again %v after the agent stopped, want within %v", launched, bound)
+	case launched > bound+stalled:
+		t.Errorf("lost instances launched again %v after the agent stopped, want within %v and the %v the process was stalled", launched, bound, stalled)
 	}
 
 	// Kill the leader: the same three run, nothing more.

@@ -49,14 +49,18 @@ func TestNATSStall_ClientsMoveOn(t *testing.T) {
 	f.launch(t, agent, shTask("before", "true"))
 	f.rec.WaitState(t, "before", protocol.TaskFinished)
 
+	stalls := testutil.MeterStalls(t)
 	stalled.Pause()
 	paused := time.Now()
 	t.Cleanup(stalled.Resume)
 	launched, id := launchUntil(t, f, agent, shTask("during", "true"), paused.Add(pause))
 	took := launched.Sub(paused)
 	t.Logf("launched %s %v after the pause", id, took.Round(time.Millisecond))
-	if took > launchWithin {
-		t.Errorf("the framework launched %v after its server was paused, want within %v", took.Round(time.Millisecond), launchWithin)
+	// The framework runs in this process: a machine whose cores other work
+	// holds delays it as long as it kept the process from running.
+	if stalledFor := stalls.Since(paused); took > launchWithin+stalledFor {
+		t.Errorf("the framework launched %v after its server was paused, want within %v and the %v the process was stalled",
+			took.Round(time.Millisecond), launchWithin, stalledFor)
 	}
 	f.rec.WaitState(t, id, protocol.TaskFinished)
 	// The agent stays active while its first server stays paused.

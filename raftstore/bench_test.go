@@ -65,9 +65,27 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
+// BenchmarkLogStores compares the durable log's formats (Config.LogStore) as
+// BenchmarkApply measures: with one applier, 1/cmds/s is a commit's latency.
+//
+//	go test -run '^$' -bench BenchmarkLogStores -benchtime 3s ./raftstore/
+func BenchmarkLogStores(b *testing.B) {
+	for _, format := range []string{LogStoreWAL, LogStoreBoltDB} {
+		for _, appliers := range []int{1, 16} {
+			b.Run(fmt.Sprintf("store=%s/appliers=%d", format, appliers), func(b *testing.B) {
+				leader := benchClusterOf(b, format)
+				runAppliers(b, leader, appliers, func(cmd []byte) error { _, err := leader.Apply(context.Background(), cmd); return err })
+			})
+		}
+	}
+}
+
 // benchCluster starts three durable nodes on loopback TCP and returns the leader once
 // it has applied everything from earlier terms.
-func benchCluster(b *testing.B) *Node {
+func benchCluster(b *testing.B) *Node { return benchClusterOf(b, "") }
+
+// benchClusterOf is benchCluster with the log store format given.
+func benchClusterOf(b *testing.B, format string) *Node {
 	dirs, addrs := tempDirs(b, 3), freeAddrs(b, 3)
 	var peers []Peer
 	for i, a := range addrs {
@@ -77,7 +95,7 @@ func benchCluster(b *testing.B) *Node {
 	for i, p := range peers {
 		cfg := DefaultConfig() // LAN timings
 		cfg.NodeID, cfg.DataDir, cfg.BindAddr = p.ID, dirs[i], p.Address
-		cfg.Peers, cfg.Bootstrap = peers, true
+		cfg.Peers, cfg.Bootstrap, cfg.LogStore = peers, true, format
 		// Warnings only (an election, a lost quorum), straight to stderr: benchmark logs
 		// would otherwise be printed in full.
 		cfg.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr})

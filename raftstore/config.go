@@ -79,6 +79,9 @@ type Config struct {
 	SnapshotInterval time.Duration
 	// SnapshotRetain is how many snapshots to keep on disk.
 	SnapshotRetain int
+	// LogStore is the durable log's format: LogStoreWAL, LogStoreBoltDB, or empty for
+	// the one DataDir already holds (a new data directory gets LogStoreWAL).
+	LogStore string
 	// TrailingLogs is how many log entries to keep after a snapshot, so that a follower
 	// that is slightly behind catches up from the log instead of a whole snapshot.
 	TrailingLogs uint64
@@ -152,6 +155,11 @@ func (c Config) validateDurable() error {
 	}
 	if _, _, err := net.SplitHostPort(c.BindAddr); err != nil {
 		return invalid("bind addr %q: %v", c.BindAddr, err)
+	}
+	switch c.LogStore {
+	case "", LogStoreWAL, LogStoreBoltDB:
+	default:
+		return invalid("log store %q: want %q or %q", c.LogStore, LogStoreWAL, LogStoreBoltDB)
 	}
 	if c.AdvertiseAddr != "" {
 		host, _, err := net.SplitHostPort(c.AdvertiseAddr)

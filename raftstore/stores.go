@@ -10,8 +10,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
-	"go.etcd.io/bbolt"
 )
 
 const (
@@ -74,40 +72,36 @@ func openDiskStores(cfg Config, logger hclog.Logger) (*stores, error) {
 	if err := os.MkdirAll(raftDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create raft dir: %w", err)
 	}
-	bolt, err := raftboltdb.New(raftboltdb.Options{
-		Path: filepath.Join(raftDir, "raft.db"),
-		BoltOptions: &bbolt.Options{
-			Timeout: boltOpenTimeout,
-			// Do not write the freelist on every commit: it is rebuilt on open instead.
-			// This keeps commits cheap after bursts leave many free pages (Nomad's
-			// raft_boltdb.no_freelist_sync).
-			NoFreelistSync: true,
-		},
-	})
+	format, err := logStoreFormat(raftDir, cfg.LogStore)
 	if err != nil {
-		return nil, fmt.Errorf("open raft log store: %w", err)
+		return nil, err
 	}
-	logs, err := raft.NewLogCache(logCacheSize, bolt)
+	durable, err := openLogStore(raftDir, format, logger)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("create log cache: %w", err), bolt.Close())
+		return nil, err
+	}
+	logger.Debug("raft log store", "format", format)
+	logs, err := raft.NewLogCache(logCacheSize, durable)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("create log cache: %w", err), durable.Close())
 	}
 	// The file snapshot store keeps its snapshots in DataDir/snapshots.
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(cfg.DataDir, cfg.SnapshotRetain, logger.Named("snapshots"))
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open snapshot store: %w", err), bolt.Close())
+		return nil, errors.Join(fmt.Errorf("open snapshot store: %w", err), durable.Close())
 	}
 	trans, err := newTCPTransport(cfg, logger)
 	if err != nil {
-		return nil, errors.Join(err, bolt.Close())
+		return nil, errors.Join(err, durable.Close())
 	}
-	stable := &closingStable{StableStore: bolt}
+	stable := &closingStable{StableStore: durable}
 	return &stores{
 		logs:           logs,
 		stable:         stable,
 		snaps:          snaps,
 		trans:          trans,
 		addr:           trans.LocalAddr(),
-		closeStores:    func() error { return stable.close(bolt.Close) },
+		closeStores:    func() error { return stable.close(durable.Close) },
 		closeTransport: trans.Close,
 	}, nil
 }

@@ -24,6 +24,7 @@ type masterFlags struct {
 	DataDir             string             `json:"data_dir"`
 	RaftBind            string             `json:"raft_bind"`
 	RaftAdvertise       string             `json:"raft_advertise"`
+	RaftLogStore        string             `json:"raft_log_store"`
 	Peers               string             `json:"peers"`
 	Bootstrap           bool               `json:"bootstrap"`
 	NATSListen          string             `json:"nats_listen"`
@@ -123,6 +124,7 @@ Example, first of three:
 	fl.StringVar(&f.DataDir, "data-dir", "", "directory for the Raft log and snapshots (required)")
 	fl.StringVar(&f.RaftBind, "raft-bind", f.RaftBind, "Raft listen address")
 	fl.StringVar(&f.RaftAdvertise, "raft-advertise", "", "Raft address peers use (default: the bind address)")
+	fl.StringVar(&f.RaftLogStore, "raft-log-store", "", "the Raft log's format on disk: wal or boltdb (default: the one --data-dir holds; wal in a new one)")
 	fl.StringVar(&f.Peers, "peers", "", "all masters as id=raft-addr,... (used to bootstrap)")
 	fl.BoolVar(&f.Bootstrap, "bootstrap", false, "create the cluster from --peers if this node has no state yet")
 	fl.StringVar(&f.NATSListen, "nats-listen", f.NATSListen, "embedded NATS client listen address")
@@ -181,6 +183,7 @@ func (f masterFlags) config() (master.Config, error) {
 	}
 	cfg.Raft.NodeID, cfg.Raft.DataDir = f.NodeID, f.DataDir
 	cfg.Raft.BindAddr, cfg.Raft.AdvertiseAddr = f.RaftBind, f.RaftAdvertise
+	cfg.Raft.LogStore = f.RaftLogStore
 	cfg.Raft.Bootstrap = f.Bootstrap
 	for _, p := range splitList(f.Peers) {
 		id, addr, ok := strings.Cut(p, "=")

@@ -37,7 +37,8 @@ var ErrLogStoreMismatch = errors.New("raftstore: the data directory holds a log 
 
 // logStoreFormat is the format to open in raftDir: the one the directory holds, which
 // must be the one asked for if any was; a directory without a log gets the one asked
-// for, or LogStoreWAL.
+// for, or LogStoreBoltDB: the WAL commits sooner, but its crash recovery is younger
+// (docs/raftstore.md, "The log on disk").
 func logStoreFormat(raftDir, asked string) (string, error) {
 	hasBolt, err := exists(filepath.Join(raftDir, boltFile))
 	if err != nil {
@@ -58,7 +59,7 @@ func logStoreFormat(raftDir, asked string) (string, error) {
 	}
 	switch {
 	case held == "" && asked == "":
-		return LogStoreWAL, nil
+		return LogStoreBoltDB, nil
 	case held == "":
 		return asked, nil
 	case asked != "" && asked != held:

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hashicorp/raft"
 )
 
-// TestLogStoreFormat: a new data directory gets the format asked for, or a
-// WAL; one that holds a log keeps its format, and asking for the other one
+// TestLogStoreFormat: a new data directory gets the format asked for, or
+// bolt's; one that holds a log keeps its format, and asking for the other one
 // is refused rather than starting from an empty log.
 func TestLogStoreFormat(t *testing.T) {
 	withBolt := func(t *testing.T) string {
@@ -43,8 +45,8 @@ func TestLogStoreFormat(t *testing.T) {
 		want  string
 		err   error
 	}{
-		{"new, default", empty, "", LogStoreWAL, nil},
-		{"new, boltdb asked", empty, LogStoreBoltDB, LogStoreBoltDB, nil},
+		{"new, default", empty, "", LogStoreBoltDB, nil},
+		{"new, wal asked", empty, LogStoreWAL, LogStoreWAL, nil},
 		{"boltdb held, default", withBolt, "", LogStoreBoltDB, nil},
 		{"boltdb held and asked", withBolt, LogStoreBoltDB, LogStoreBoltDB, nil},
 		{"boltdb held, wal asked", withBolt, LogStoreWAL, "", ErrLogStoreMismatch},
@@ -125,5 +127,47 @@ func TestWAL_inUse(t *testing.T) {
 	}
 	if err := again.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWAL_reopensAfterTailTruncation: a follower whose last entry a new
+// leader overwrites truncates its log's tail; its next start must read the
+// log. raft-wal v0.4.0 marked the tail segment sealed without
+// writing its index, and the next start panicked in raft.NewRaft ("sealed
+// segment has no index block"): a master killed in a load run could not
+// start again.
+func TestWAL_reopensAfterTailTruncation(t *testing.T) {
+	dir := t.TempDir()
+	logger := testLogger(t, "wal")
+	w, err := openWAL(dir, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs []*raft.Log
+	for i := uint64(1); i <= 20; i++ {
+		logs = append(logs, &raft.Log{Index: i, Term: 1, Type: raft.LogCommand, Data: []byte{byte(i)}})
+	}
+	if err := w.StoreLogs(logs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.DeleteRange(20, 20); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err = openWAL(dir, logger)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer func() { _ = w.Close() }()
+	for _, i := range []uint64{1, 19} {
+		var got raft.Log
+		if err := w.GetLog(i, &got); err != nil || got.Index != i || got.Data[0] != byte(i) {
+			t.Fatalf("entry %d after the reopen: %+v, %v", i, got, err)
+		}
+	}
+	if last, err := w.LastIndex(); err != nil || last != 19 {
+		t.Fatalf("last index %d (%v), want 19", last, err)
 	}
 }

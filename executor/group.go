@@ -76,10 +76,15 @@ func (a *Agent) runGroup(ctx context.Context, ts []*task) {
 	adv := a.advertised()
 	a.tasks.mu.Lock()
 	specs := make([]runner.Spec, len(ts))
+	var version uint64
 	for i, t := range ts {
 		specs[i] = a.specLocked(t, adv)
+		version = max(version, t.version)
 	}
 	a.tasks.mu.Unlock()
+	if err := a.waitDurable(ctx, version); err != nil {
+		return // stopping, as in runTask
+	}
 
 	errs := make([]error, len(ts))
 	var wg sync.WaitGroup

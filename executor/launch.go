@@ -156,12 +156,21 @@ func (a *Agent) admitLocked(t *task) (protocol.TaskState, string, string, bool) 
 // runTask prepares and starts one admitted task. If the agent stops
 // meanwhile, nothing is reported: the restarted agent finds the task's
 // fate from its checkpoint and sandbox.
+//
+// Nothing of the task happens before its record is on disk: a task whose
+// fetch or process began before a crash, and which the restarted agent
+// then did not know, would be launched again by the leader (it is still
+// STAGING there) beside what the crash left of it.
 func (a *Agent) runTask(ctx context.Context, t *task) {
 	defer a.wg.Done()
 	adv := a.advertised()
 	a.tasks.mu.Lock()
 	spec := a.specLocked(t, adv)
+	version := t.version
 	a.tasks.mu.Unlock()
+	if err := a.waitDurable(ctx, version); err != nil {
+		return // stopping: the restarted agent drops the task
+	}
 	_, err := a.runner.Prepare(ctx, spec)
 	if ctx.Err() != nil {
 		return

@@ -18,10 +18,18 @@ import (
 const AgentPingInterval = 30 * time.Second
 
 // AgentOptions are Options for an agent's connection: the same, but
-// pinging every AgentPingInterval.
+// pinging every AgentPingInterval and patient with a slow handshake.
 func AgentOptions() []nats.Option {
-	return append(Options(), nats.PingInterval(AgentPingInterval))
+	return append(Options(), nats.PingInterval(AgentPingInterval), nats.Timeout(AgentConnectTimeout))
 }
+
+// AgentConnectTimeout bounds an agent's connection attempt, the dial and
+// the handshake. When a master dies, a third of the agents reconnect to
+// the other two servers at once; nats.go's 2 s would give up handshakes
+// that those servers, or a loaded agent machine, finish a little later,
+// and every attempt given up is done again from the start, adding to the
+// crowd. An agent has nothing better to do meanwhile.
+const AgentConnectTimeout = 5 * time.Second
 
 // StallCheck is how long a server may take to answer a ping, after a
 // request through it went unanswered, before MoveOnIfStalled gives it up.

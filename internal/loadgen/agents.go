@@ -19,14 +19,15 @@ import (
 
 // fleet is the simulated agents, each on a NATS connection of its own.
 type fleet struct {
-	agents []*simagent.Agent
-	conns  []*nats.Conn
+	agents  []*simagent.Agent
+	conns   []*nats.Conn
+	outages *outages
 }
 
 // startFleet connects n agents, spread over the masters' NATS servers,
 // at most parallel at a time, and returns once all are registered.
 func startFleet(ctx context.Context, urls []string, n, parallel int, res protocol.Resources, log hclog.Logger) (*fleet, error) {
-	f := &fleet{agents: make([]*simagent.Agent, n), conns: make([]*nats.Conn, n)}
+	f := &fleet{agents: make([]*simagent.Agent, n), conns: make([]*nats.Conn, n), outages: newOutages(log.Named("outages"))}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, parallel)
@@ -61,13 +62,15 @@ func (f *fleet) start(ctx context.Context, i int, urls []string, res protocol.Re
 	// Agent i prefers master i mod 3's server, as agents spread over a
 	// real trio would.
 	order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
-	nc, err := connectPatiently(ctx, strings.Join(order, ","), append(natsclient.AgentOptions(), nats.DontRandomize())...)
+	opts := append(append(natsclient.AgentOptions(), nats.DontRandomize()), f.outages.options(i)...)
+	nc, err := connectPatiently(ctx, strings.Join(order, ","), opts...)
 	if err != nil {
 		return fmt.Errorf("agent %d: connect: %w", i, err)
 	}
 	name := fmt.Sprintf("sim%d", i)
 	a, err := simagent.Start(nc, protocol.Subjects{}, i, simagent.Options{Hostname: name, Principal: name,
-		Resources: res, Version: "loadgen", StallCheck: agentStallCheck}, log.Named(name))
+		Resources: res, Version: "loadgen", StallCheck: agentStallCheck, RequestTimeout: agentRequestTimeout,
+		OnHeartbeat: func(err error) { f.outages.heartbeat(i, err) }}, log.Named(name))
 	if err != nil {
 		nc.Close()
 		return fmt.Errorf("agent %d: %w", i, err)
@@ -153,6 +156,10 @@ func (f *fleet) close() {
 func clientOptions(extra ...nats.Option) []nats.Option {
 	return append(append(natsclient.Options(), nats.MaxPingsOutstanding(30)), extra...)
 }
+
+// agentRequestTimeout bounds a simulated agent's request, as the real
+// agent's default does (executor.DefaultRequestTimeout).
+const agentRequestTimeout = 2 * time.Second
 
 // agentStallCheck is how long a simulated agent waits for its server's
 // answer to a ping, after a heartbeat went unanswered, before it gives the

@@ -49,6 +49,8 @@ type FleetStats struct {
 	// Lag is how late the process ran a timer due every 10 ms, since the
 	// last stats (lagProbe).
 	Lag Quantiles
+	// Outages are the agents' NATS outages since the last stats.
+	Outages OutageStats
 }
 
 // fleetReady is the line the agents' process writes once every agent is
@@ -79,7 +81,7 @@ func RunFleet(ctx context.Context, cfg FleetConfig, in io.Reader, out io.Writer)
 	for lines.Scan() {
 		switch strings.TrimSpace(lines.Text()) {
 		case "stats":
-			b, err := json.Marshal(FleetStats{Traffic: f.traffic(), Registrations: f.registrations(), Lag: probe.take()})
+			b, err := json.Marshal(FleetStats{Traffic: f.traffic(), Registrations: f.registrations(), Lag: probe.take(), Outages: f.outages.take()})
 			if err != nil {
 				return err
 			}

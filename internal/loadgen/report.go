@@ -38,6 +38,8 @@ type Report struct {
 	// 10 ms in the window: a part of every command's way to an agent that
 	// agents on machines of their own would not have.
 	AgentsLag Quantiles
+	// AgentOutages are the agents' NATS outages in the window.
+	AgentOutages OutageStats
 	// OfferToWire is from an offer's arrival at its framework to the
 	// launch command's arrival at a client beside the agents: offer to
 	// launch without the agents' process.
@@ -126,6 +128,14 @@ func (r Report) Write(w io.Writer) {
 	p("master CPU (cores)          %s", strings.Join(cpu, ", "))
 	p("master RSS / heap (MiB)     %s / %s", strings.Join(rss, ", "), strings.Join(heap, ", "))
 	p("agents' NATS traffic        %.0f msgs/s, %.1f MB/s, %d reconnects", r.NATSMsgsPerSec, r.NATSBytesPerSec/1e6, r.NATSReconnects)
+	if o := r.AgentOutages; o.Reconnect.N > 0 || o.StillDown > 0 {
+		p("agents' outages             connected again p50 %s, p99 %s, max %s (%d); heard p50 %s, p99 %s, max %s (%d); %d not heard since",
+			ms(o.Reconnect.P50), ms(o.Reconnect.P99), ms(o.Reconnect.Max), o.Reconnect.N,
+			ms(o.Heard.P50), ms(o.Heard.P99), ms(o.Heard.Max), o.Heard.N, o.StillDown)
+		if len(o.Errors) > 0 {
+			p("  errors meanwhile          %s", o.topErrors(4))
+		}
+	}
 	for i, k := range r.Kills {
 		p("kill %-2d                     m%d: leader again after %s, first offer after %s", i+1, k.Master, ms(k.ToLeader), ms(k.ToOffer))
 	}

@@ -49,6 +49,7 @@ func (r *run) window(ctx context.Context) error {
 	after, fs := r.read(ctx), r.fleet.stats()
 	traffic2 := fs.Traffic
 	r.report.AgentsLag = fs.Lag
+	r.report.AgentOutages = fs.Outages
 	r.rec.measure(false)
 	r.summarize(before, after, restarted)
 	secs := after.at.Sub(before.at).Seconds()

@@ -124,3 +124,29 @@ func TestAgent_leavesAStalledServer(t *testing.T) {
 	})
 	master.waitForBeats(t, stalled, 10*time.Second)
 }
+
+// TestAgent_heartbeatsOnceBackOnAServer: an agent whose connection came
+// back after an outage (its master killed, say) heartbeats at once, not
+// at its next tick (an hour away here): the leader has not heard it for
+// the length of the outage already.
+func TestAgent_heartbeatsOnceBackOnAServer(t *testing.T) {
+	url := natsServer(t)
+	master := startFakeMaster(t, url, time.Hour)
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Start(nc, testSubjects, 0, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	before := master.beats.Load()
+	if err := nc.ForceReconnect(); err != nil {
+		t.Fatal(err)
+	}
+	master.waitForBeats(t, before, 10*time.Second)
+	if n := nc.Stats().Reconnects; n == 0 {
+		t.Fatal("heard a heartbeat, but the connection never reconnected")
+	}
+}

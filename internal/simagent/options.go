@@ -58,6 +58,9 @@ type Options struct {
 	Principal string
 	// Version is reported at registration (default "simagent").
 	Version string
+	// OnHeartbeat, if set, is called after each heartbeat with its
+	// outcome (the load generator times agents' outages by it).
+	OnHeartbeat func(err error)
 }
 
 func (o *Options) setDefaults(n int) {

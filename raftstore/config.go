@@ -80,7 +80,7 @@ type Config struct {
 	// SnapshotRetain is how many snapshots to keep on disk.
 	SnapshotRetain int
 	// LogStore is the durable log's format: LogStoreWAL, LogStoreBoltDB, or empty for
-	// the one DataDir already holds (a new data directory gets LogStoreBoltDB).
+	// the one DataDir already holds (a new data directory gets LogStoreWAL).
 	LogStore string
 	// TrailingLogs is how many log entries to keep after a snapshot, so that a follower
 	// that is slightly behind catches up from the log instead of a whole snapshot.

@@ -4,8 +4,9 @@
 //
 // A Node bundles one Raft server with everything it needs:
 //
-//   - a durable log and stable store under DataDir/raft (raft-boltdb v2, or raft-wal
-//     with Config.LogStore), behind a small in-memory log cache;
+//   - a durable log and stable store under DataDir/raft (raft-wal, or raft-boltdb v2
+//     where the directory holds it or Config.LogStore asks), behind a small in-memory
+//     log cache;
 //   - a file snapshot store under DataDir/snapshots;
 //   - a TCP transport bound to BindAddr and advertised as AdvertiseAddr;
 //   - or, with Config.InMemory, in-memory stores and a transport attached to a shared

@@ -45,8 +45,9 @@ func TestLogStoreFormat(t *testing.T) {
 		want  string
 		err   error
 	}{
-		{"new, default", empty, "", LogStoreBoltDB, nil},
+		{"new, default", empty, "", LogStoreWAL, nil},
 		{"new, wal asked", empty, LogStoreWAL, LogStoreWAL, nil},
+		{"new, boltdb asked", empty, LogStoreBoltDB, LogStoreBoltDB, nil},
 		{"boltdb held, default", withBolt, "", LogStoreBoltDB, nil},
 		{"boltdb held and asked", withBolt, LogStoreBoltDB, LogStoreBoltDB, nil},
 		{"boltdb held, wal asked", withBolt, LogStoreWAL, "", ErrLogStoreMismatch},

@@ -124,7 +124,7 @@ Example, first of three:
 	fl.StringVar(&f.DataDir, "data-dir", "", "directory for the Raft log and snapshots (required)")
 	fl.StringVar(&f.RaftBind, "raft-bind", f.RaftBind, "Raft listen address")
 	fl.StringVar(&f.RaftAdvertise, "raft-advertise", "", "Raft address peers use (default: the bind address)")
-	fl.StringVar(&f.RaftLogStore, "raft-log-store", "", "the Raft log's format on disk: boltdb or wal (default: the one --data-dir holds; boltdb in a new one)")
+	fl.StringVar(&f.RaftLogStore, "raft-log-store", "", "the Raft log's format on disk: boltdb or wal (default: the one --data-dir holds; wal in a new one)")
 	fl.StringVar(&f.Peers, "peers", "", "all masters as id=raft-addr,... (used to bootstrap)")
 	fl.BoolVar(&f.Bootstrap, "bootstrap", false, "create the cluster from --peers if this node has no state yet")
 	fl.StringVar(&f.NATSListen, "nats-listen", f.NATSListen, "embedded NATS client listen address")

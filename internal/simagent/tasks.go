@@ -172,4 +172,5 @@ func (a *Agent) enqueueLocked(t *agentTask, st protocol.TaskState, reason, msg s
 		t.listed = true
 		a.pending = append(a.pending, t.key)
 	}
+	a.kick() // the send loop sleeps while nothing is queued
 }

@@ -25,11 +25,16 @@ type outages struct {
 	log hclog.Logger
 
 	mu        sync.Mutex
-	down      map[int]time.Time // agents disconnected and not yet heard since
-	back      map[int]bool      // of those, the ones connected again
-	reconnect []time.Duration   // disconnected to connected again
-	heardIn   []time.Duration   // disconnected to heard by a leader
-	errs      map[string]int    // failed reconnects and heartbeats during outages, by kind
+	down      map[int]*outage // agents disconnected and not yet heard since
+	reconnect []time.Duration // disconnected to connected again
+	heardIn   []time.Duration // disconnected to heard by a leader
+	errs      map[string]int  // failed reconnects and heartbeats during outages, by kind
+}
+
+// outage is one agent's: since when, and whether it is connected again.
+type outage struct {
+	since time.Time
+	back  bool
 }
 
 // slowOutage is how long an outage may last before the agent's way back
@@ -37,7 +42,7 @@ type outages struct {
 const slowOutage = 15 * time.Second
 
 func newOutages(log hclog.Logger) *outages {
-	return &outages{log: log, down: map[int]time.Time{}, back: map[int]bool{}, errs: map[string]int{}}
+	return &outages{log: log, down: map[int]*outage{}, errs: map[string]int{}}
 }
 
 // options are agent i's connection's handlers.
@@ -46,10 +51,11 @@ func (o *outages) options(i int) []nats.Option {
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
 			o.mu.Lock()
 			defer o.mu.Unlock()
-			if _, ok := o.down[i]; !ok {
-				o.down[i] = time.Now()
+			if d, ok := o.down[i]; ok {
+				d.back = false
+			} else {
+				o.down[i] = &outage{since: time.Now()}
 			}
-			o.back[i] = false
 		}),
 		nats.ReconnectErrHandler(func(nc *nats.Conn, err error) {
 			o.mu.Lock()
@@ -59,12 +65,12 @@ func (o *outages) options(i int) []nats.Option {
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			o.mu.Lock()
 			defer o.mu.Unlock()
-			at, ok := o.down[i]
-			if !ok || o.back[i] {
+			out, ok := o.down[i]
+			if !ok || out.back {
 				return
 			}
-			o.back[i] = true
-			d := time.Since(at)
+			out.back = true
+			d := time.Since(out.since)
 			o.reconnect = append(o.reconnect, d)
 			if d > slowOutage {
 				o.log.Info("agent connected again late", "agent", i, "after", d, "server", nc.ConnectedUrlRedacted())
@@ -77,19 +83,18 @@ func (o *outages) options(i int) []nats.Option {
 func (o *outages) heartbeat(i int, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	at, ok := o.down[i]
+	out, ok := o.down[i]
 	switch {
 	case !ok:
 		return
 	case err != nil:
 		o.errs["heartbeat: "+errorKind(err)]++
 		return
-	case !o.back[i]:
+	case !out.back:
 		return // answered through the buffer of a connection not back yet
 	}
 	delete(o.down, i)
-	delete(o.back, i)
-	d := time.Since(at)
+	d := time.Since(out.since)
 	o.heardIn = append(o.heardIn, d)
 	if d > slowOutage {
 		o.log.Info("agent heard again late", "agent", i, "after", d)

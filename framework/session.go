@@ -43,9 +43,12 @@ func (d *Driver) loop(ctx context.Context, nc *nats.Conn, inbox chan *nats.Msg, 
 // state at the leader. It returns an error only when the framework cannot
 // go on; nil when ctx ended.
 //
-// The subscribe itself is always suppressed: demand is declared first and
-// offers opened by a Revive after it, so that offers follow the declared
-// demand from the first one.
+// A framework that has its ID already listens on its events, so its
+// subscribe carries its demand and refusals and opens its offers itself
+// (SubscribeRequest.Resume): one call, one Raft commit. A new framework
+// subscribes suppressed and has its demand declared and offers opened by
+// a Revive after it, so that offers follow the declared demand from the
+// first one.
 func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.Msg, subs *[]*nats.Subscription) error {
 	d.mu.Lock()
 	id, moved := d.id, d.leaderMoved
@@ -64,7 +67,11 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 		d.warned.reset()
 	}
 	var reply protocol.SubscribeReply
+	resumed := false
 	err := d.withState(ctx, func() error {
+		// Read under the state semaphore, as restore does, so the leader
+		// ends up with the driver's latest demand and suppression.
+		req, resumed = d.withResume(req)
 		return d.req.retry(ctx, protocol.VerbSubscribe, req, &reply, nil)
 	})
 	if ctx.Err() != nil {
@@ -103,8 +110,34 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 		d.sched.Reregistered(d)
 	}
 	// A driver resuming a framework reconciles like one coming back.
-	d.restore(ctx, !first || d.cfg.frameworkID != "")
+	d.restore(ctx, !first || d.cfg.frameworkID != "", resumed)
 	return nil
+}
+
+// withResume adds to a subscribe with a framework ID the demand, the
+// suppression and the refusals the driver holds, unless the request would
+// then exceed the subscribe's size limit (the restore after it sends
+// them); it reports whether it did.
+func (d *Driver) withResume(req protocol.SubscribeRequest) (protocol.SubscribeRequest, bool) {
+	if req.FrameworkID == "" {
+		return req, false
+	}
+	refusals := d.refusalsInForce()
+	d.mu.Lock()
+	demand, declared := d.demandRequestLocked()
+	suppressed := d.suppressed
+	d.mu.Unlock()
+	r := req
+	r.Suppressed = suppressed
+	r.Resume = &protocol.SubscribeResume{Refusals: refusals}
+	if declared {
+		r.Resume.Demand = &demand
+	}
+	if b, err := protocol.Encode(protocol.MsgSubscribeRequest, r); err != nil ||
+		len(b) > protocol.MaxRequestSize(protocol.MsgSubscribeRequest) {
+		return req, false
+	}
+	return r, true
 }
 
 // refusalsInForce returns the driver's decline filters that have not
@@ -149,15 +182,17 @@ func (d *Driver) withState(ctx context.Context, f func() error) error {
 	return f()
 }
 
-// restore declares the framework's demand again, opens offers unless it is
-// suppressed, and reconciles: all tasks (implicitly) when asked, and the
-// tasks of unanswered accepts explicitly, since an implicit reconciliation
-// says nothing of tasks the master never heard of.
-func (d *Driver) restore(ctx context.Context, reconcile bool) {
+// restore declares the framework's demand again and opens offers unless it
+// is suppressed (unless the subscribe did both: resumed), and reconciles:
+// all tasks (implicitly) when asked, and the tasks of unanswered accepts
+// explicitly, since an implicit reconciliation says nothing of tasks the
+// master never heard of.
+func (d *Driver) restore(ctx context.Context, reconcile, resumed bool) {
 	err := d.withState(ctx, func() error {
 		d.mu.Lock()
 		demand, declared := d.demandRequestLocked()
-		suppressed := d.suppressed
+		suppressed := d.suppressed || resumed
+		declared = declared && !resumed
 		d.mu.Unlock()
 		if declared {
 			if err := d.req.retry(ctx, protocol.VerbDemand, demand, nil, nil); err != nil {

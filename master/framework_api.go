@@ -74,12 +74,19 @@ func (l *leader) revive(ctx context.Context, r *protocol.ReviveRequest) error {
 	if _, err := l.apply(ctx, state.CmdSetFrameworkSuppressed, state.SetFrameworkSuppressed{FrameworkID: id}); err != nil {
 		return err
 	}
-	now := time.Now()
 	l.mu.Lock()
-	// One step under the lock, so no round offers a refused agent between
-	// the revive and its refusal.
+	err := l.reviveLocked(id, r.Refusals, time.Now())
+	l.mu.Unlock()
+	l.kick()
+	return err
+}
+
+// reviveLocked opens the framework's offers, clearing its decline filters,
+// and sets refusals; l.mu must be held. One step under the lock, so no
+// round offers a refused agent between the revive and its refusal.
+func (l *leader) reviveLocked(id protocol.FrameworkID, refusals []protocol.AgentRefusal, now time.Time) error {
 	err := l.alloc.Revive(id)
-	for _, f := range r.Refusals {
+	for _, f := range refusals {
 		if err != nil {
 			break
 		}
@@ -89,8 +96,6 @@ func (l *leader) revive(ctx context.Context, r *protocol.ReviveRequest) error {
 		}
 	}
 	l.shares.declared(id)
-	l.mu.Unlock()
-	l.kick()
 	return err
 }
 
@@ -120,14 +125,8 @@ func (l *leader) demand(r *protocol.DemandRequest) error {
 	if _, ok := l.view().Framework(r.FrameworkID); !ok {
 		return fmt.Errorf("%w: %s", protocol.ErrUnknownFramework, r.FrameworkID)
 	}
-	d := offers.Declaration{
-		Demand:        demands(r.Demand),
-		MustStart:     demands(r.MustStart),
-		Optional:      demands(r.Optional),
-		RemainingWork: r.RemainingWork,
-	}
 	l.mu.Lock()
-	err := l.alloc.Declare(r.FrameworkID, d)
+	err := l.alloc.Declare(r.FrameworkID, declaration(r))
 	l.shares.declared(r.FrameworkID)
 	l.mu.Unlock()
 	if aerr := l.admit(r.FrameworkID); err == nil {
@@ -135,6 +134,16 @@ func (l *leader) demand(r *protocol.DemandRequest) error {
 	}
 	l.kick()
 	return err
+}
+
+// declaration is a demand report as the allocator takes it.
+func declaration(r *protocol.DemandRequest) offers.Declaration {
+	return offers.Declaration{
+		Demand:        demands(r.Demand),
+		MustStart:     demands(r.MustStart),
+		Optional:      demands(r.Optional),
+		RemainingWork: r.RemainingWork,
+	}
 }
 
 func demands(shapes []protocol.TaskShape) []offers.Demand {

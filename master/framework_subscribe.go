@@ -87,13 +87,20 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 		}
 		rescinds = l.alloc.Rescind(held, "framework subscribed again")
 	}
-	l.opening[id] = !r.Suppressed
 	l.subscribedAt[id] = time.Unix(0, now)
 	l.shares.forget(id)
+	if err == nil && r.Resume != nil {
+		err = l.resumeLocked(id, r)
+	} else {
+		l.opening[id] = !r.Suppressed
+	}
 	l.mu.Unlock()
 	l.sendRescinds(rescinds)
 	if err != nil {
 		return nil, err
+	}
+	if r.Resume != nil && !r.Suppressed {
+		l.kick()
 	}
 	l.logger.Info("framework subscribed", "framework_id", id, "role", r.Role, "resubscribe", resubscribe)
 	l.frameworkEvent(id, "subscribed")
@@ -102,6 +109,25 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 		Session: f.Session}
 	reply.FilesToken = l.cfg.filesToken(id, time.Now())
 	return reply, nil
+}
+
+// resumeLocked restores what a subscribe's Resume carries: the demand
+// first, then, unless the subscribe is suppressed, the offers open with the
+// refusals in force, so no round offers the framework anything its demand
+// or its filters would not let through. Such a framework already listens
+// on its events, so nothing waits for its first request. l.mu must be held.
+func (l *leader) resumeLocked(id protocol.FrameworkID, r *protocol.SubscribeRequest) error {
+	delete(l.opening, id)
+	if d := r.Resume.Demand; d != nil {
+		if err := l.alloc.Declare(id, declaration(d)); err != nil {
+			return err
+		}
+		l.shares.declared(id)
+	}
+	if r.Suppressed {
+		return nil
+	}
+	return l.reviveLocked(id, r.Resume.Refusals, time.Now())
 }
 
 // resendUnacked sends a framework, for every task, the oldest status update

@@ -81,6 +81,10 @@ func sampleBodies() map[MsgType]any {
 			FrameworkID: "fw-1", Name: "wordcount", Principal: "alice", Role: "eng/prod",
 			FailoverTimeout: time.Minute, Capabilities: []string{CapAltruistic, CapGang},
 			Suppressed: true, Weight: 2.5,
+			Resume: &SubscribeResume{
+				Demand:   &DemandRequest{FrameworkID: "fw-1", Demand: []TaskShape{{Resources: Resources{Scalars: map[string]int64{ResCPUs: 1000}}, Count: 3}}},
+				Refusals: []AgentRefusal{{AgentID: "ag-1", Seconds: 5}},
+			},
 		},
 		MsgTeardownRequest: TeardownRequest{FrameworkID: "fw-1"},
 		MsgAcceptRequest: AcceptRequest{

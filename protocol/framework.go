@@ -59,6 +59,42 @@ type SubscribeRequest struct {
 	// task user. The masters' run-as ACLs say which users a principal may
 	// name.
 	User string `msgpack:"user,omitempty" json:"user,omitempty"`
+	// Resume, on a subscribe with a FrameworkID, restores in the same step
+	// the soft state a new leader does not hold (the declared demand, the
+	// refusals in force), and a subscribe that is not Suppressed opens its
+	// offers at once: the framework already listens on its events. A
+	// driver back after a failover is offered resources one subscribe
+	// after it hears of the new leader, not three calls after.
+	Resume *SubscribeResume `msgpack:"resume,omitempty" json:"resume,omitempty"`
+}
+
+// SubscribeResume is the soft state a framework subscribing again restores
+// with its subscribe (SubscribeRequest.Resume).
+type SubscribeResume struct {
+	// Demand is the framework's declared demand; nil when it declared none.
+	Demand *DemandRequest `msgpack:"demand,omitempty" json:"demand,omitempty"`
+	// Refusals are the decline filters still in force, as ReviveRequest's.
+	Refusals []AgentRefusal `msgpack:"refuse,omitempty" json:"refusals,omitempty"`
+}
+
+// validate checks the resume of framework id's subscribe.
+func (r SubscribeResume) validate(id FrameworkID) error {
+	if id == "" {
+		return Errorf(ErrInvalidArgument, "resume without a framework_id")
+	}
+	if r.Demand != nil {
+		if r.Demand.FrameworkID != id {
+			return Errorf(ErrInvalidArgument, "resume: demand of framework %q in the subscribe of %q",
+				truncate(string(r.Demand.FrameworkID)), truncate(string(id)))
+		}
+		if err := r.Demand.Validate(); err != nil {
+			return fmt.Errorf("resume: %w", err)
+		}
+	}
+	if err := checkRefusals(r.Refusals); err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	return nil
 }
 
 // HasCapability reports whether the request declares capability c.
@@ -101,7 +137,13 @@ func (r SubscribeRequest) Validate() error {
 			return err
 		}
 	}
-	return checkFloat("weight", r.Weight, maxWeight)
+	if err := checkFloat("weight", r.Weight, maxWeight); err != nil {
+		return err
+	}
+	if r.Resume != nil {
+		return r.Resume.validate(r.FrameworkID)
+	}
+	return nil
 }
 
 // SubscribeReply answers a successful subscribe.
@@ -159,10 +201,15 @@ func (r ReviveRequest) Validate() error {
 	if err := checkID("framework_id", r.FrameworkID); err != nil {
 		return err
 	}
-	if len(r.Refusals) > MaxListLen {
-		return Errorf(ErrInvalidArgument, "%d refusals, limit %d", len(r.Refusals), MaxListLen)
+	return checkRefusals(r.Refusals)
+}
+
+// checkRefusals checks a list of refusals: its length, IDs and durations.
+func checkRefusals(refusals []AgentRefusal) error {
+	if len(refusals) > MaxListLen {
+		return Errorf(ErrInvalidArgument, "%d refusals, limit %d", len(refusals), MaxListLen)
 	}
-	for _, f := range r.Refusals {
+	for _, f := range refusals {
 		if err := checkID("agent_id", f.AgentID); err != nil {
 			return err
 		}

@@ -52,7 +52,11 @@ func manyTasks(from, n int) []TaskInfo {
 // a framework sends.
 func frameworkValidateCases() []validateCase {
 	return []validateCase{
-		{"subscribe new", func() validator { r := sample[SubscribeRequest](MsgSubscribeRequest); r.FrameworkID = ""; return r }(), nil},
+		{"subscribe new", func() validator {
+			r := sample[SubscribeRequest](MsgSubscribeRequest)
+			r.FrameworkID, r.Resume = "", nil
+			return r
+		}(), nil},
 		{"subscribe no name", func() validator { r := sample[SubscribeRequest](MsgSubscribeRequest); r.Name = ""; return r }(), ErrInvalidArgument},
 		{"subscribe bad role", func() validator { r := sample[SubscribeRequest](MsgSubscribeRequest); r.Role = "eng//x"; return r }(), ErrInvalidArgument},
 		{"subscribe bad id", func() validator { r := sample[SubscribeRequest](MsgSubscribeRequest); r.FrameworkID = "a b"; return r }(), ErrInvalidArgument},
@@ -62,6 +66,32 @@ func frameworkValidateCases() []validateCase {
 		{"subscribe empty capability", func() validator {
 			r := sample[SubscribeRequest](MsgSubscribeRequest)
 			r.Capabilities = []string{""}
+			return r
+		}(), ErrInvalidArgument},
+		{"subscribe new resuming", func() validator { r := sample[SubscribeRequest](MsgSubscribeRequest); r.FrameworkID = ""; return r }(), ErrInvalidArgument},
+		{"subscribe resume without demand", func() validator {
+			r := sample[SubscribeRequest](MsgSubscribeRequest)
+			r.Resume = &SubscribeResume{}
+			return r
+		}(), nil},
+		{"subscribe resuming another's demand", func() validator {
+			r := sample[SubscribeRequest](MsgSubscribeRequest)
+			r.Resume = &SubscribeResume{Demand: &DemandRequest{FrameworkID: "fw-2"}}
+			return r
+		}(), ErrInvalidArgument},
+		{"subscribe resuming a bad demand", func() validator {
+			r := sample[SubscribeRequest](MsgSubscribeRequest)
+			r.Resume = &SubscribeResume{Demand: &DemandRequest{FrameworkID: "fw-1", Demand: []TaskShape{{Count: -1}}}}
+			return r
+		}(), ErrInvalidArgument},
+		{"subscribe resuming a bad refusal", func() validator {
+			r := sample[SubscribeRequest](MsgSubscribeRequest)
+			r.Resume = &SubscribeResume{Refusals: []AgentRefusal{{AgentID: "ag-1", Seconds: -1}}}
+			return r
+		}(), ErrInvalidArgument},
+		{"subscribe resuming too many refusals", func() validator {
+			r := sample[SubscribeRequest](MsgSubscribeRequest)
+			r.Resume = &SubscribeResume{Refusals: make([]AgentRefusal, MaxListLen+1)}
 			return r
 		}(), ErrInvalidArgument},
 		{"teardown", TeardownRequest{FrameworkID: "fw-1"}, nil},

@@ -19,9 +19,15 @@ func operatorTestMaster(t *testing.T, token string) (*Master, *nats.Conn) {
 // heartbeats once, which opens its resources to offers.
 func registerTestAgent(t *testing.T, nc *nats.Conn) protocol.RegisterReply {
 	t.Helper()
+	return registerNamedAgent(t, nc, "host-1")
+}
+
+// registerNamedAgent is registerTestAgent on host.
+func registerNamedAgent(t *testing.T, nc *nats.Conn, host string) protocol.RegisterReply {
+	t.Helper()
 	var agent protocol.RegisterReply
 	httpTestRequest(t, nc, viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{
-		Hostname: "host-1", Addresses: protocol.Addresses{HTTP: "127.0.0.1:5051"},
+		Hostname: host, Addresses: protocol.Addresses{HTTP: "127.0.0.1:5051"},
 		Resources: protocol.Scalars(map[string]int64{"cpus": 1000, "mem": 1000}),
 	}, &agent)
 	httpTestRequest(t, nc, viaBody, protocol.MsgHeartbeatRequest,

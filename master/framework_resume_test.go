@@ -9,28 +9,14 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// registerNamedAgent registers an agent of 1 CPU and 1,000 MiB on host and
-// heartbeats once, which opens its resources to offers.
-func registerNamedAgent(t *testing.T, nc *nats.Conn, host string) protocol.AgentID {
-	t.Helper()
-	var agent protocol.RegisterReply
-	httpTestRequest(t, nc, viaBody, protocol.MsgRegisterRequest, protocol.RegisterRequest{
-		Hostname: host, Addresses: protocol.Addresses{HTTP: "127.0.0.1:5051"},
-		Resources: protocol.Scalars(map[string]int64{"cpus": 1000, "mem": 1000}),
-	}, &agent)
-	httpTestRequest(t, nc, viaBody, protocol.MsgHeartbeatRequest,
-		protocol.HeartbeatRequest{AgentID: agent.AgentID}, nil)
-	return agent.AgentID
-}
-
 // A framework subscribing again with its soft state (Resume) is offered at
 // once, with no Demand or Revive after the subscribe: one task unit of its
 // demand, on the agent its refusal in force leaves.
 func TestSubscribe_resumeRestoresDemandAndRefusalsAndOpensOffers(t *testing.T) {
 	t.Parallel()
 	_, nc := apiTestMaster(t, nil)
-	refused := registerNamedAgent(t, nc, "host-a")
-	left := registerNamedAgent(t, nc, "host-b")
+	refused := registerNamedAgent(t, nc, "host-a").AgentID
+	left := registerNamedAgent(t, nc, "host-b").AgentID
 	inbox := &offerInbox{}
 	first := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, inbox.receive)
 	id := first.FrameworkID

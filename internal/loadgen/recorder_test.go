@@ -77,3 +77,20 @@ func TestBusy_heardFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestMedian(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		in   []time.Duration
+		want time.Duration
+	}{
+		{nil, 0},
+		{[]time.Duration{5 * ms}, 5 * ms},
+		{[]time.Duration{1 * ms, 2 * ms, 9 * ms}, 2 * ms},
+		{[]time.Duration{1 * ms, 2 * ms, 4 * ms, 9 * ms}, 3 * ms},
+	} {
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}

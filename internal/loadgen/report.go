@@ -90,6 +90,19 @@ func quantiles(ds []time.Duration) Quantiles {
 	return Quantiles{N: len(ds), P50: percentile(ds, 0.5), P99: percentile(ds, 0.99), Max: ds[len(ds)-1]}
 }
 
+// median of ds, sorted: the middle value, or the mean of the two middle
+// ones (percentile's rank gives the lower of them).
+func median(ds []time.Duration) time.Duration {
+	n := len(ds)
+	switch {
+	case n == 0:
+		return 0
+	case n%2 == 1:
+		return ds[n/2]
+	}
+	return (ds[n/2-1] + ds[n/2]) / 2
+}
+
 func seconds(s float64) time.Duration {
 	if math.IsNaN(s) || math.IsInf(s, 0) {
 		return -1
@@ -145,7 +158,7 @@ func (r Report) Write(w io.Writer) {
 			to = append(to, k.ToOffer)
 		}
 		q := quantiles(to)
-		p("kill to first offer         median %s, worst %s", ms(q.P50), ms(q.Max))
+		p("kill to first offer         median %s, worst %s", ms(median(to)), ms(q.Max))
 	}
 	if c := r.CatchUp; c != nil {
 		p("follower catch-up           m%d: index %d applied %s after starting with an empty disk (snapshot %.1f MiB)",

@@ -22,8 +22,12 @@ import (
 	"github.com/allot-project/allot/protocol"
 )
 
-// mapReduceWait bounds one run of the MapReduce example.
-const mapReduceWait = 60 * time.Second
+// mapReduceWait bounds one run of the MapReduce example: it guards against
+// a hung run, and is the job's give-up deadline. A word count of 64 maps
+// (TestMapReduce_AgentKilledDuringMaps) took a minute on two cores shared
+// with four busy loops and the package's other tests, and was killed at a
+// bound of one minute while verifying its output.
+const mapReduceWait = 3 * time.Minute
 
 // mapReduceAgents starts three real agents of two CPUs each: with tasks
 // of one CPU, a job's four map tasks need two agents at least, so the

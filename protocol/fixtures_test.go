@@ -77,16 +77,8 @@ func sampleBodies() map[MsgType]any {
 		panic(err)
 	}
 	return map[MsgType]any{
-		MsgSubscribeRequest: SubscribeRequest{
-			FrameworkID: "fw-1", Name: "wordcount", Principal: "alice", Role: "eng/prod",
-			FailoverTimeout: time.Minute, Capabilities: []string{CapAltruistic, CapGang},
-			Suppressed: true, Weight: 2.5,
-			Resume: &SubscribeResume{
-				Demand:   &DemandRequest{FrameworkID: "fw-1", Demand: []TaskShape{{Resources: Resources{Scalars: map[string]int64{ResCPUs: 1000}}, Count: 3}}},
-				Refusals: []AgentRefusal{{AgentID: "ag-1", Seconds: 5}},
-			},
-		},
-		MsgTeardownRequest: TeardownRequest{FrameworkID: "fw-1"},
+		MsgSubscribeRequest: sampleSubscribe(),
+		MsgTeardownRequest:  TeardownRequest{FrameworkID: "fw-1"},
 		MsgAcceptRequest: AcceptRequest{
 			FrameworkID: "fw-1", OfferIDs: []OfferID{"of-1", "of-2"},
 			Operations: []Operation{
@@ -173,5 +165,19 @@ func sampleBodies() map[MsgType]any {
 		MsgStoreRequest: StoreRequest{Op: StorePut, Key: "jobs/web", Value: []byte("job"), IfRevision: 7},
 		MsgStoreReply: StoreReply{Found: true, Item: StoreItem{Key: "jobs/web", Value: []byte("job"), Revision: 9},
 			Items: []StoreItem{{Key: "jobs/a", Value: []byte("a"), Revision: 3}}, More: true},
+	}
+}
+
+// sampleSubscribe is the sample subscribe: a framework subscribing again
+// with its state.
+func sampleSubscribe() SubscribeRequest {
+	return SubscribeRequest{
+		FrameworkID: "fw-1", Name: "wordcount", Principal: "alice", Role: "eng/prod",
+		FailoverTimeout: time.Minute, Capabilities: []string{CapAltruistic, CapGang},
+		Suppressed: true, Weight: 2.5,
+		Resume: &SubscribeResume{
+			Demand:   &DemandRequest{FrameworkID: "fw-1", Demand: []TaskShape{{Resources: Resources{Scalars: map[string]int64{ResCPUs: 1000}}, Count: 3}}},
+			Refusals: []AgentRefusal{{AgentID: "ag-1", Seconds: 5}},
+		},
 	}
 }

@@ -48,9 +48,8 @@ func manyTasks(from, n int) []TaskInfo {
 	return out
 }
 
-// frameworkValidateCases are TestValidate_requests' cases of the requests
-// a framework sends.
-func frameworkValidateCases() []validateCase {
+// subscribeValidateCases are TestValidate_requests' cases of subscribes.
+func subscribeValidateCases() []validateCase {
 	return []validateCase{
 		{"subscribe new", func() validator {
 			r := sample[SubscribeRequest](MsgSubscribeRequest)
@@ -94,6 +93,13 @@ func frameworkValidateCases() []validateCase {
 			r.Resume = &SubscribeResume{Refusals: make([]AgentRefusal, MaxListLen+1)}
 			return r
 		}(), ErrInvalidArgument},
+	}
+}
+
+// frameworkValidateCases are TestValidate_requests' cases of the requests
+// a framework sends.
+func frameworkValidateCases() []validateCase {
+	return append(subscribeValidateCases(), []validateCase{
 		{"teardown", TeardownRequest{FrameworkID: "fw-1"}, nil},
 		{"teardown empty", TeardownRequest{}, ErrInvalidArgument},
 		{"suppress empty", SuppressRequest{}, ErrInvalidArgument},
@@ -150,7 +156,7 @@ func frameworkValidateCases() []validateCase {
 		{"coflow negative transfers", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a", Dst: "b", Transfers: -1}}}, ErrInvalidArgument},
 		{"coflow flow twice", CoflowRegisterRequest{FrameworkID: "fw-1", CoflowID: "c1", Flows: []FlowSpec{{Src: "a", Dst: "b", Transfers: 1}, {Src: "a", Dst: "b", Bytes: 9}}}, ErrInvalidArgument},
 		{"coflow report without framework", CoflowReportRequest{AgentID: "ag-1", Flows: []FlowProgress{{CoflowID: "c1", Src: "a", Dst: "b"}}}, ErrInvalidArgument},
-	}
+	}...)
 }
 
 // agentValidateCases are TestValidate_requests' cases of the requests an

@@ -90,6 +90,7 @@ func (d *Driver) subscribe(ctx context.Context, nc *nats.Conn, inbox chan *nats.
 		*subs = append(*subs, sub)
 	}
 	d.holds.Store(reply.Session)
+	resumed = resumed && reply.Resumed
 	d.mu.Lock()
 	d.id = reply.FrameworkID
 	d.filesToken = reply.FilesToken

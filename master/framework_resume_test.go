@@ -30,8 +30,8 @@ func TestSubscribe_resumeRestoresDemandAndRefusalsAndOpensOffers(t *testing.T) {
 			Refusals: []protocol.AgentRefusal{{AgentID: refused, Seconds: 600}},
 		},
 	}, &again)
-	if again.FrameworkID != id {
-		t.Fatalf("subscribed again as %s, want %s", again.FrameworkID, id)
+	if again.FrameworkID != id || !again.Resumed {
+		t.Fatalf("subscribed again as %s, resumed %v; want %s, resumed", again.FrameworkID, again.Resumed, id)
 	}
 	offer := inbox.take(t, protocol.OfferFair)[protocol.OfferFair]
 	if offer.AgentID != left {
@@ -73,5 +73,35 @@ func TestSubscribe_resumeOfAnotherFrameworkRefused(t *testing.T) {
 		if !ok || !f.Suppressed {
 			t.Errorf("framework %s after the refused subscribes: %+v, want it held and suppressed", id, f)
 		}
+	}
+}
+
+// A resume whose demand the allocator refuses (one that asks for nothing)
+// is not applied: the subscribe succeeds, says so, and the framework stays
+// suppressed in the replicated state, for the driver to declare its demand
+// by a call of its own, whose error it then hears.
+func TestSubscribe_resumeWithARefusedDemandLeavesOffersClosed(t *testing.T) {
+	t.Parallel()
+	m, nc := apiTestMaster(t, nil)
+	registerNamedAgent(t, nc, "host-a")
+	first := subscribeTestFramework(t, nc, protocol.SubscribeRequest{Name: "f", Role: "eng", Suppressed: true}, func(*nats.Msg) {})
+	id := first.FrameworkID
+	var again protocol.SubscribeReply
+	httpTestRequest(t, nc, viaBody, protocol.MsgSubscribeRequest, protocol.SubscribeRequest{
+		FrameworkID: id, Name: "f", Role: "eng", Session: first.Session,
+		Resume: &protocol.SubscribeResume{
+			Demand: &protocol.DemandRequest{FrameworkID: id, Demand: []protocol.TaskShape{{Count: 1}}},
+		},
+	}, &again)
+	if again.Resumed {
+		t.Errorf("a resume with a demand asking for nothing reported applied")
+	}
+	if f, ok := m.View().Framework(id); !ok || !f.Suppressed {
+		t.Errorf("framework after the unapplied resume: %+v, want it suppressed", f)
+	}
+	err := apiTestCall(t, nc, viaBody, protocol.MsgDemandRequest,
+		protocol.DemandRequest{FrameworkID: id, Demand: []protocol.TaskShape{{Count: 1}}}, nil)
+	if err == nil {
+		t.Errorf("the same demand by a call of its own was accepted; the driver would hear no error")
 	}
 }

@@ -89,8 +89,9 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	}
 	l.subscribedAt[id] = time.Unix(0, now)
 	l.shares.forget(id)
+	resumed := false
 	if err == nil && r.Resume != nil {
-		err = l.resumeLocked(id, r)
+		resumed = l.resumeLocked(id, r)
 	} else {
 		l.opening[id] = !r.Suppressed
 	}
@@ -99,35 +100,60 @@ func (l *leader) subscribe(ctx context.Context, r *protocol.SubscribeRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	if r.Resume != nil && !r.Suppressed {
-		l.kick()
+	if err := l.settleResume(ctx, r, f, resumed); err != nil {
+		return nil, err
 	}
 	l.logger.Info("framework subscribed", "framework_id", id, "role", r.Role, "resubscribe", resubscribe)
 	l.frameworkEvent(id, "subscribed")
 	l.resendUnacked(id)
 	reply := &protocol.SubscribeReply{FrameworkID: id, LeaderID: l.id, HeartbeatInterval: l.cfg.AgentHeartbeat,
-		Session: f.Session}
+		Session: f.Session, Resumed: resumed}
 	reply.FilesToken = l.cfg.filesToken(id, time.Now())
 	return reply, nil
+}
+
+// settleResume follows a subscribe's resume: a round for offers it opened,
+// or, when it was not applied, the replicated state brought back to the
+// suppression the allocator keeps, so another leader does not open the
+// framework's offers either.
+func (l *leader) settleResume(ctx context.Context, r *protocol.SubscribeRequest, f *state.Framework, resumed bool) error {
+	switch {
+	case resumed && !r.Suppressed:
+		l.kick()
+	case r.Resume != nil && !resumed && !f.Suppressed:
+		_, err := l.apply(ctx, state.CmdSetFrameworkSuppressed,
+			state.SetFrameworkSuppressed{FrameworkID: f.ID, Suppressed: true})
+		return err
+	}
+	return nil
 }
 
 // resumeLocked restores what a subscribe's Resume carries: the demand
 // first, then, unless the subscribe is suppressed, the offers open with the
 // refusals in force, so no round offers the framework anything its demand
 // or its filters would not let through. Such a framework already listens
-// on its events, so nothing waits for its first request. l.mu must be held.
-func (l *leader) resumeLocked(id protocol.FrameworkID, r *protocol.SubscribeRequest) error {
+// on its events, so nothing waits for its first request. A demand the
+// allocator refuses leaves the framework suppressed and the resume not
+// applied: the driver then declares it by a call of its own, whose error
+// it reports, as it did before subscribes carried it. l.mu must be held.
+func (l *leader) resumeLocked(id protocol.FrameworkID, r *protocol.SubscribeRequest) bool {
 	delete(l.opening, id)
 	if d := r.Resume.Demand; d != nil {
 		if err := l.alloc.Declare(id, declaration(d)); err != nil {
-			return err
+			l.logger.Warn("subscribe's demand refused; its offers stay closed", "framework_id", id, "error", err)
+			return false
 		}
 		l.shares.declared(id)
 	}
 	if r.Suppressed {
-		return nil
+		return true
 	}
-	return l.reviveLocked(id, r.Resume.Refusals, time.Now())
+	if err := l.reviveLocked(id, r.Resume.Refusals, time.Now()); err != nil {
+		l.logger.Warn("subscribe's revive failed; its offers stay closed", "framework_id", id, "error", err)
+		_ = l.alloc.Suppress(id)
+		return false
+	}
+	return true
 }
 
 // resendUnacked sends a framework, for every task, the oldest status update

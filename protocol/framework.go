@@ -161,6 +161,11 @@ type SubscribeReply struct {
 	// Session is the framework session this scheduler now holds. It
 	// changes only when another scheduler takes the framework over.
 	Session uint64 `msgpack:"session,omitempty" json:"session,omitempty"`
+	// Resumed says the leader applied the request's Resume. When it did
+	// not (a demand its allocator refuses, or a master that knows no
+	// Resume), the framework is left suppressed and the driver restores
+	// its state by a demand call and a revive, as for a new framework.
+	Resumed bool `msgpack:"resumed,omitempty" json:"resumed,omitempty"`
 }
 
 // TeardownRequest removes the framework and kills all its tasks.

@@ -86,7 +86,7 @@ func TestMedian(t *testing.T) {
 	}{
 		{nil, 0},
 		{[]time.Duration{5 * ms}, 5 * ms},
-		{[]time.Duration{1 * ms, 2 * ms, 9 * ms}, 2 * ms},
+		{[]time.Duration{9 * ms, 1 * ms, 2 * ms}, 2 * ms},
 		{[]time.Duration{1 * ms, 2 * ms, 4 * ms, 9 * ms}, 3 * ms},
 	} {
 		if got := median(c.in); got != c.want {

@@ -90,9 +90,10 @@ func quantiles(ds []time.Duration) Quantiles {
 	return Quantiles{N: len(ds), P50: percentile(ds, 0.5), P99: percentile(ds, 0.99), Max: ds[len(ds)-1]}
 }
 
-// median of ds, sorted: the middle value, or the mean of the two middle
-// ones (percentile's rank gives the lower of them).
+// median of ds: the middle value, or the mean of the two middle ones
+// (percentile's rank gives the lower of them). It sorts ds.
 func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
 	n := len(ds)
 	switch {
 	case n == 0:
@@ -157,8 +158,8 @@ func (r Report) Write(w io.Writer) {
 		for _, k := range r.Kills {
 			to = append(to, k.ToOffer)
 		}
-		q := quantiles(to)
-		p("kill to first offer         median %s, worst %s", ms(median(to)), ms(q.Max))
+		mid := median(to)
+		p("kill to first offer         median %s, worst %s", ms(mid), ms(to[len(to)-1]))
 	}
 	if c := r.CatchUp; c != nil {
 		p("follower catch-up           m%d: index %d applied %s after starting with an empty disk (snapshot %.1f MiB)",
